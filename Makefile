@@ -1,0 +1,103 @@
+# kscore build. `make` builds build/score and its two helpers; `make test` builds the sanitized test
+# binaries and runs the whole CPU suite (GPU tests report themselves skipped where there is no GPU);
+# `make gpu-test` and `make bench` are the GPU host's entry points.
+
+VERSION     := 0.1.0
+CUDA_HOME   ?= /usr/local/cuda
+PREFIX      ?= /usr/local
+BINDIR       = $(PREFIX)/bin
+LIBEXECDIR   = $(PREFIX)/libexec/kscore
+DATADIR      = $(PREFIX)/share/kscore
+
+CC          ?= cc
+OPT         ?= -O2 -g
+WARN         = -Wall -Wextra -Werror -Wstrict-prototypes -Wno-missing-field-initializers -Wshadow
+PKGS         = libcjson libcurl libgit2 zlib libcrypto
+PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CPPFLAGS_KS  = -Iinclude -I$(CUDA_HOME)/include $(PKG_CFLAGS) -DKS_VERSION=\"$(VERSION)\" \
+               -DKS_CUDA_HOME=\"$(CUDA_HOME)\" -D_GNU_SOURCE
+CFLAGS_KS    = -std=c11 $(WARN) $(OPT) -fno-strict-aliasing $(CPPFLAGS_KS) $(CFLAGS)
+LDFLAGS_KS   = -Wl,--as-needed $(LDFLAGS)
+LIBS_KS      = $(PKG_LIBS) -ldl -lm
+NVRTC_LIBS   = -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnvrtc
+
+MAINS        = src/main.c src/compile_main.c src/worker_main.c
+LIB_SRC     := $(filter-out $(MAINS),$(wildcard src/*.c))
+LIB_OBJ     := $(patsubst src/%.c,build/obj/%.o,$(LIB_SRC))
+TEST_SRC    := $(wildcard tests/test_*.c)
+
+SAN          = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+TLIB_OBJ    := $(patsubst src/%.c,build/test/obj/%.o,$(LIB_SRC))
+TEST_BIN    := $(patsubst tests/%.c,build/test/%,$(TEST_SRC))
+
+V ?= 0
+ifeq ($(V),0)
+Q = @
+QCC = @echo '  CC     ' $@;
+QLD = @echo '  LINK   ' $@;
+else
+Q =
+QCC =
+QLD =
+endif
+
+all: build/score build/kscore-compile build/kscore-worker
+
+build/obj/%.o: src/%.c $(wildcard include/*.h) | build/obj
+	$(QCC)$(CC) $(CFLAGS_KS) -c $< -o $@
+
+build/libkscore.a: $(LIB_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+build/score: build/obj/main.o build/libkscore.a
+	$(QLD)$(CC) $(LDFLAGS_KS) -o $@ $^ $(LIBS_KS)
+
+build/kscore-compile: build/obj/compile_main.o build/libkscore.a
+	$(QLD)$(CC) $(LDFLAGS_KS) -o $@ $^ $(NVRTC_LIBS) $(LIBS_KS)
+
+build/kscore-worker: build/obj/worker_main.o build/libkscore.a
+	$(QLD)$(CC) $(LDFLAGS_KS) -o $@ $^ $(LIBS_KS)
+
+build/obj build/test/obj:
+	mkdir -p $@
+
+# ---- tests: library and score binary under ASan+UBSan; the helpers stay unsanitized because
+# they run under rlimits (ASan reserves terabytes of address space) and load the CUDA driver.
+build/test/obj/%.o: src/%.c $(wildcard include/*.h) | build/test/obj
+	$(QCC)$(CC) $(CFLAGS_KS) $(SAN) -c $< -o $@
+
+build/test/libkscore.a: $(TLIB_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+build/test/score: build/test/obj/main.o build/test/libkscore.a
+	$(QLD)$(CC) $(SAN) $(LDFLAGS_KS) -o $@ $^ $(LIBS_KS)
+
+build/test/test_%: tests/test_%.c tests/ktest.h build/test/libkscore.a
+	$(QLD)$(CC) $(CFLAGS_KS) $(SAN) -Itests $(LDFLAGS_KS) -o $@ $< build/test/libkscore.a $(LIBS_KS)
+
+test-build: all build/test/score $(TEST_BIN)
+
+test check: test-build
+	sh tests/run.sh
+
+gpu-test: all
+	sh tests/gpu/run.sh
+
+bench: all
+	sh bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR)
+	install -m 755 build/score $(DESTDIR)$(BINDIR)/score
+	install -m 755 build/kscore-compile build/kscore-worker $(DESTDIR)$(LIBEXECDIR)/
+	cp -R reference_tests scoring $(DESTDIR)$(DATADIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/score
+	rm -rf $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR)
+
+clean:
+	rm -rf build
+
+.PHONY: all test check test-build gpu-test bench install uninstall clean

@@ -1,0 +1,28 @@
+/* jsonutil: cJSON with the limits untrusted input needs, and typed getters that fail with a
+ * message instead of returning garbage. */
+#ifndef KS_JSONUTIL_H
+#define KS_JSONUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cJSON.h>
+
+/* Parses exactly one JSON value from text[0..len). Fails with KS_ELIMIT if nesting is deeper than
+ * max_depth (checked before cJSON sees the text), KS_EINVALID with the line and column of a syntax
+ * error. `what` names the input in messages. Caller frees *out with cJSON_Delete. */
+int ks_json_parse(cJSON **out, const char *text, size_t len, int max_depth, const char *what);
+
+/* Typed field access. Each returns 0 on success, KS_ENOTFOUND if the key is absent (only when
+ * the field is optional: *out keeps its value), KS_EINVALID with a message if the type is wrong. */
+int ks_json_str(const char **out, const cJSON *obj, const char *key, int required);
+int ks_json_num(double *out, const cJSON *obj, const char *key, int required);
+int ks_json_int(int64_t *out, const cJSON *obj, const char *key, int required);
+int ks_json_bool(int *out, const cJSON *obj, const char *key, int required);
+
+/* Prints v (formatted when pretty) with a trailing newline and writes it atomically to path. */
+int ks_json_write_file(const char *path, const cJSON *v, int pretty);
+
+/* Adds a number that may be NaN/Inf as null (JSON has no NaN). */
+cJSON *ks_json_add_num(cJSON *obj, const char *key, double v);
+
+#endif

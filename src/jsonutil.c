@@ -1,0 +1,163 @@
+#include "jsonutil.h"
+#include "errors.h"
+#include "fsutil.h"
+#include "mem.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Depth scan that understands strings, so brackets inside strings do not count. */
+static int depth_ok(const char *t, size_t len, int max_depth, size_t *where)
+{
+	int depth = 0, in_str = 0;
+	size_t i;
+	for (i = 0; i < len; i++) {
+		char c = t[i];
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = 0;
+			continue;
+		}
+		if (c == '"')
+			in_str = 1;
+		else if (c == '[' || c == '{') {
+			if (++depth > max_depth) {
+				*where = i;
+				return 0;
+			}
+		} else if (c == ']' || c == '}')
+			depth--;
+	}
+	return 1;
+}
+
+static void line_col(const char *t, size_t off, int *line, int *col)
+{
+	size_t i;
+	*line = 1;
+	*col = 1;
+	for (i = 0; i < off; i++) {
+		if (t[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else
+			(*col)++;
+	}
+}
+
+int ks_json_parse(cJSON **out, const char *text, size_t len, int max_depth, const char *what)
+{
+	const char *end = NULL;
+	size_t where = 0;
+	int line, col;
+	cJSON *v;
+
+	*out = NULL;
+	if (!depth_ok(text, len, max_depth, &where)) {
+		line_col(text, where, &line, &col);
+		return ks_error_set(KS_ELIMIT, "%s:%d:%d: JSON nested deeper than %d levels", what,
+				    line, col, max_depth);
+	}
+	v = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	if (!v) {
+		size_t off = end && end >= text ? (size_t)(end - text) : 0;
+		line_col(text, off, &line, &col);
+		return ks_error_set(KS_EINVALID, "%s:%d:%d: invalid JSON", what, line, col);
+	}
+	/* only whitespace may follow */
+	if (end) {
+		const char *p = end, *stop = text + len;
+		while (p < stop && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+			p++;
+		if (p < stop && *p) {
+			line_col(text, (size_t)(p - text), &line, &col);
+			cJSON_Delete(v);
+			return ks_error_set(KS_EINVALID, "%s:%d:%d: unexpected text after the JSON value",
+					    what, line, col);
+		}
+	}
+	*out = v;
+	return 0;
+}
+
+static const cJSON *field(const cJSON *obj, const char *key)
+{
+	return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
+int ks_json_str(const char **out, const cJSON *obj, const char *key, int required)
+{
+	const cJSON *v = field(obj, key);
+	if (!v || cJSON_IsNull(v)) {
+		if (required)
+			return ks_error_set(KS_EINVALID, "missing field \"%s\"", key);
+		return KS_ENOTFOUND;
+	}
+	if (!cJSON_IsString(v))
+		return ks_error_set(KS_EINVALID, "field \"%s\" must be a string", key);
+	*out = v->valuestring;
+	return 0;
+}
+
+int ks_json_num(double *out, const cJSON *obj, const char *key, int required)
+{
+	const cJSON *v = field(obj, key);
+	if (!v || cJSON_IsNull(v)) {
+		if (required)
+			return ks_error_set(KS_EINVALID, "missing field \"%s\"", key);
+		return KS_ENOTFOUND;
+	}
+	if (!cJSON_IsNumber(v))
+		return ks_error_set(KS_EINVALID, "field \"%s\" must be a number", key);
+	*out = v->valuedouble;
+	return 0;
+}
+
+int ks_json_int(int64_t *out, const cJSON *obj, const char *key, int required)
+{
+	double d;
+	int rc = ks_json_num(&d, obj, key, required);
+	if (rc < 0 || rc == KS_ENOTFOUND)
+		return rc;
+	if (d != floor(d) || fabs(d) > 9007199254740992.0)
+		return ks_error_set(KS_EINVALID, "field \"%s\" must be an integer", key);
+	*out = (int64_t)d;
+	return 0;
+}
+
+int ks_json_bool(int *out, const cJSON *obj, const char *key, int required)
+{
+	const cJSON *v = field(obj, key);
+	if (!v || cJSON_IsNull(v)) {
+		if (required)
+			return ks_error_set(KS_EINVALID, "missing field \"%s\"", key);
+		return KS_ENOTFOUND;
+	}
+	if (!cJSON_IsBool(v))
+		return ks_error_set(KS_EINVALID, "field \"%s\" must be true or false", key);
+	*out = cJSON_IsTrue(v);
+	return 0;
+}
+
+int ks_json_write_file(const char *path, const cJSON *v, int pretty)
+{
+	char *s = pretty ? cJSON_Print(v) : cJSON_PrintUnformatted(v);
+	char *t;
+	int rc;
+	if (!s)
+		return ks_error_set(KS_ERROR, "%s: cannot serialise JSON", path);
+	t = ks_asprintf("%s\n", s);
+	cJSON_free(s);
+	rc = ks_fs_write_atomic(path, t, strlen(t));
+	ks_free(t);
+	return rc;
+}
+
+cJSON *ks_json_add_num(cJSON *obj, const char *key, double v)
+{
+	if (isnan(v) || isinf(v))
+		return cJSON_AddNullToObject(obj, key);
+	return cJSON_AddNumberToObject(obj, key, v);
+}

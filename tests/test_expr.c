@@ -1,0 +1,124 @@
+#include "ktest.h"
+#include "expr.h"
+#include "errors.h"
+
+static int64_t ev(const char *s)
+{
+	ks_env env = KS_ENV_INIT;
+	int64_t v = -999;
+	ks_env_set(&env, "n", 1000);
+	ks_env_set(&env, "m", 7);
+	if (ks_expr_eval(&v, s, &env) < 0)
+		KT_FAIL("eval \"%s\" failed: %s", s, ks_error_msg());
+	ks_env_free(&env);
+	return v;
+}
+
+static const char *err(const char *s)
+{
+	ks_env env = KS_ENV_INIT;
+	int64_t v;
+	ks_env_set(&env, "n", 1000);
+	if (ks_expr_eval(&v, s, &env) == 0)
+		KT_FAIL("eval \"%s\" should fail, gave %lld", s, (long long)v);
+	ks_env_free(&env);
+	return ks_error_msg();
+}
+
+static void test_arithmetic_and_precedence(void)
+{
+	KT_EQ_INT(ev("1 + 2 * 3"), 7);
+	KT_EQ_INT(ev("(1 + 2) * 3"), 9);
+	KT_EQ_INT(ev("10 - 4 - 3"), 3);
+	KT_EQ_INT(ev("100 / 7 / 2"), 7);
+	KT_EQ_INT(ev("-7 / 2"), -3);
+	KT_EQ_INT(ev("-7 % 3"), -1);
+	KT_EQ_INT(ev("2 ** 10"), 1024);
+	KT_EQ_INT(ev("-2 ** 2"), -4);
+	KT_EQ_INT(ev("1 << 20"), 1048576);
+	KT_EQ_INT(ev("1 << 2 + 1"), 8);
+	KT_EQ_INT(ev("0x10 + 0xff"), 271);
+	KT_EQ_INT(ev("2*n*m"), 14000);
+}
+
+static void test_functions(void)
+{
+	KT_EQ_INT(ev("cdiv(n, 256)"), 4);
+	KT_EQ_INT(ev("cdiv(1024, 256)"), 4);
+	KT_EQ_INT(ev("cdiv(0, 256)"), 0);
+	KT_EQ_INT(ev("align(n, 256)"), 1024);
+	KT_EQ_INT(ev("min(n, 5, m)"), 5);
+	KT_EQ_INT(ev("max(n, 5, m)"), 1000);
+	KT_EQ_INT(ev("abs(3 - n)"), 997);
+	KT_EQ_INT(ev("log2(n)"), 9);
+	KT_EQ_INT(ev("log2(1024)"), 10);
+	KT_EQ_INT(ev("min(cdiv(n, 32), 65535) * 32"), 1024);
+}
+
+static void test_errors_name_the_problem(void)
+{
+	KT_CONTAINS(err("n / 0"), "division by zero");
+	KT_CONTAINS(err("n / (n - 1000)"), "division by zero");
+	KT_CONTAINS(err("k * 2"), "unknown name \"k\"");
+	KT_CONTAINS(err("1 +"), "unexpected end");
+	KT_CONTAINS(err("(1 + 2"), "expected ')'");
+	KT_CONTAINS(err("1 2"), "unexpected text");
+	KT_CONTAINS(err("9223372036854775807 + 1"), "overflow");
+	KT_CONTAINS(err("4611686018427387904 * 2"), "overflow");
+	KT_CONTAINS(err("1 << 63"), "shift out of range");
+	KT_CONTAINS(err("99999999999999999999"), "too large");
+	KT_CONTAINS(err("foo(1)"), "unknown function");
+	KT_CONTAINS(err("cdiv(1)"), "2 arguments");
+	KT_CONTAINS(err("cdiv(n, 0)"), "positive divisor");
+	KT_CONTAINS(err("log2(0)"), "positive");
+	KT_CONTAINS(err("2 ** -1"), "negative exponent");
+	KT_CONTAINS(err("1.5"), "bad number");
+	KT_CONTAINS(err(""), "unexpected end");
+	KT_CONTAINS(err("n $ 2"), "column 3");
+}
+
+static void test_depth_and_length_limits(void)
+{
+	char deep[400];
+	ks_env env = KS_ENV_INIT;
+	int64_t v;
+	int i;
+	for (i = 0; i < 150; i++)
+		deep[i] = '(';
+	deep[150] = '1';
+	for (i = 151; i < 301; i++)
+		deep[i] = ')';
+	deep[301] = '\0';
+	KT_ASSERT(ks_expr_eval(&v, deep, &env) < 0);
+	KT_CONTAINS(ks_error_msg(), "nested too deeply");
+}
+
+static void test_check_mode(void)
+{
+	const char *names[] = { "rows", "cols" };
+	KT_EQ_INT(ks_expr_check("cdiv(rows * cols, 256)", names, 2), 0);
+	/* check mode never divides, so a formula that is fine for real values passes */
+	KT_EQ_INT(ks_expr_check("rows / (cols - 1)", names, 2), 0);
+	KT_ASSERT(ks_expr_check("rows * k", names, 2) < 0);
+	KT_CONTAINS(ks_error_msg(), "unknown name \"k\"");
+	KT_ASSERT(ks_expr_check("rows +", names, 2) < 0);
+}
+
+static void test_env_replace(void)
+{
+	ks_env env = KS_ENV_INIT;
+	int64_t v = 0;
+	ks_env_set(&env, "a", 1);
+	ks_env_set(&env, "a", 5);
+	KT_EQ_INT(env.n, 1);
+	KT_ASSERT(ks_env_get(&env, "a", &v));
+	KT_EQ_INT(v, 5);
+	KT_ASSERT(!ks_env_get(&env, "b", &v));
+	ks_env_free(&env);
+}
+
+static const kt_test tests[] = {
+	KT(test_arithmetic_and_precedence), KT(test_functions), KT(test_errors_name_the_problem),
+	KT(test_depth_and_length_limits), KT(test_check_mode), KT(test_env_replace), { 0 }
+};
+KT_MAIN("expr", tests)
