@@ -1,0 +1,75 @@
+/* submission: loads what a team submits (DESIGN §2): a JSON array of GEAK entries, JSON Lines,
+ * either one gzip-compressed (detected by magic bytes, not by name), or a folder of such files,
+ * each file being one pass for pass@k.
+ *
+ * Loading never stops at the first bad entry: a malformed entry is kept with its `error` set (so the
+ * reports can name it), and a file that cannot be read or parsed becomes a pass with its `error`
+ * set and no entries. Only a path that does not exist (or an empty folder) fails the whole load. */
+#ifndef KS_SUBMISSION_H
+#define KS_SUBMISSION_H
+
+#include <stddef.h>
+
+typedef struct {
+	size_t index;        /* position in its file, from 0 */
+	char *file;          /* the entry's "file" field as given ("sin_kernel.py"); NULL if missing */
+	char *problem;       /* the problem key: stem of `file` ("sin_kernel"); NULL if no file */
+	char *predict;       /* the generated text as given; "" if absent */
+	char *code;          /* CUDA code extracted from predict (see extract.h); NULL if none */
+	char *extract_note;  /* what extraction did, for reports ("1 ```cuda block") */
+	char *instruction;   /* kept, never trusted; NULL if absent */
+	char *label;
+	char *test_code;
+	int difficulty;      /* -1 when absent */
+	char *launch_json;   /* the entry's "launch" field, compact JSON; NULL if absent */
+	char *error;         /* non-NULL: the entry is malformed and is not scored; says why */
+	char sha256[65];     /* of predict + launch_json: identifies this candidate for caches/resume */
+} ks_entry;
+
+typedef struct {
+	char *path;          /* the file's path */
+	char *name;          /* its basename */
+	char sha256[65];     /* of the file's bytes as stored (compressed or not) */
+	int gzip;            /* was gzip-compressed */
+	int jsonl;           /* was JSON Lines */
+	ks_entry *entries;
+	size_t nentries;
+	char *error;         /* non-NULL: the whole file could not be used; says why (names the file) */
+} ks_pass;
+
+typedef struct {
+	char *path;          /* as given */
+	int is_folder;
+	ks_pass *passes;     /* one per file; a single file is one pass */
+	size_t npasses;
+	char sha256[65];     /* of the passes' sha256 values, in order: the submission's fingerprint */
+} ks_submission;
+
+typedef struct {
+	size_t max_file_bytes;          /* a file as stored */
+	size_t max_decompressed_bytes;  /* after gunzip (zip-bomb guard) */
+	size_t max_code_bytes;          /* one entry's predict */
+	size_t max_entries;             /* entries per file */
+	size_t max_passes;              /* files per folder */
+	int max_depth;                  /* JSON nesting */
+} ks_submission_limits;
+
+#define KS_SUBMISSION_LIMITS_INIT { 64u << 20, 256u << 20, 1u << 20, 10000, 1000, 64 }
+
+/* Loads a file or a folder. A folder's passes are its regular files whose names end in .json,
+ * .jsonl, .json.gz or .jsonl.gz, in bytewise name order; other files are ignored. Returns 0 and a
+ * submission (caller frees with ks_submission_free) even when some passes or entries are bad;
+ * KS_ENOTFOUND / KS_EINVALID (message set) when the path does not exist or a folder holds no
+ * submission files. */
+int ks_submission_load(ks_submission **out, const char *path, const ks_submission_limits *limits);
+
+/* Parses one file's bytes (already read) into a pass; used by batch scoring, which reads files
+ * from git trees. `name` is used in messages. Never fails: problems land in pass->error. Caller
+ * frees with ks_pass_clear. */
+void ks_pass_parse(ks_pass *pass, const char *name, const void *data, size_t len,
+		   const ks_submission_limits *limits);
+
+void ks_pass_clear(ks_pass *pass);
+void ks_submission_free(ks_submission *s);
+
+#endif
