@@ -1,0 +1,43 @@
+/* proto: the framed messages between the scoring process and its GPU workers. A message is a
+ * 24-byte header (magic, type, JSON length, blob length), a JSON object and an optional binary blob
+ * (CUBIN images going out, buffer contents coming back). Both sides enforce caps, and the reading
+ * side enforces a deadline, because a worker runs untrusted kernels and may hang or die mid-reply. */
+#ifndef KS_PROTO_H
+#define KS_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cJSON.h>
+
+#define KS_PROTO_MAGIC 0x3157534bu /* "KSW1" */
+#define KS_PROTO_MAX_JSON (16u << 20)
+
+typedef enum {
+	KS_MSG_HELLO = 1,   /* -> {device}; <- device info */
+	KS_MSG_HARNESS,     /* -> harness CUBIN; <- ok */
+	KS_MSG_LOAD,        /* -> {funcs} + CUBIN; <- {module, funcs: [attrs]} */
+	KS_MSG_UNLOAD,      /* -> {module}; <- ok */
+	KS_MSG_RUN,         /* -> {module, plan, fetch}; <- {status, ms, bufs} + data */
+	KS_MSG_TIME,        /* -> timing request; <- samples */
+	KS_MSG_QUIT,
+	KS_MSG_REPLY = 100
+} ks_msg_type;
+
+typedef struct {
+	uint32_t type;
+	cJSON *json;        /* owned */
+	unsigned char *blob;/* owned, may be NULL */
+	uint64_t blob_len;
+} ks_msg;
+
+/* Sends one message. blob may be NULL. Returns 0 or KS_EIO (peer gone). */
+int ks_proto_send(int fd, uint32_t type, const cJSON *json, const void *blob, uint64_t blob_len);
+
+/* Receives one message, waiting at most timeout_s seconds (<= 0: forever). Fails with
+ * KS_ETIMEOUT, KS_ECHILD (peer closed: EOF), KS_ELIMIT (over max_blob / JSON cap) or KS_EINVALID
+ * (bad magic or JSON). Caller frees with ks_msg_clear. */
+int ks_proto_recv(int fd, ks_msg *out, double timeout_s, uint64_t max_blob);
+
+void ks_msg_clear(ks_msg *m);
+
+#endif

@@ -1,0 +1,111 @@
+/* worker: the scoring process's side of a GPU worker (src/worker_main.c). Starts the worker with
+ * a minimal environment in its own process group, sends requests, and enforces a deadline on every
+ * reply. When a run hangs, the worker crashes, or a kernel leaves a sticky CUDA error, the worker is
+ * gone: the call reports it in the result and the caller starts a fresh worker for the next kernel
+ * (DESIGN §4.3). */
+#ifndef KS_WORKER_H
+#define KS_WORKER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "plan.h"
+
+typedef struct {
+	char name[256], uuid[64], pci_bus_id[32];
+	int driver_version;      /* e.g. 13000 */
+	int cc_major, cc_minor, sm_count, l2_bytes, max_shared_per_block;
+	int clock_khz, memory_clock_khz, memory_bus_bits, ecc, persisting_l2_max;
+	uint64_t memory_bytes;
+} ks_device_info;
+
+#define KS_MAX_PARAMS 64
+
+typedef struct {
+	int registers, shared_static, local_bytes, const_bytes, max_threads;
+	int nparams;             /* -1 when the driver cannot tell */
+	int param_sizes[KS_MAX_PARAMS];
+} ks_func_info;
+
+typedef enum {
+	KS_RUN_OK = 0,
+	KS_RUN_ERROR,            /* the request failed without harming the worker (launch config,
+				  * parameter mismatch, out of memory, module load error) */
+	KS_RUN_FAULT,            /* sticky CUDA error: the worker has exited */
+	KS_RUN_TIMEOUT,          /* no reply in time: the worker was killed */
+	KS_RUN_CRASH             /* the worker died or broke the protocol: killed */
+} ks_run_status;
+
+const char *ks_run_status_name(ks_run_status s);
+
+typedef enum {
+	KS_FETCH_NONE = 0,
+	KS_FETCH_FULL = 1,       /* guard + data + guard */
+	KS_FETCH_GUARDS = 2,     /* both guard bands, and a checksum of the data */
+	KS_FETCH_CHECKSUM = 3    /* only a checksum of the data */
+} ks_fetch_mode;
+
+typedef struct {
+	uint64_t off;            /* where this buffer's bytes start in the blob */
+	uint64_t total;          /* allocation size: guard + data + slack + guard */
+	uint64_t checksum;
+	int has_checksum;
+} ks_fetched;
+
+typedef struct {
+	ks_run_status status;
+	char *stage;             /* "launch", "sync", "load", ... for messages */
+	char *message;           /* why it failed */
+	int cuda_code;
+	double ms;               /* event time of the launch sequence */
+	unsigned char *blob;
+	uint64_t blob_len;
+	ks_fetched *bufs;
+	size_t nbufs;
+} ks_run_result;
+
+typedef struct ks_worker ks_worker;
+
+typedef struct {
+	const char *exe;         /* path of kscore-worker */
+	int device;
+	const char *role;        /* "golden" or "candidate": names the worker in messages */
+	double start_timeout_s;
+	uint64_t max_reply;      /* cap on reply blobs */
+} ks_worker_options;
+
+#define KS_WORKER_OPTIONS_INIT { NULL, 0, "worker", 120.0, 16ull << 30 }
+
+/* Starts a worker and initialises CUDA in it. On success *info describes the device. Fails with
+ * KS_EUNSUPPORTED when the machine has no usable driver or device (message says which), or
+ * another error when the worker cannot be started. Caller frees with ks_worker_free. */
+int ks_worker_start(ks_worker **out, ks_device_info *info, const ks_worker_options *opts);
+
+/* Loads the harness kernels (lowered names in ks_harness_kernels order). */
+int ks_worker_harness(ks_worker *w, const void *cubin, size_t len, char *const *lowered);
+
+/* Loads a module and resolves its kernels. res->status says what happened (OK, ERROR with the
+ * driver's reason, or FAULT/CRASH/TIMEOUT); on OK *module identifies it and funcs[0..n) are
+ * filled. */
+void ks_worker_load(ks_worker *w, ks_run_result *res, int *module, ks_func_info *funcs,
+		    const void *cubin, size_t len, char *const *lowered, size_t n, double timeout_s);
+
+void ks_worker_unload(ks_worker *w, int module);
+
+/* Runs a plan on a loaded module: fills the buffers, launches, and returns the buffers per fetch
+ * (one mode per plan buffer). Never returns an error code: everything is in *res. */
+void ks_worker_run(ks_worker *w, ks_run_result *res, int module, const ks_plan *plan,
+		   const ks_fetch_mode *fetch, double timeout_s);
+
+/* 1 while the worker process is running and usable. */
+int ks_worker_alive(const ks_worker *w);
+
+/* Asks the worker to quit, then kills and reaps it. NULL is fine. */
+void ks_worker_free(ks_worker *w);
+
+void ks_run_result_clear(ks_run_result *res);
+
+/* Finds the worker executable: $KSCORE_LIBEXEC, the score binary's own folder, then
+ * <its folder>/../libexec/kscore. Caller frees; NULL when not found (message set). */
+char *ks_find_helper(const char *name);
+
+#endif

@@ -1,0 +1,443 @@
+#include "worker.h"
+#include "errors.h"
+#include "fsutil.h"
+#include "jsonutil.h"
+#include "mem.h"
+#include "proto.h"
+#include "sandbox.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct ks_worker {
+	pid_t pid;
+	int fd;
+	int alive;
+	ks_worker_options opts;
+	char role[32];
+};
+
+const char *ks_run_status_name(ks_run_status s)
+{
+	static const char *n[] = { "ok", "error", "fault", "timeout", "crash" };
+	return s <= KS_RUN_CRASH ? n[s] : "?";
+}
+
+char *ks_find_helper(const char *name)
+{
+	const char *env = getenv("KSCORE_LIBEXEC");
+	char *dir = ks_exe_dir(), *cands[3], *found = NULL;
+	int i;
+	cands[0] = env && *env ? ks_path_join(env, name) : NULL;
+	cands[1] = ks_path_join(dir, name);
+	cands[2] = ks_asprintf("%s/../libexec/kscore/%s", dir, name);
+	for (i = 0; i < 3; i++) {
+		if (!found && cands[i] && access(cands[i], X_OK) == 0)
+			found = ks_strdup(cands[i]);
+		ks_free(cands[i]);
+	}
+	if (!found)
+		ks_error_set(KS_ENOTFOUND, "cannot find the helper program %s (looked in $KSCORE_LIBEXEC, "
+			     "%s and %s/../libexec/kscore)", name, dir, dir);
+	ks_free(dir);
+	return found;
+}
+
+static void kill_worker(ks_worker *w)
+{
+	if (w->pid > 0) {
+		kill(-w->pid, SIGKILL);
+		kill(w->pid, SIGKILL);
+		while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		w->pid = -1;
+	}
+	if (w->fd >= 0) {
+		close(w->fd);
+		w->fd = -1;
+	}
+	w->alive = 0;
+}
+
+static int spawn(ks_worker *w)
+{
+	int sv[2];
+	pid_t pid;
+	const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+	char *envbuf = cvd ? ks_asprintf("CUDA_VISIBLE_DEVICES=%s", cvd) : NULL;
+	char *const envp[] = { envbuf, NULL };
+	char *const argv[] = { (char *)w->opts.exe, w->role, NULL };
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		ks_free(envbuf);
+		return ks_error_set(KS_EIO, "socketpair: %s", strerror(errno));
+	}
+	pid = fork();
+	if (pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		ks_free(envbuf);
+		return ks_error_set(KS_EIO, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		/* The CUDA driver needs a large address space: no RLIMIT_AS here (research §0.5). */
+		ks_sandbox_limits lim = KS_SANDBOX_LIMITS_INIT;
+		lim.file_size_mb = 0;
+		lim.max_files = 1024;
+		if (dup2(sv[1], 3) < 0)
+			_exit(127);
+		if (ks_sandbox_child_setup(&lim, 3) < 0)
+			_exit(127);
+		execve(w->opts.exe, argv, envbuf ? envp : (char *const[]){ NULL });
+		_exit(127);
+	}
+	close(sv[1]);
+	ks_free(envbuf);
+	w->pid = pid;
+	w->fd = sv[0];
+	w->alive = 1;
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+/* Sends a request and waits for the reply; on any transport failure the worker is killed and the
+ * returned status says why. */
+static ks_run_status call(ks_worker *w, ks_msg *reply, uint32_t type, const cJSON *req,
+			  const void *blob, uint64_t len, double timeout_s, char **why)
+{
+	int rc;
+	memset(reply, 0, sizeof(*reply));
+	if (!w->alive) {
+		*why = ks_asprintf("the %s worker is not running", w->role);
+		return KS_RUN_CRASH;
+	}
+	if (ks_proto_send(w->fd, type, req, blob, len) < 0) {
+		*why = ks_asprintf("the %s worker died (%s)", w->role, ks_error_msg());
+		kill_worker(w);
+		return KS_RUN_CRASH;
+	}
+	rc = ks_proto_recv(w->fd, reply, timeout_s, w->opts.max_reply);
+	if (rc == KS_ETIMEOUT) {
+		*why = ks_asprintf("no result after %.1f s: the kernel was killed", timeout_s);
+		kill_worker(w);
+		return KS_RUN_TIMEOUT;
+	}
+	if (rc < 0) {
+		int st = 0;
+		char msg[512];
+		snprintf(msg, sizeof(msg), "%s", ks_error_msg());
+		if (w->pid > 0 && waitpid(w->pid, &st, WNOHANG) == w->pid) {
+			w->pid = -1;
+			if (WIFSIGNALED(st))
+				*why = ks_asprintf("the %s worker was killed by signal %d (%s)", w->role,
+						   WTERMSIG(st), strsignal(WTERMSIG(st)));
+			else
+				*why = ks_asprintf("the %s worker exited with status %d", w->role,
+						   WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		} else
+			*why = ks_asprintf("the %s worker broke the protocol: %s", w->role, msg);
+		kill_worker(w);
+		return KS_RUN_CRASH;
+	}
+	return KS_RUN_OK;
+}
+
+/* Turns an {ok:false} reply into a status; sticky errors mean the worker exited. */
+static ks_run_status reply_status(ks_worker *w, const cJSON *j, ks_run_result *res)
+{
+	int ok = 0, sticky = 0;
+	const char *s = NULL;
+	double code = 0;
+	ks_json_bool(&ok, j, "ok", 0);
+	if (ok)
+		return KS_RUN_OK;
+	ks_json_bool(&sticky, j, "sticky", 0);
+	ks_json_num(&code, j, "code", 0);
+	res->cuda_code = (int)code;
+	res->message = ks_strdup(ks_json_str(&s, j, "error", 0) == 0 ? s : "unknown error");
+	res->stage = ks_strdup(ks_json_str(&s, j, "stage", 0) == 0 ? s : "?");
+	if (sticky) {
+		kill_worker(w);
+		return KS_RUN_FAULT;
+	}
+	return KS_RUN_ERROR;
+}
+
+static void get_str(char *dst, size_t n, const cJSON *j, const char *k)
+{
+	const char *s = "";
+	ks_json_str(&s, j, k, 0);
+	snprintf(dst, n, "%s", s);
+}
+
+static int get_int(const cJSON *j, const char *k)
+{
+	double d = 0;
+	ks_json_num(&d, j, k, 0);
+	return (int)d;
+}
+
+int ks_worker_start(ks_worker **out, ks_device_info *info, const ks_worker_options *opts)
+{
+	ks_worker *w = ks_calloc(1, sizeof(*w));
+	ks_run_result res;
+	ks_msg reply;
+	cJSON *req;
+	char *why = NULL;
+	ks_run_status st;
+	double mem = 0;
+	int rc;
+
+	*out = NULL;
+	memset(&res, 0, sizeof(res));
+	w->opts = *opts;
+	w->fd = -1;
+	w->pid = -1;
+	snprintf(w->role, sizeof(w->role), "%s", opts->role ? opts->role : "worker");
+	if ((rc = spawn(w)) < 0) {
+		ks_free(w);
+		return rc;
+	}
+	req = cJSON_CreateObject();
+	cJSON_AddNumberToObject(req, "device", opts->device);
+	st = call(w, &reply, KS_MSG_HELLO, req, NULL, 0, opts->start_timeout_s, &why);
+	cJSON_Delete(req);
+	if (st != KS_RUN_OK) {
+		rc = ks_error_set(KS_EUNSUPPORTED, "GPU worker could not start: %s", why);
+		goto fail;
+	}
+	if (reply_status(w, reply.json, &res) != KS_RUN_OK) {
+		rc = ks_error_set(KS_EUNSUPPORTED, "%s", res.message);
+		ks_msg_clear(&reply);
+		goto fail;
+	}
+	memset(info, 0, sizeof(*info));
+	get_str(info->name, sizeof(info->name), reply.json, "name");
+	get_str(info->uuid, sizeof(info->uuid), reply.json, "uuid");
+	get_str(info->pci_bus_id, sizeof(info->pci_bus_id), reply.json, "pci_bus_id");
+	info->driver_version = get_int(reply.json, "driver_version");
+	info->cc_major = get_int(reply.json, "cc_major");
+	info->cc_minor = get_int(reply.json, "cc_minor");
+	info->sm_count = get_int(reply.json, "sm_count");
+	info->l2_bytes = get_int(reply.json, "l2_bytes");
+	info->max_shared_per_block = get_int(reply.json, "max_shared_per_block");
+	info->clock_khz = get_int(reply.json, "clock_khz");
+	info->memory_clock_khz = get_int(reply.json, "memory_clock_khz");
+	info->memory_bus_bits = get_int(reply.json, "memory_bus_bits");
+	info->ecc = get_int(reply.json, "ecc");
+	info->persisting_l2_max = get_int(reply.json, "persisting_l2_max");
+	ks_json_num(&mem, reply.json, "memory_bytes", 0);
+	info->memory_bytes = (uint64_t)mem;
+	ks_msg_clear(&reply);
+	*out = w;
+	ks_free(why);
+	return 0;
+fail:
+	ks_free(why);
+	ks_run_result_clear(&res);
+	kill_worker(w);
+	ks_free(w);
+	return rc;
+}
+
+static cJSON *names_json(char *const *names, size_t n)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+	for (i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(names[i]));
+	return a;
+}
+
+int ks_worker_harness(ks_worker *w, const void *cubin, size_t len, char *const *lowered)
+{
+	cJSON *req = cJSON_CreateObject();
+	ks_run_result res;
+	ks_msg reply;
+	char *why = NULL;
+	ks_run_status st;
+	int rc = 0;
+
+	memset(&res, 0, sizeof(res));
+	cJSON_AddItemToObject(req, "funcs", names_json(lowered, 4));
+	st = call(w, &reply, KS_MSG_HARNESS, req, cubin, len, w->opts.start_timeout_s, &why);
+	cJSON_Delete(req);
+	if (st != KS_RUN_OK)
+		rc = ks_error_set(KS_ECHILD, "loading the harness: %s", why);
+	else if (reply_status(w, reply.json, &res) != KS_RUN_OK)
+		rc = ks_error_set(KS_ECHILD, "loading the harness: %s", res.message);
+	ks_msg_clear(&reply);
+	ks_run_result_clear(&res);
+	ks_free(why);
+	return rc;
+}
+
+void ks_worker_load(ks_worker *w, ks_run_result *res, int *module, ks_func_info *funcs,
+		    const void *cubin, size_t len, char *const *lowered, size_t n, double timeout_s)
+{
+	cJSON *req = cJSON_CreateObject();
+	const cJSON *fa, *f;
+	ks_msg reply;
+	char *why = NULL;
+	size_t i = 0;
+
+	memset(res, 0, sizeof(*res));
+	cJSON_AddItemToObject(req, "funcs", names_json(lowered, n));
+	res->status = call(w, &reply, KS_MSG_LOAD, req, cubin, len, timeout_s, &why);
+	cJSON_Delete(req);
+	if (res->status != KS_RUN_OK) {
+		res->message = why;
+		res->stage = ks_strdup("load");
+		return;
+	}
+	if ((res->status = reply_status(w, reply.json, res)) != KS_RUN_OK) {
+		ks_msg_clear(&reply);
+		return;
+	}
+	*module = get_int(reply.json, "module");
+	fa = cJSON_GetObjectItemCaseSensitive(reply.json, "funcs");
+	cJSON_ArrayForEach(f, fa)
+	{
+		const cJSON *ps = cJSON_GetObjectItemCaseSensitive(f, "params"), *p;
+		ks_func_info *fi;
+		if (i >= n)
+			break;
+		fi = &funcs[i++];
+		memset(fi, 0, sizeof(*fi));
+		fi->registers = get_int(f, "registers");
+		fi->shared_static = get_int(f, "shared_static");
+		fi->local_bytes = get_int(f, "local_bytes");
+		fi->const_bytes = get_int(f, "const_bytes");
+		fi->max_threads = get_int(f, "max_threads");
+		fi->nparams = -1;
+		if (cJSON_IsArray(ps)) {
+			fi->nparams = 0;
+			cJSON_ArrayForEach(p, ps)
+			{
+				if (fi->nparams < KS_MAX_PARAMS)
+					fi->param_sizes[fi->nparams] = (int)p->valuedouble;
+				fi->nparams++;
+			}
+		}
+	}
+	ks_msg_clear(&reply);
+}
+
+void ks_worker_unload(ks_worker *w, int module)
+{
+	cJSON *req;
+	ks_msg reply;
+	char *why = NULL;
+	if (!w || !w->alive)
+		return;
+	req = cJSON_CreateObject();
+	cJSON_AddNumberToObject(req, "module", module);
+	if (call(w, &reply, KS_MSG_UNLOAD, req, NULL, 0, w->opts.start_timeout_s, &why) == KS_RUN_OK)
+		ks_msg_clear(&reply);
+	cJSON_Delete(req);
+	ks_free(why);
+}
+
+void ks_worker_run(ks_worker *w, ks_run_result *res, int module, const ks_plan *plan,
+		   const ks_fetch_mode *fetch, double timeout_s)
+{
+	cJSON *req = cJSON_CreateObject(), *fa;
+	const cJSON *ba, *b;
+	ks_msg reply;
+	char *why = NULL;
+	size_t i;
+
+	memset(res, 0, sizeof(*res));
+	cJSON_AddNumberToObject(req, "module", module);
+	cJSON_AddItemToObject(req, "plan", ks_plan_to_json(plan));
+	fa = cJSON_AddArrayToObject(req, "fetch");
+	for (i = 0; i < plan->nbufs; i++)
+		cJSON_AddItemToArray(fa, cJSON_CreateNumber(fetch[i]));
+	res->status = call(w, &reply, KS_MSG_RUN, req, NULL, 0, timeout_s, &why);
+	cJSON_Delete(req);
+	if (res->status != KS_RUN_OK) {
+		res->message = why;
+		res->stage = ks_strdup("run");
+		return;
+	}
+	if ((res->status = reply_status(w, reply.json, res)) != KS_RUN_OK) {
+		ks_msg_clear(&reply);
+		return;
+	}
+	ks_json_num(&res->ms, reply.json, "ms", 0);
+	ba = cJSON_GetObjectItemCaseSensitive(reply.json, "bufs");
+	res->bufs = ks_calloc(plan->nbufs + 1, sizeof(ks_fetched));
+	i = 0;
+	cJSON_ArrayForEach(b, ba)
+	{
+		const char *cs = NULL;
+		double d = 0;
+		if (i >= plan->nbufs)
+			break;
+		ks_json_num(&d, b, "off", 0);
+		res->bufs[i].off = (uint64_t)d;
+		ks_json_num(&d, b, "total", 0);
+		res->bufs[i].total = (uint64_t)d;
+		if (ks_json_str(&cs, b, "checksum", 0) == 0) {
+			res->bufs[i].checksum = strtoull(cs, NULL, 10);
+			res->bufs[i].has_checksum = 1;
+		}
+		i++;
+	}
+	res->nbufs = i;
+	/* Validate the layout the worker claims against the blob before anyone reads it. */
+	for (i = 0; i < res->nbufs; i++) {
+		uint64_t need = fetch[i] == KS_FETCH_FULL ? res->bufs[i].total
+				: fetch[i] == KS_FETCH_GUARDS ? res->bufs[i].total - plan->bufs[i].bytes
+							       : 0;
+		if (res->bufs[i].total < plan->bufs[i].bytes + 2ull * plan->guard ||
+		    res->bufs[i].off > reply.blob_len || need > reply.blob_len - res->bufs[i].off) {
+			res->status = KS_RUN_CRASH;
+			res->message = ks_asprintf("the %s worker sent an inconsistent reply", w->role);
+			ks_msg_clear(&reply);
+			kill_worker(w);
+			return;
+		}
+	}
+	if (res->nbufs != plan->nbufs) {
+		res->status = KS_RUN_CRASH;
+		res->message = ks_asprintf("the %s worker sent an incomplete reply", w->role);
+		ks_msg_clear(&reply);
+		kill_worker(w);
+		return;
+	}
+	res->blob = reply.blob;
+	res->blob_len = reply.blob_len;
+	reply.blob = NULL;
+	ks_msg_clear(&reply);
+}
+
+int ks_worker_alive(const ks_worker *w)
+{
+	return w && w->alive;
+}
+
+void ks_worker_free(ks_worker *w)
+{
+	if (!w)
+		return;
+	if (w->alive)
+		ks_proto_send(w->fd, KS_MSG_QUIT, NULL, NULL, 0);
+	kill_worker(w);
+	ks_free(w);
+}
+
+void ks_run_result_clear(ks_run_result *res)
+{
+	ks_free(res->stage);
+	ks_free(res->message);
+	ks_free(res->blob);
+	ks_free(res->bufs);
+	memset(res, 0, sizeof(*res));
+}
