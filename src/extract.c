@@ -16,7 +16,9 @@
 #define NOTE_MAX 4096
 
 static const char *const chat_tokens[] = { "<|im_end|>", "<|EOT|>", "<|endoftext|>", "<|eot_id|>" };
-static const char *const code_langs[] = { "cuda", "cu", "cuh", "c++", "cpp", "cxx", "c", "h", "hpp" };
+static const char *const code_langs[] = {
+	"cuda", "cu", "cuh", "c++", "cpp", "cxx", "c", "h", "hpp"
+};
 
 typedef struct {
 	char ch;          /* '`' or '~' */
@@ -40,21 +42,27 @@ typedef struct {
 	size_t other[2];    /* blocks of the kinds that did not get a group */
 } tally;
 
+static size_t chat_token_at(const char *p)
+{
+	size_t k, n;
+	for (k = 0; *p == '<' && k < COUNT(chat_tokens); k++)
+		if (!strncmp(p, chat_tokens[k], n = strlen(chat_tokens[k])))
+			return n;
+	return 0;
+}
+
 /* Removes chat-template tokens and turns CRLF into LF so that fence lines compare cleanly and
  * the code handed to NVRTC has one line-ending convention. */
 static char *clean(const char *text, size_t *ntokens)
 {
 	char *out = ks_malloc(strlen(text) + 1), *o = out;
 	const char *p = text;
-	size_t k;
+	size_t n;
 
 	*ntokens = 0;
 	while (*p) {
-		for (k = 0; *p == '<' && k < COUNT(chat_tokens); k++)
-			if (!strncmp(p, chat_tokens[k], strlen(chat_tokens[k])))
-				break;
-		if (*p == '<' && k < COUNT(chat_tokens)) {
-			p += strlen(chat_tokens[k]);
+		if ((n = chat_token_at(p)) != 0) {
+			p += n;
 			(*ntokens)++;
 		} else if (p[0] == '\r' && p[1] == '\n') {
 			p++;
@@ -162,7 +170,8 @@ static void describe(ks_buf *note, const tally *t, int taken)
 		const group *g = &t->groups[i];
 		if (g->taken != taken)
 			continue;
-		ks_buf_printf(note, "%s%zu %s block%s", sep, g->count, g->label, g->count == 1 ? "" : "s");
+		ks_buf_printf(note, "%s%zu %s block%s", sep, g->count, g->label,
+			      g->count == 1 ? "" : "s");
 		sep = ", ";
 	}
 	if (t->other[taken])

@@ -54,8 +54,8 @@ static int gunzip(char **out, size_t *outlen, const unsigned char *data, size_t 
 		zs.avail_out = sizeof(chunk);
 		zrc = inflate(&zs, Z_NO_FLUSH);
 		if (ks_buf_put(&b, chunk, sizeof(chunk) - zs.avail_out) < 0) {
-			rc = ks_error_set(KS_ELIMIT, "%s: decompresses to more than %zu bytes, the limit",
-					  name, max);
+			rc = ks_error_set(KS_ELIMIT, "%s: decompresses to more than %zu bytes, "
+					  "the limit", name, max);
 			goto done;
 		}
 		if (zrc == Z_STREAM_END && !zs.avail_in && !left)
@@ -84,7 +84,7 @@ static char *opt_str(const cJSON *o, const char *key)
 	return cJSON_IsString(v) ? ks_strdup(v->valuestring) : NULL;
 }
 
-/* Reads the fields of one entry. Returns KS_EINVALID with the reason when the entry cannot be
+/* Reads the fields of one entry. Returns a negative code with the reason when the entry cannot be
  * scored; what was read before the problem stays, so reports can still name the entry's file. */
 static int entry_fill(ks_entry *e, const cJSON *o, const ks_submission_limits *lim)
 {
@@ -105,6 +105,8 @@ static int entry_fill(ks_entry *e, const cJSON *o, const ks_submission_limits *l
 		return ks_error_set(KS_EINVALID, "field \"file\" is empty");
 	e->file = ks_strdup(file);
 	e->problem = ks_path_stem(file);
+	if (!*e->problem)
+		return ks_error_set(KS_EINVALID, "field \"file\" names no problem");
 	/* optional fields: KS_ENOTFOUND (absent or null) leaves the default */
 	if ((rc = ks_json_str(&predict, o, "predict", 0)) < 0 && rc != KS_ENOTFOUND)
 		return rc;
@@ -124,7 +126,8 @@ static int entry_fill(ks_entry *e, const cJSON *o, const ks_submission_limits *l
 		return ks_error_set(KS_EINVALID, "field \"difficulty\" is out of range");
 	e->difficulty = (int)difficulty;
 	if (strlen(e->predict) > lim->max_code_bytes)
-		return ks_error_set(KS_ELIMIT, "field \"predict\" is %zu bytes, over the limit of %zu",
+		return ks_error_set(KS_ELIMIT,
+				    "field \"predict\" is %zu bytes, over the limit of %zu",
 				    strlen(e->predict), lim->max_code_bytes);
 	return 0;
 }
@@ -187,19 +190,28 @@ static int parse_array(ks_pass *pass, const char *text, size_t len, const char *
 		goto done;
 	}
 	pass->entries = ks_calloc(n, sizeof(*pass->entries));
-	cJSON_ArrayForEach(item, root)
-		entry_init(&pass->entries[i], item, i, name, lim), i++;
+	cJSON_ArrayForEach(item, root) {
+		entry_init(&pass->entries[i], item, i, name, lim);
+		i++;
+	}
 	pass->nentries = n;
 done:
 	cJSON_Delete(root);
 	return rc;
 }
 
+/* JSON's whitespace: a blank line of a JSON Lines file holds only these */
+static int is_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
 static int is_blank(const char *s, size_t n)
 {
-	while (n && (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\f' || *s == '\v'))
-		s++, n--;
-	return n == 0;
+	size_t i = 0;
+	while (i < n && is_ws(s[i]))
+		i++;
+	return i == n;
 }
 
 /* One JSON Lines line is parsed on its own, so ks_json_parse reports it as line 1 of `name`;
@@ -237,7 +249,8 @@ static int parse_jsonl(ks_pass *pass, const char *text, size_t len, const char *
 		if ((rc = ks_json_parse(&v, line, n, lim->max_depth, name)) < 0) {
 			/* a file holding one pretty-printed object is one entry */
 			why = line_error(name, lineno);
-			if (pass->nentries == 0 && ks_json_parse(&v, text, len, lim->max_depth, name) == 0 &&
+			if (pass->nentries == 0 &&
+			    ks_json_parse(&v, text, len, lim->max_depth, name) == 0 &&
 			    cJSON_IsObject(v)) {
 				rc = 0;
 				off = len;
@@ -246,7 +259,8 @@ static int parse_jsonl(ks_pass *pass, const char *text, size_t len, const char *
 				goto done;
 			}
 		}
-		pass->entries = ks_grow(pass->entries, sizeof(*pass->entries), &cap, pass->nentries + 1);
+		pass->entries = ks_grow(pass->entries, sizeof(*pass->entries), &cap,
+					pass->nentries + 1);
 		entry_init(&pass->entries[pass->nentries], v, pass->nentries, name, lim);
 		pass->nentries++;
 		cJSON_Delete(v);
@@ -264,7 +278,7 @@ void ks_pass_parse(ks_pass *pass, const char *name, const void *data, size_t len
 	const unsigned char *bytes = data;
 	const char *text = data;
 	char *plain = NULL;
-	size_t i = 0;
+	size_t i = 0, tlen = len;
 	int rc = 0;
 
 	memset(pass, 0, sizeof(*pass));
@@ -274,31 +288,34 @@ void ks_pass_parse(ks_pass *pass, const char *name, const void *data, size_t len
 	pass->name = base_name(name);
 	ks_sha256_hex(pass->sha256, data, len);
 	if (len > limits->max_file_bytes) {
-		rc = ks_error_set(KS_ELIMIT, "%s: file is %zu bytes, over the limit of %zu", name, len,
-				  limits->max_file_bytes);
+		rc = ks_error_set(KS_ELIMIT, "%s: file is %zu bytes, over the limit of %zu", name,
+				  len, limits->max_file_bytes);
 		goto done;
 	}
 	if (len >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b) {
 		pass->gzip = 1;
-		if ((rc = gunzip(&plain, &len, bytes, len, limits->max_decompressed_bytes, name)) < 0)
+		rc = gunzip(&plain, &tlen, bytes, len, limits->max_decompressed_bytes, name);
+		if (rc < 0)
 			goto done;
 		text = plain;
 	}
-	if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3))
-		text += 3, len -= 3;
-	while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
+	if (tlen >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) {
+		text += 3;
+		tlen -= 3;
+	}
+	while (i < tlen && is_ws(text[i]))
 		i++;
-	if (i == len) {
-		rc = ks_error_set(KS_EINVALID, "%s: empty file (expected a JSON array or JSON Lines)",
-				  name);
+	if (i == tlen) {
+		rc = ks_error_set(KS_EINVALID,
+				  "%s: empty file (expected a JSON array or JSON Lines)", name);
 	} else if (text[i] == '[') {
-		rc = parse_array(pass, text, len, name, limits);
+		rc = parse_array(pass, text, tlen, name, limits);
 	} else if (text[i] == '{') {
 		pass->jsonl = 1;
-		rc = parse_jsonl(pass, text, len, name, limits);
+		rc = parse_jsonl(pass, text, tlen, name, limits);
 	} else {
-		rc = ks_error_set(KS_EINVALID,
-				  "%s: expected a JSON array of entries or JSON Lines of objects", name);
+		rc = ks_error_set(KS_EINVALID, "%s: expected a JSON array of entries or JSON "
+				  "Lines of objects", name);
 	}
 done:
 	if (rc < 0) {
@@ -374,13 +391,13 @@ int ks_submission_load(ks_submission **out, const char *path, const ks_submissio
 		}
 		nnames = kept;
 		if (!nnames) {
-			rc = ks_error_set(KS_EINVALID, "%s: folder holds no .json, .jsonl, .json.gz or "
-					  ".jsonl.gz file", path);
+			rc = ks_error_set(KS_EINVALID, "%s: folder holds no .json, .jsonl, "
+					  ".json.gz or .jsonl.gz file", path);
 			goto done;
 		}
 		if (nnames > limits->max_passes) {
-			rc = ks_error_set(KS_ELIMIT, "%s: %zu submission files, over the limit of %zu "
-					  "passes", path, nnames, limits->max_passes);
+			rc = ks_error_set(KS_ELIMIT, "%s: %zu submission files, over the "
+					  "limit of %zu passes", path, nnames, limits->max_passes);
 			goto done;
 		}
 		s->passes = ks_calloc(nnames, sizeof(*s->passes));

@@ -72,11 +72,13 @@ static void test_other_languages_ignored(void)
 
 static void test_several_blocks_joined_in_order(void)
 {
-	const char *text = "First the helper:\n```cuda\n__device__ float sq(float x) { return x * x; }\n"
-			   "```\nthen the kernel:\n```cuda\n" K "```\n```\n// tail\n```\n"
+	const char *text = "First the helper:\n"
+			   "```cuda\n__device__ float sq(float x) { return x * x; }\n```\n"
+			   "then the kernel:\n```cuda\n" K "```\n```\n// tail\n```\n"
 			   "```python\nprint(1)\n```\n";
 	KT_EQ_STR(take(text), "__device__ float sq(float x) { return x * x; }\n" K "// tail\n");
-	KT_EQ_STR(g_note, "2 ```cuda blocks, 1 untagged ``` block joined; 1 ```python block ignored");
+	KT_EQ_STR(g_note,
+		  "2 ```cuda blocks, 1 untagged ``` block joined; 1 ```python block ignored");
 }
 
 static void test_unclosed_fence_runs_to_end(void)
@@ -94,7 +96,7 @@ static void test_nested_backticks(void)
 	KT_EQ_STR(take(text), "/* example:\n```python\nx\n```\n*/\n" K);
 	KT_EQ_STR(g_note, "1 ```cuda block");
 	/* an inline ```x``` line is not a fence */
-	KT_EQ_STR(take("Use ```k<<<g, b>>>``` to launch.\n" K), "Use ```k<<<g, b>>>``` to launch.\n" K);
+	KT_EQ_STR(take("Use ```k<<<g, b>>>``` here.\n" K), "Use ```k<<<g, b>>>``` here.\n" K);
 	KT_EQ_STR(g_note, "whole text");
 }
 
@@ -109,7 +111,8 @@ static void test_fence_indentation(void)
 
 static void test_crlf(void)
 {
-	char *code = take("Sure!\r\n```cuda\r\n__global__ void k(int *p)\r\n{ *p = 1; }\r\n```\r\nDone.\r\n");
+	char *code = take("Sure!\r\n```cuda\r\n__global__ void k(int *p)\r\n{ *p = 1; }\r\n"
+			  "```\r\nDone.\r\n");
 	KT_EQ_STR(code, "__global__ void k(int *p)\n{ *p = 1; }\n");
 	KT_EQ_STR(g_note, "1 ```cuda block");
 }
@@ -129,7 +132,8 @@ static void test_chat_tokens_removed(void)
 static void test_no_global_gives_null_with_reason(void)
 {
 	expect_none("```python\n@triton.jit\ndef k(x): pass\n```\n");
-	KT_EQ_STR(g_note, "no __global__ function in any C/C++/CUDA block; 1 ```python block ignored");
+	KT_EQ_STR(g_note,
+		  "no __global__ function in any C/C++/CUDA block; 1 ```python block ignored");
 	expect_none("```cuda\n__device__ int f() { return 1; }\n```\n```cuda\nint x;\n```\n");
 	KT_EQ_STR(g_note, "no __global__ function in 2 ```cuda blocks");
 	expect_none("import triton\n");
@@ -164,13 +168,16 @@ static void test_invalid_arguments(void)
 
 static void test_launch_comment_block_form(void)
 {
-	const char *src = "#include <cuda.h>\n"
-			  "/* kscore-launch\n"
-			  "{ \"kernels\": [ { \"name\": \"partial\", \"grid\": [\"rows\", \"cdiv(cols, 1024)\"],\n"
-			  "                 \"block\": [256], \"args\": [\"x\", \"tmp\"] },\n"
-			  "               { \"name\": \"finish\", \"grid\": [\"rows\"], \"block\": [256] } ],\n"
-			  "  \"scratch\": [ { \"name\": \"tmp\", \"dtype\": \"f32\", \"count\": \"rows * 4\" } ] }\n"
-			  "*/\n" K "/* kscore-launch {\"kernel\": \"second\"} */\n";
+	const char *src =
+		"#include <cuda.h>\n"
+		"/* kscore-launch\n"
+		"{ \"kernels\": [\n"
+		"    { \"name\": \"partial\", \"grid\": [\"rows\", \"cdiv(cols, 1024)\"],\n"
+		"      \"block\": [256], \"args\": [\"x\", \"tmp\"] },\n"
+		"    { \"name\": \"finish\", \"grid\": [\"rows\"], \"block\": [256] } ],\n"
+		"  \"scratch\": [\n"
+		"    { \"name\": \"tmp\", \"dtype\": \"f32\", \"count\": \"rows * 4\" } ] }\n"
+		"*/\n" K "/* kscore-launch {\"kernel\": \"second\"} */\n";
 	char *json = ks_extract_launch_comment(src);
 	cJSON *v;
 	KT_ASSERT(json != NULL);
@@ -187,7 +194,8 @@ static void test_launch_comment_block_form(void)
 static void test_launch_comment_line_form(void)
 {
 	char *json = ks_extract_launch_comment(
-		K "// kscore-launch: { \"kernel\": \"k\", \"grid\": [\"cdiv(n,512)\"], \"block\": [512] }  \r\n"
+		K "// kscore-launch: { \"kernel\": \"k\", \"grid\": [\"cdiv(n,512)\"],"
+		" \"block\": [512] }  \r\n"
 		"// kscore-launch: {\"kernel\": \"ignored\"}\n");
 	KT_EQ_STR(json, "{ \"kernel\": \"k\", \"grid\": [\"cdiv(n,512)\"], \"block\": [512] }");
 	ks_free(json);

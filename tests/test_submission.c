@@ -91,7 +91,8 @@ static void check_geak_entries(const ks_pass *p)
 	KT_EQ_INT(e->index, 1);
 	KT_EQ_STR(e->problem, "add_kernel");
 	KT_EQ_INT(e->difficulty, 2);
-	KT_EQ_STR(e->launch_json, "{\"kernel\":\"add\",\"grid\":[\"cdiv(n, 512)\"],\"block\":[512]}");
+	KT_EQ_STR(e->launch_json,
+		  "{\"kernel\":\"add\",\"grid\":[\"cdiv(n, 512)\"],\"block\":[512]}");
 	KT_EQ_STR(e->code, e->predict);
 	KT_EQ_STR(e->extract_note, "whole text");
 	KT_EQ_INT(strlen(e->sha256), 64);
@@ -106,7 +107,8 @@ static void test_array_file(void)
 	ks_submission *s;
 	ks_sha256 *h;
 
-	snprintf(path, sizeof(path), "%s/tests/fixtures/submission/geak_array.json", root ? root : ".");
+	snprintf(path, sizeof(path), "%s/tests/fixtures/submission/geak_array.json",
+		 root ? root : ".");
 	s = load(path, NULL);
 	KT_EQ_INT(s->is_folder, 0);
 	KT_EQ_INT(s->npasses, 1);
@@ -397,14 +399,15 @@ static void test_entry_count_limit(void)
 static void test_depth_limit(void)
 {
 	ks_submission_limits l = limits();
+	ks_pass *p;
 
 	l.max_depth = 3;
 	KT_ASSERT(!parse_s("ok.json", "[{\"file\": \"a\", \"launch\": {\"x\": 1}}]", &l)->error);
 	KT_EQ_STR(parse_s("deep.json", "[{\"file\": \"a\", \"launch\": {\"x\": [1]}}]", &l)->error,
 		  "deep.json:1:32: JSON nested deeper than 3 levels");
 	KT_ASSERT(!parse_s("ok.jsonl", "{\"launch\": {\"x\": {\"y\": 1}}}", &l)->error);
-	KT_EQ_STR(parse_s("deep.jsonl", "{\"file\": \"a\"}\n{\"launch\": {\"x\": {\"y\": [1]}}}\n", &l)
-			  ->error, "deep.jsonl:2:24: JSON nested deeper than 3 levels");
+	p = parse_s("deep.jsonl", "{\"file\": \"a\"}\n{\"launch\": {\"x\": {\"y\": [1]}}}\n", &l);
+	KT_EQ_STR(p->error, "deep.jsonl:2:24: JSON nested deeper than 3 levels");
 	KT_EQ_INT(g_pass.nentries, 0);
 }
 
@@ -416,8 +419,9 @@ static void test_malformed_entries_are_kept(void)
 				       " {\"file\": \"a.py\", \"difficulty\": 1.5},"
 				       " {\"file\": \"a.py\", \"difficulty\": \"2\"},"
 				       " {\"file\": \"a.py\", \"difficulty\": 1e12},"
-				       " {\"file\": \"ok.py\", \"predict\": \"" K "\", \"label\": null,"
-				       "  \"instruction\": null, \"launch\": null, \"difficulty\": null}]",
+				       " {\"file\": \"ok.py\", \"predict\": \"" K "\","
+				       "  \"label\": null, \"instruction\": null,"
+				       "  \"launch\": null, \"difficulty\": null}]",
 			     NULL);
 	KT_ASSERT_MSG(!p->error, "%s", p->error);
 	KT_EQ_INT(p->nentries, 10);
@@ -446,8 +450,9 @@ static void test_malformed_entries_are_kept(void)
 
 static void test_invalid_files_report_where(void)
 {
-	KT_EQ_STR(parse_s("bad.json", "[\n  {\"file\": \"a.py\",\n   \"predict\": x}\n]", NULL)->error,
-		  "bad.json:3:15: invalid JSON");
+	const char *bad = "[\n  {\"file\": \"a.py\",\n   \"predict\": x}\n]";
+
+	KT_EQ_STR(parse_s("bad.json", bad, NULL)->error, "bad.json:3:15: invalid JSON");
 	KT_EQ_INT(g_pass.nentries, 0);
 	KT_EQ_STR(parse_s("bad.jsonl", "{\"file\": \"a.py\"}\n\n{\"file\": oops}\n", NULL)->error,
 		  "bad.jsonl:3:10: invalid JSON");
@@ -488,6 +493,8 @@ static void test_problem_is_the_file_stem(void)
 		KT_EQ_STR(parse_s("s.json", text, NULL)->entries[0].problem, cases[i][1]);
 		KT_EQ_STR(g_pass.entries[0].file, cases[i][0]);
 	}
+	KT_EQ_STR(parse_s("s.json", "[{\"file\": \"dir/\"}]", NULL)->entries[0].error,
+		  "s.json: entry 0: field \"file\" names no problem");
 }
 
 static void test_sha256_stability_and_sensitivity(void)
@@ -540,7 +547,8 @@ static const kt_test tests[] = {
 	KT(test_folder_of_passes), KT(test_folder_and_path_errors),
 	KT(test_unreadable_file_is_a_failed_pass), KT(test_file_size_limit),
 	KT(test_zip_bomb_stops_at_the_limit), KT(test_code_size_limit), KT(test_entry_count_limit),
-	KT(test_depth_limit), KT(test_malformed_entries_are_kept), KT(test_invalid_files_report_where),
+	KT(test_depth_limit), KT(test_malformed_entries_are_kept),
+	KT(test_invalid_files_report_where),
 	KT(test_empty_array_and_bom), KT(test_problem_is_the_file_stem),
 	KT(test_sha256_stability_and_sensitivity), KT(test_pass_parse_names), { 0 }
 };
