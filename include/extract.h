@@ -1,8 +1,10 @@
 /* extract: turns LLM output into CUDA source the way an organizer would expect (DESIGN §2).
  *
  * Rules, in order:
- *  1. Chat-template tokens (<|im_end|>, <|EOT|>, <|endoftext|>, <|eot_id|>) are removed.
- *  2. If the text has fenced blocks (``` or ~~~, any length >= 3), the blocks tagged cuda, cu, cuh,
+ *  1. Chat-template tokens (<|im_end|>, <|EOT|>, <|endoftext|>, <|eot_id|>) are removed; CRLF
+ *     becomes LF.
+ *  2. If the text has fenced blocks (``` or ~~~, any length >= 3, indented by at most 3 spaces;
+ *     closed by a fence of the same character at least as long), the blocks tagged cuda, cu, cuh,
  *     c++, cpp, cxx, c, h, hpp, or untagged are candidates; blocks tagged with another language
  *     (python, bash, json, text...) are ignored and counted in the note. If several candidate blocks
  *     exist they are joined in order (a kernel file split across blocks); an unclosed final fence
@@ -15,12 +17,14 @@
 
 /* On success *code is the extracted source and *note says what was taken ("2 ```cuda blocks joined;
  * 1 ```python block ignored", "whole text"). When nothing usable is found, *code is NULL and *note
- * says why ("no __global__ function in 1 ```python block"). Both are caller-owned. Always returns 0
- * except on invalid arguments. */
+ * says why ("no __global__ function in any C/C++/CUDA block; 1 ```python block ignored"). Both are
+ * caller-owned. Always returns 0 except on invalid arguments (KS_EINVALID). */
 int ks_extract_code(char **code, char **note, const char *text);
 
 /* Finds a structured launch comment (a block comment whose text starts with `kscore-launch`
- * followed by JSON, or a line comment `// kscore-launch: {json}`) and returns its JSON text (caller frees), or NULL if there is none. */
+ * followed by JSON, or a line comment `// kscore-launch: {json}`) and returns its JSON text,
+ * trimmed (caller frees), or NULL if there is none. Only the first such comment counts; markers
+ * inside string literals are not comments. */
 char *ks_extract_launch_comment(const char *code);
 
 #endif

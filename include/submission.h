@@ -29,7 +29,7 @@ typedef struct {
 typedef struct {
 	char *path;          /* the file's path */
 	char *name;          /* its basename */
-	char sha256[65];     /* of the file's bytes as stored (compressed or not) */
+	char sha256[65];     /* of the file's bytes as stored (compressed or not); "" if unreadable */
 	int gzip;            /* was gzip-compressed */
 	int jsonl;           /* was JSON Lines */
 	ks_entry *entries;
@@ -60,12 +60,14 @@ typedef struct {
  * .jsonl, .json.gz or .jsonl.gz, in bytewise name order; other files are ignored. Returns 0 and a
  * submission (caller frees with ks_submission_free) even when some passes or entries are bad;
  * KS_ENOTFOUND / KS_EINVALID (message set) when the path does not exist or a folder holds no
- * submission files. */
+ * submission files; KS_ELIMIT when a folder holds more than max_passes of them. `limits` may be
+ * NULL for KS_SUBMISSION_LIMITS_INIT. */
 int ks_submission_load(ks_submission **out, const char *path, const ks_submission_limits *limits);
 
 /* Parses one file's bytes (already read) into a pass; used by batch scoring, which reads files
- * from git trees. `name` is used in messages. Never fails: problems land in pass->error. Caller
- * frees with ks_pass_clear. */
+ * from git trees. `name` becomes pass->path (its last component pass->name) and is used in
+ * messages. Never fails: problems land in pass->error. `limits` may be NULL. Caller frees with
+ * ks_pass_clear. */
 void ks_pass_parse(ks_pass *pass, const char *name, const void *data, size_t len,
 		   const ks_submission_limits *limits);
 
