@@ -18,7 +18,7 @@ PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CPPFLAGS_KS  = -Iinclude -I$(CUDA_HOME)/include $(PKG_CFLAGS) -DKS_VERSION=\"$(VERSION)\" \
                -DKS_CUDA_HOME=\"$(CUDA_HOME)\" -D_GNU_SOURCE
 CFLAGS_KS    = -std=c11 $(WARN) $(OPT) -fno-strict-aliasing $(CPPFLAGS_KS) $(CFLAGS)
-LDFLAGS_KS   = -Wl,--as-needed $(LDFLAGS)
+LDFLAGS_KS   = -Wl,--as-needed -Wl,-rpath,'$$ORIGIN/../lib' $(LDFLAGS)
 LIBS_KS      = $(PKG_LIBS) -ldl -lm
 NVRTC_LIBS   = -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnvrtc
 

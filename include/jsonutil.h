@@ -12,8 +12,9 @@
  * error. `what` names the input in messages. Caller frees *out with cJSON_Delete. */
 int ks_json_parse(cJSON **out, const char *text, size_t len, int max_depth, const char *what);
 
-/* Typed field access. Each returns 0 on success, KS_ENOTFOUND if the key is absent (only when
- * the field is optional: *out keeps its value), KS_EINVALID with a message if the type is wrong. */
+/* Typed field access. Each returns 0 on success; 1 if an optional field is absent or null (*out
+ * keeps its value); KS_EINVALID with a message if a required field is missing or the type is
+ * wrong. So `< 0` means "bad input" and `== 0` means "present". */
 int ks_json_str(const char **out, const cJSON *obj, const char *key, int required);
 int ks_json_num(double *out, const cJSON *obj, const char *key, int required);
 int ks_json_int(int64_t *out, const cJSON *obj, const char *key, int required);

@@ -93,7 +93,7 @@ int ks_json_str(const char **out, const cJSON *obj, const char *key, int require
 	if (!v || cJSON_IsNull(v)) {
 		if (required)
 			return ks_error_set(KS_EINVALID, "missing field \"%s\"", key);
-		return KS_ENOTFOUND;
+		return 1;
 	}
 	if (!cJSON_IsString(v))
 		return ks_error_set(KS_EINVALID, "field \"%s\" must be a string", key);
@@ -107,7 +107,7 @@ int ks_json_num(double *out, const cJSON *obj, const char *key, int required)
 	if (!v || cJSON_IsNull(v)) {
 		if (required)
 			return ks_error_set(KS_EINVALID, "missing field \"%s\"", key);
-		return KS_ENOTFOUND;
+		return 1;
 	}
 	if (!cJSON_IsNumber(v))
 		return ks_error_set(KS_EINVALID, "field \"%s\" must be a number", key);
@@ -119,7 +119,7 @@ int ks_json_int(int64_t *out, const cJSON *obj, const char *key, int required)
 {
 	double d;
 	int rc = ks_json_num(&d, obj, key, required);
-	if (rc < 0 || rc == KS_ENOTFOUND)
+	if (rc != 0)
 		return rc;
 	if (d != floor(d) || fabs(d) > 9007199254740992.0)
 		return ks_error_set(KS_EINVALID, "field \"%s\" must be an integer", key);
@@ -133,7 +133,7 @@ int ks_json_bool(int *out, const cJSON *obj, const char *key, int required)
 	if (!v || cJSON_IsNull(v)) {
 		if (required)
 			return ks_error_set(KS_EINVALID, "missing field \"%s\"", key);
-		return KS_ENOTFOUND;
+		return 1;
 	}
 	if (!cJSON_IsBool(v))
 		return ks_error_set(KS_EINVALID, "field \"%s\" must be true or false", key);

@@ -1,1 +1,618 @@
-int main(void) { return 0; }
+/* score: the command-line front end. Parses options, finds the reference problems and helpers,
+ * and runs the pipeline load -> compile -> run and check -> report for each submission. */
+#include "check.h"
+#include "compile.h"
+#include "errors.h"
+#include "fsutil.h"
+#include "jsonutil.h"
+#include "mem.h"
+#include "metrics.h"
+#include "problem.h"
+#include "report.h"
+#include "runner.h"
+#include "submission.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef KS_VERSION
+#define KS_VERSION "0.0.0"
+#endif
+
+enum {
+	EXIT_ALL = 0,
+	EXIT_SOME = 1,
+	EXIT_NONE = 2,
+	EXIT_NO_GPU = 3,
+	EXIT_USAGE = 64,
+	EXIT_DATAERR = 65,
+	EXIT_UNAVAILABLE = 69,
+	EXIT_SOFTWARE = 70,
+	EXIT_IOERR = 74
+};
+
+typedef struct {
+	const char *team, *out, *refs, *suite, *arch, *cache_dir;
+	int ks[32];
+	size_t nks;
+	int compile_only, require_gpu, json, quiet, no_cache, device, jobs, color;
+	int seed_given;
+	uint64_t seed;
+	double kernel_timeout, compile_timeout;
+	size_t compile_memory;
+} options;
+
+static int g_color;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: score [OPTIONS] SUBMISSION...\n"
+		"Score GPU-kernel submissions: compile each kernel with NVRTC, run it on the GPU against\n"
+		"the golden kernel of its problem, and write a result folder per SUBMISSION.\n"
+		"\n"
+		"A SUBMISSION is a JSON array of entries, a JSON Lines file (either may be gzip-compressed),\n"
+		"or a folder of such files, each file being one pass for pass@k.\n"
+		"\n"
+		"Options:\n"
+		"  -t, --team NAME           team name recorded in the results\n"
+		"  -o, --out DIR             result folder (one SUBMISSION only); default: X/ for X.json,\n"
+		"                            D-results/ for a folder D\n"
+		"  -r, --refs DIR            reference problems (default: $KSCORE_REFS, ./reference_tests,\n"
+		"                            or the installed copy)\n"
+		"      --suite NAME          only match problems of this suite\n"
+		"  -k, --pass-at-k LIST      comma-separated k values for pass@k (default: 1)\n"
+		"      --compile-only        compile only, run nothing (for machines without a GPU)\n"
+		"      --require-gpu         fail (exit 69) instead of falling back to compile-only\n"
+		"      --arch ARCH           NVRTC target when no GPU decides it (default: sm_90a)\n"
+		"      --device N            CUDA device ordinal (default: 0)\n"
+		"      --seed N              base seed for inputs (default: random; recorded in score.json)\n"
+		"  -j, --jobs N              parallel compiles (default: number of CPUs)\n"
+		"      --cache-dir DIR       compiled-kernel cache (default: $XDG_CACHE_HOME/kscore)\n"
+		"      --no-cache            do not read or write the compile cache\n"
+		"      --kernel-timeout SEC  a kernel run longer than this is killed (default: 10)\n"
+		"      --compile-timeout SEC a compile longer than this is killed (default: 60)\n"
+		"      --compile-memory MIB  address-space limit of a compile (default: 8192)\n"
+		"      --json                print a JSON summary on stdout instead of the table\n"
+		"  -q, --quiet               no progress and no table\n"
+		"      --color[=WHEN]        never, always or auto (default; honours NO_COLOR)\n"
+		"  -h, --help                show this help and exit\n"
+		"  -V, --version             show the version and exit\n"
+		"\n"
+		"Exit status:\n"
+		"   0  every kernel is correct          1  some kernels are correct\n"
+		"   2  no kernel is correct             3  no GPU: compile-only results were written\n"
+		"  64  usage error                     65  an input could not be read or parsed\n"
+		"  69  --require-gpu and no usable GPU 70  internal error\n"
+		"  74  results could not be written\n");
+}
+
+static const char *col(const char *code)
+{
+	return g_color ? code : "";
+}
+
+static int parse_ks(options *o, const char *s)
+{
+	char *dup = ks_strdup(s), *tok, *save = NULL;
+	o->nks = 0;
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long v = strtol(tok, &end, 10);
+		if (*end || v < 1 || v > 100000 || o->nks == 32) {
+			ks_free(dup);
+			return -1;
+		}
+		o->ks[o->nks++] = (int)v;
+	}
+	ks_free(dup);
+	return o->nks ? 0 : -1;
+}
+
+static char *default_out(const char *input)
+{
+	char *dir, *stem, *out;
+	size_t n = strlen(input);
+	char *trim = ks_strdup(input);
+	while (n > 1 && trim[n - 1] == '/')
+		trim[--n] = '\0';
+	if (ks_fs_is_dir(trim)) {
+		out = ks_asprintf("%s-results", trim);
+		ks_free(trim);
+		return out;
+	}
+	dir = ks_path_dirname(trim);
+	stem = ks_path_stem(trim);
+	out = ks_path_join(dir, stem);
+	ks_free(dir);
+	ks_free(stem);
+	ks_free(trim);
+	return out;
+}
+
+static char *find_refs(const char *given)
+{
+	const char *env = getenv("KSCORE_REFS");
+	char *exe = ks_exe_dir(), *c[3];
+	char *found = NULL;
+	int i;
+	if (given)
+		return ks_strdup(given);
+	if (env && *env)
+		return ks_strdup(env);
+	if (ks_fs_is_dir("reference_tests")) {
+		ks_free(exe);
+		return ks_strdup("reference_tests");
+	}
+	c[0] = ks_asprintf("%s/../share/kscore/reference_tests", exe);
+	c[1] = ks_asprintf("%s/../reference_tests", exe);
+	c[2] = ks_asprintf("%s/../../reference_tests", exe);
+	for (i = 0; i < 3; i++) {
+		if (!found && ks_fs_is_dir(c[i]))
+			found = ks_strdup(c[i]);
+		ks_free(c[i]);
+	}
+	ks_free(exe);
+	return found;
+}
+
+static char *default_cache(void)
+{
+	const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+	if (x && *x)
+		return ks_asprintf("%s/kscore", x);
+	if (h && *h)
+		return ks_asprintf("%s/.cache/kscore", h);
+	return NULL;
+}
+
+static uint64_t random_seed(void)
+{
+	uint64_t s = 0;
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (read(fd, &s, sizeof(s)) != (ssize_t)sizeof(s))
+			s = 0;
+		close(fd);
+	}
+	if (!s)
+		s = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+	return s;
+}
+
+typedef struct {
+	int tty;
+	const char *label;
+} progress_state;
+
+static void progress(void *ud, size_t done, size_t total, const char *what)
+{
+	progress_state *ps = ud;
+	if (!ps->tty)
+		return;
+	if (done >= total)
+		fprintf(stderr, "\r\033[K");
+	else
+		fprintf(stderr, "\r\033[K%s: [%zu/%zu] %s", ps->label, done, total, what ? what : "");
+	fflush(stderr);
+}
+
+static void print_table(const ks_kernel_result *r, size_t n, int gpu)
+{
+	size_t i;
+	printf("%-4s %-28s %-8s %-6s %-6s %s\n", "pass", "problem", "compiled", "call", "exec", "reason");
+	for (i = 0; i < n; i++) {
+		const char *ok = r[i].exec ? col("\033[32m") : col("\033[31m");
+		printf("%-4zu %-28.28s %-8s %-6s %s%-6s%s %s%s%s\n", r[i].pass,
+		       r[i].problem ? r[i].problem : (r[i].file ? r[i].file : "?"), r[i].compiled ? "yes" : "no",
+		       gpu ? (r[i].call ? "yes" : "no") : "-", gpu ? ok : "", gpu ? (r[i].exec ? "yes" : "no") : "-",
+		       gpu ? col("\033[0m") : "", ks_reason_name(r[i].reason),
+		       r[i].reason == KS_REASON_OK ? "" : ": ", r[i].reason == KS_REASON_OK ? "" :
+		       (r[i].detail ? r[i].detail : ""));
+	}
+}
+
+/* Scores one submission; adds its entry to the JSON summary; returns the number of kernels and
+ * how many were correct through the counters, or a negative exit code for fatal problems. */
+static int score_one(const options *o, const char *input, const ks_problem_set *ps, ks_runner *runner,
+		     const char *no_gpu, const char *nvrtc, cJSON *jsum, size_t *nk, size_t *ngood,
+		     int *bad_input)
+{
+	ks_submission *sub = NULL;
+	ks_submission_limits lim = KS_SUBMISSION_LIMITS_INIT;
+	ks_check_options co = KS_CHECK_OPTIONS_INIT;
+	ks_kernel_result *res = NULL;
+	const ks_entry **entries = NULL;
+	size_t *pass = NULL, n = 0, i, j;
+	char *out = NULL;
+	cJSON *summary = NULL, *js;
+	ks_report rep;
+	progress_state pst = { isatty(2) && !o->quiet, input };
+	struct timespec t0, t1;
+	int rc = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	memset(&rep, 0, sizeof(rep));
+	rep.started = time(NULL);
+	if (ks_submission_load(&sub, input, &lim) < 0) {
+		fprintf(stderr, "score: error: %s\n", ks_error_msg());
+		*bad_input = 1;
+		js = cJSON_CreateObject();
+		cJSON_AddStringToObject(js, "input", input);
+		cJSON_AddStringToObject(js, "error", ks_error_msg());
+		cJSON_AddItemToArray(jsum, js);
+		return 0;
+	}
+	for (i = 0; i < sub->npasses; i++) {
+		if (sub->passes[i].error) {
+			fprintf(stderr, "score: error: %s\n", sub->passes[i].error);
+			*bad_input = 1;
+		}
+		for (j = 0; j < sub->passes[i].nentries; j++)
+			if (sub->passes[i].entries[j].error)
+				fprintf(stderr, "score: warning: %s\n", sub->passes[i].entries[j].error);
+		n += sub->passes[i].nentries;
+	}
+	entries = ks_calloc(n + 1, sizeof(*entries));
+	pass = ks_calloc(n + 1, sizeof(*pass));
+	res = ks_calloc(n + 1, sizeof(*res));
+	n = 0;
+	for (i = 0; i < sub->npasses; i++)
+		for (j = 0; j < sub->passes[i].nentries; j++) {
+			entries[n] = &sub->passes[i].entries[j];
+			pass[n++] = i;
+		}
+	co.problems = ps;
+	co.compile.arch = o->arch;
+	co.compile.cache_dir = o->cache_dir;
+	co.compile.jobs = o->jobs;
+	co.compile.timeout_s = o->compile_timeout;
+	co.compile.memory_mb = o->compile_memory;
+	co.seed = o->seed;
+	co.progress = progress;
+	co.progress_ud = &pst;
+	ks_check_entries(res, NULL, entries, pass, n, runner, &co);
+
+	out = o->out ? ks_strdup(o->out) : default_out(input);
+	rep.out_dir = out;
+	rep.team = o->team;
+	rep.submission = sub;
+	rep.results = res;
+	rep.nresults = n;
+	rep.ks = o->ks;
+	rep.nks = o->nks;
+	rep.gpu = runner != NULL;
+	rep.no_gpu_reason = no_gpu;
+	rep.device = runner ? ks_runner_device(runner) : NULL;
+	rep.arch = runner ? ks_runner_arch(runner) : o->arch;
+	rep.nvrtc_version = nvrtc;
+	rep.seed = o->seed;
+	rep.problems = ps;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	rep.wall_s = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	if (ks_report_write(&rep, &summary) < 0) {
+		fprintf(stderr, "score: error: writing results: %s\n", ks_error_msg());
+		rc = -EXIT_IOERR;
+		goto done;
+	}
+	for (i = 0; i < n; i++) {
+		(*nk)++;
+		*ngood += runner ? (size_t)res[i].exec : (size_t)res[i].compiled;
+	}
+	js = cJSON_CreateObject();
+	cJSON_AddStringToObject(js, "input", input);
+	cJSON_AddStringToObject(js, "out", out);
+	cJSON_AddStringToObject(js, "sha256", sub->sha256);
+	cJSON_AddItemToObject(js, "summary", summary);
+	{
+		cJSON *ka = cJSON_AddArrayToObject(js, "kernels");
+		for (i = 0; i < n; i++) {
+			cJSON *k = cJSON_CreateObject();
+			cJSON_AddNumberToObject(k, "pass", (double)res[i].pass);
+			if (res[i].problem)
+				cJSON_AddStringToObject(k, "problem", res[i].problem);
+			else
+				cJSON_AddNullToObject(k, "problem");
+			cJSON_AddBoolToObject(k, "compiled", res[i].compiled);
+			cJSON_AddBoolToObject(k, "call", res[i].call);
+			cJSON_AddBoolToObject(k, "exec", res[i].exec);
+			cJSON_AddStringToObject(k, "reason", ks_reason_name(res[i].reason));
+			cJSON_AddItemToArray(ka, k);
+		}
+	}
+	cJSON_AddItemToArray(jsum, js);
+	if (!o->json && !o->quiet) {
+		ks_file_metrics fm;
+		printf("%s%s%s\n", col("\033[1m"), input, col("\033[0m"));
+		print_table(res, n, runner != NULL);
+		ks_metrics_file(&fm, res, n);
+		if (runner)
+			printf("Call Accuracy: %.4g  Exec Accuracy: %.4g  (%zu kernels)\n",
+			       isnan(fm.call_accuracy) ? 0 : fm.call_accuracy,
+			       isnan(fm.exec_accuracy) ? 0 : fm.exec_accuracy, n);
+		else
+			printf("Compile Accuracy: %.4g  (%zu kernels; compile-only: nothing was run)\n",
+			       fm.compile_accuracy, n);
+		printf("results: %s/\n\n", out);
+	}
+done:
+	for (i = 0; i < n; i++)
+		ks_kernel_result_clear(&res[i]);
+	ks_free(res);
+	ks_free(entries);
+	ks_free(pass);
+	ks_free(out);
+	ks_submission_free(sub);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "team", required_argument, 0, 't' },
+		{ "out", required_argument, 0, 'o' },
+		{ "refs", required_argument, 0, 'r' },
+		{ "suite", required_argument, 0, 1 },
+		{ "pass-at-k", required_argument, 0, 'k' },
+		{ "compile-only", no_argument, 0, 2 },
+		{ "require-gpu", no_argument, 0, 3 },
+		{ "arch", required_argument, 0, 4 },
+		{ "device", required_argument, 0, 5 },
+		{ "seed", required_argument, 0, 6 },
+		{ "jobs", required_argument, 0, 'j' },
+		{ "cache-dir", required_argument, 0, 7 },
+		{ "no-cache", no_argument, 0, 8 },
+		{ "kernel-timeout", required_argument, 0, 9 },
+		{ "compile-timeout", required_argument, 0, 10 },
+		{ "compile-memory", required_argument, 0, 11 },
+		{ "json", no_argument, 0, 12 },
+		{ "quiet", no_argument, 0, 'q' },
+		{ "color", optional_argument, 0, 13 },
+		{ "help", no_argument, 0, 'h' },
+		{ "version", no_argument, 0, 'V' },
+		{ 0, 0, 0, 0 }
+	};
+	options o;
+	ks_problem_set *ps = NULL;
+	ks_runner *runner = NULL;
+	char *refs = NULL, *cache = NULL, *nvrtc = NULL, *no_gpu = NULL;
+	cJSON *jsum = NULL, *jroot = NULL;
+	size_t nk = 0, ngood = 0;
+	int c, i, rc = EXIT_ALL, bad_input = 0;
+	const char *nc = getenv("NO_COLOR");
+
+	memset(&o, 0, sizeof(o));
+	o.arch = "sm_90a";
+	o.ks[0] = 1;
+	o.nks = 1;
+	o.kernel_timeout = 10;
+	o.compile_timeout = 60;
+	o.compile_memory = 8192;
+	o.color = -1;
+	o.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (o.jobs < 1)
+		o.jobs = 1;
+	while ((c = getopt_long(argc, argv, "t:o:r:k:j:qhV", lopts, NULL)) != -1) {
+		char *end = NULL;
+		switch (c) {
+		case 't':
+			o.team = optarg;
+			break;
+		case 'o':
+			o.out = optarg;
+			break;
+		case 'r':
+			o.refs = optarg;
+			break;
+		case 1:
+			o.suite = optarg;
+			break;
+		case 'k':
+			if (parse_ks(&o, optarg) < 0) {
+				fprintf(stderr, "score: -k needs a list of positive integers like 1,5,10\n");
+				return EXIT_USAGE;
+			}
+			break;
+		case 2:
+			o.compile_only = 1;
+			break;
+		case 3:
+			o.require_gpu = 1;
+			break;
+		case 4:
+			o.arch = optarg;
+			if (strncmp(optarg, "sm_", 3)) {
+				fprintf(stderr, "score: --arch takes a real architecture like sm_90a (CUBIN, not PTX)\n");
+				return EXIT_USAGE;
+			}
+			break;
+		case 5:
+			o.device = (int)strtol(optarg, &end, 10);
+			if (*end || o.device < 0) {
+				fprintf(stderr, "score: --device takes a device ordinal\n");
+				return EXIT_USAGE;
+			}
+			break;
+		case 6:
+			errno = 0;
+			o.seed = strtoull(optarg, &end, 0);
+			if (*end || errno) {
+				fprintf(stderr, "score: --seed takes an integer\n");
+				return EXIT_USAGE;
+			}
+			o.seed_given = 1;
+			break;
+		case 'j':
+			o.jobs = (int)strtol(optarg, &end, 10);
+			if (*end || o.jobs < 1 || o.jobs > 256) {
+				fprintf(stderr, "score: --jobs takes a number from 1 to 256\n");
+				return EXIT_USAGE;
+			}
+			break;
+		case 7:
+			o.cache_dir = optarg;
+			break;
+		case 8:
+			o.no_cache = 1;
+			break;
+		case 9:
+		case 10:
+			{
+				double v = strtod(optarg, &end);
+				if (*end || !(v > 0) || v > 86400) {
+					fprintf(stderr, "score: %s takes seconds\n",
+						c == 9 ? "--kernel-timeout" : "--compile-timeout");
+					return EXIT_USAGE;
+				}
+				if (c == 9)
+					o.kernel_timeout = v;
+				else
+					o.compile_timeout = v;
+			}
+			break;
+		case 11:
+			o.compile_memory = (size_t)strtoul(optarg, &end, 10);
+			if (*end || o.compile_memory < 256) {
+				fprintf(stderr, "score: --compile-memory takes MiB (at least 256)\n");
+				return EXIT_USAGE;
+			}
+			break;
+		case 12:
+			o.json = 1;
+			break;
+		case 'q':
+			o.quiet = 1;
+			break;
+		case 13:
+			if (!optarg || !strcmp(optarg, "always"))
+				o.color = 1;
+			else if (!strcmp(optarg, "never"))
+				o.color = 0;
+			else if (!strcmp(optarg, "auto"))
+				o.color = -1;
+			else {
+				fprintf(stderr, "score: --color takes never, always or auto\n");
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("score (kscore) %s\n", KS_VERSION);
+			return 0;
+		default:
+			fprintf(stderr, "Try 'score --help' for more information.\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "score: no SUBMISSION given\nTry 'score --help' for more information.\n");
+		return EXIT_USAGE;
+	}
+	if (o.out && argc - optind > 1) {
+		fprintf(stderr, "score: --out needs exactly one SUBMISSION\n");
+		return EXIT_USAGE;
+	}
+	if (o.compile_only && o.require_gpu) {
+		fprintf(stderr, "score: --compile-only and --require-gpu contradict each other\n");
+		return EXIT_USAGE;
+	}
+	g_color = o.color == -1 ? (isatty(1) && !(nc && *nc)) : o.color;
+	if (o.json)
+		g_color = 0;
+	if (!o.seed_given)
+		o.seed = random_seed();
+	if (!o.no_cache) {
+		cache = o.cache_dir ? ks_strdup(o.cache_dir) : default_cache();
+		if (cache && ks_fs_mkdir_p(cache, 0755) < 0) {
+			fprintf(stderr, "score: warning: cannot use the cache %s: %s\n", cache, ks_error_msg());
+			ks_free(cache);
+			cache = NULL;
+		}
+	}
+	o.cache_dir = cache;
+
+	refs = find_refs(o.refs);
+	if (!refs || ks_problem_set_load(&ps, refs, o.suite) < 0) {
+		fprintf(stderr, "score: error: cannot load the reference problems%s%s: %s\n", refs ? " from " : "",
+			refs ? refs : "", refs ? ks_error_msg() : "no reference_tests folder found (use --refs)");
+		rc = EXIT_DATAERR;
+		goto done;
+	}
+	for (i = 0; i < (int)ps->nerrors; i++)
+		fprintf(stderr, "score: error: invalid problem: %s\n", ps->errors[i]);
+	if (ps->n == 0) {
+		fprintf(stderr, "score: error: no valid problem in %s\n", refs);
+		rc = EXIT_DATAERR;
+		goto done;
+	}
+
+	if (!o.compile_only) {
+		ks_runner_options ro = KS_RUNNER_OPTIONS_INIT;
+		ro.device = o.device;
+		ro.kernel_timeout_s = o.kernel_timeout;
+		ro.compile.cache_dir = o.cache_dir;
+		ro.compile.jobs = o.jobs;
+		if (ks_runner_start(&runner, &ro) < 0) {
+			if (o.require_gpu) {
+				fprintf(stderr, "score: error: no usable GPU: %s\n", ks_error_msg());
+				rc = EXIT_UNAVAILABLE;
+				goto done;
+			}
+			no_gpu = ks_strdup(ks_error_msg());
+			fprintf(stderr, "score: warning: no usable GPU (%s)\n"
+				"score: warning: falling back to compile-only mode: kernels are compiled for %s "
+				"but not run, so there are no call or exec results (exit status 3; "
+				"--require-gpu makes this an error)\n", no_gpu, o.arch);
+		}
+	}
+	{
+		ks_compile_options vo = KS_COMPILE_OPTIONS_INIT;
+		nvrtc = ks_compile_nvrtc_version(&vo);
+	}
+	jroot = cJSON_CreateObject();
+	cJSON_AddStringToObject(jroot, "scorer", "kscore " KS_VERSION);
+	cJSON_AddStringToObject(jroot, "mode", runner ? "gpu" : "compile-only");
+	jsum = cJSON_AddArrayToObject(jroot, "submissions");
+	for (i = optind; i < argc; i++) {
+		int r = score_one(&o, argv[i], ps, runner, no_gpu, nvrtc, jsum, &nk, &ngood, &bad_input);
+		if (r < 0) {
+			rc = -r;
+			goto done;
+		}
+	}
+	if (bad_input)
+		rc = EXIT_DATAERR;
+	else if (!runner && !o.compile_only)
+		rc = EXIT_NO_GPU;
+	else if (nk > 0 && ngood == nk)
+		rc = EXIT_ALL;
+	else if (ngood > 0)
+		rc = EXIT_SOME;
+	else
+		rc = EXIT_NONE;
+done:
+	if (o.json && jroot) {
+		char *s;
+		cJSON_AddNumberToObject(jroot, "exit_status", rc);
+		s = cJSON_Print(jroot);
+		printf("%s\n", s);
+		cJSON_free(s);
+	}
+	cJSON_Delete(jroot);
+	ks_runner_free(runner);
+	ks_problem_set_free(ps);
+	ks_free(refs);
+	ks_free(cache);
+	ks_free(nvrtc);
+	ks_free(no_gpu);
+	return rc;
+}

@@ -503,8 +503,9 @@ static int load_spec(ks_problem *p, const cJSON *j)
 			ks_arg *arg = &p->args[p->nargs++];
 			if ((rc = parse_arg(p, arg, a)) < 0)
 				return rc;
+			/* a scalar may share its name with the dim it passes (n = "n") */
 			if (ks_problem_arg_index(p, arg->name) != (int)p->nargs - 1 ||
-			    in_scope(p, arg->name))
+			    (arg->role != KS_ROLE_SCALAR && in_scope(p, arg->name)))
 				return ks_error_set(KS_EINVALID, "name \"%s\" is used twice", arg->name);
 			for (k = 0; k < arg->ndim; k++) {
 				char w[128];

@@ -107,8 +107,8 @@ static int entry_fill(ks_entry *e, const cJSON *o, const ks_submission_limits *l
 	e->problem = ks_path_stem(file);
 	if (!*e->problem)
 		return ks_error_set(KS_EINVALID, "field \"file\" names no problem");
-	/* optional fields: KS_ENOTFOUND (absent or null) leaves the default */
-	if ((rc = ks_json_str(&predict, o, "predict", 0)) < 0 && rc != KS_ENOTFOUND)
+	/* optional fields: absent or null (1) leaves the default */
+	if ((rc = ks_json_str(&predict, o, "predict", 0)) < 0)
 		return rc;
 	e->predict = ks_strdup(predict);
 	launch = cJSON_GetObjectItemCaseSensitive(o, "launch");
@@ -120,7 +120,7 @@ static int entry_fill(ks_entry *e, const cJSON *o, const ks_submission_limits *l
 		e->launch_json = ks_strdup(compact);
 		cJSON_free(compact);
 	}
-	if ((rc = ks_json_int(&difficulty, o, "difficulty", 0)) < 0 && rc != KS_ENOTFOUND)
+	if ((rc = ks_json_int(&difficulty, o, "difficulty", 0)) < 0)
 		return rc;
 	if (difficulty < INT_MIN || difficulty > INT_MAX)
 		return ks_error_set(KS_EINVALID, "field \"difficulty\" is out of range");

@@ -1,0 +1,43 @@
+/* report: writes the result folder of one submission (DESIGN §6): the GEAK-eval file names that
+ * organizers' scripts read, with kernel names beside every number, and score.json, the complete
+ * machine-readable record. The folder is built beside the target and renamed into place, so a
+ * re-run replaces it whole (no stale files) and a kill never leaves half of one. */
+#ifndef KS_REPORT_H
+#define KS_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include <cJSON.h>
+#include "problem.h"
+#include "result.h"
+#include "submission.h"
+#include "worker.h"
+
+typedef struct {
+	const char *out_dir;
+	const char *team;                 /* may be NULL */
+	const ks_submission *submission;
+	const ks_kernel_result *results;  /* every entry of every pass, in pass order */
+	size_t nresults;
+	const int *ks;                    /* pass@k values asked for */
+	size_t nks;
+	int gpu;                          /* 0: compile-only */
+	const char *no_gpu_reason;        /* why there was no GPU (compile-only fallback) */
+	const ks_device_info *device;     /* NULL without a GPU */
+	const char *arch;
+	const char *nvrtc_version;
+	uint64_t seed;
+	const ks_problem_set *problems;
+	time_t started;
+	double wall_s;
+} ks_report;
+
+/* Writes every file of the folder. On success, *summary (if not NULL) receives the summary object
+ * also stored in score.json (caller frees). */
+int ks_report_write(const ks_report *rep, cJSON **summary);
+
+/* The score.json record alone (for tests and uploads). Caller frees. */
+cJSON *ks_report_record(const ks_report *rep);
+
+#endif

@@ -1,0 +1,75 @@
+/* runner: one GPU's scoring session. It owns the two workers of DESIGN §4.4 — a golden worker that
+ * runs only golden kernels, and a candidate worker that runs submissions and is replaced whenever a
+ * submission kills it — plus the harness kernels and a cache of golden results, so every candidate
+ * of a problem is checked against golden outputs computed once, in another process. */
+#ifndef KS_RUNNER_H
+#define KS_RUNNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "compile.h"
+#include "plan.h"
+#include "problem.h"
+#include "worker.h"
+
+typedef struct ks_runner ks_runner;
+
+typedef struct {
+	int device;
+	const char *worker_exe;       /* NULL: found with ks_find_helper */
+	ks_compile_options compile;   /* compiles the harness kernels */
+	double kernel_timeout_s;      /* per run, past which the worker is killed */
+	ks_plan_limits limits;
+} ks_runner_options;
+
+#define KS_RUNNER_OPTIONS_INIT { 0, NULL, KS_COMPILE_OPTIONS_INIT, 10.0, KS_PLAN_LIMITS_INIT }
+
+/* Starts the golden worker on the device (probing it), compiles the harness for the device's own
+ * architecture and loads it. Fails with KS_EUNSUPPORTED (message says why) where there is no GPU. */
+int ks_runner_start(ks_runner **out, const ks_runner_options *opts);
+
+const ks_device_info *ks_runner_device(const ks_runner *r);
+/* The NVRTC target of this device ("sm_90a" for compute capability 9.0). */
+const char *ks_runner_arch(const ks_runner *r);
+/* Maps a compute capability to the NVRTC target kscore uses for it. Caller frees. */
+char *ks_arch_for(int cc_major, int cc_minor);
+
+/* Registers the compiled golden kernels of a problem (lowered names in the order of
+ * ks_plan_kernel_names(&p->golden_launch)). The runner copies the image. */
+void ks_runner_add_golden(ks_runner *r, const ks_problem *p, const void *cubin, size_t len,
+			  char *const *lowered, size_t n);
+
+/* 1 when the golden kernels of p were registered. */
+int ks_runner_has_golden(const ks_runner *r, const ks_problem *p);
+
+typedef struct {
+	ks_plan plan;          /* the golden plan (its bufs describe the blob) */
+	ks_run_result res;     /* FULL contents of every tensor */
+} ks_golden_run;
+
+/* The golden result for (problem, perf or correctness case, seed), computed on first use and
+ * cached. The golden run is validated (it ran, wrote every output, kept its guard bands); on
+ * failure returns KS_ERROR with a message, and the problem should be treated as invalid. */
+int ks_runner_golden(ks_runner *r, const ks_golden_run **out, const ks_problem *p, int perf,
+		     size_t case_index, uint64_t seed);
+
+/* Drops cached golden results of a problem (memory) once all its candidates are done. */
+void ks_runner_forget(ks_runner *r, const ks_problem *p);
+
+/* Candidate side: load a module in the candidate worker, starting a fresh worker first if the last
+ * one died. */
+void ks_runner_load(ks_runner *r, ks_run_result *res, int *module, ks_func_info *funcs,
+		    const void *cubin, size_t len, char *const *lowered, size_t n);
+void ks_runner_run(ks_runner *r, ks_run_result *res, int module, const ks_plan *plan,
+		   const ks_fetch_mode *fetch);
+void ks_runner_unload(ks_runner *r, int module);
+/* How many candidate workers were started (the first one included). */
+int ks_runner_candidate_starts(const ks_runner *r);
+
+void ks_runner_free(ks_runner *r);
+
+/* The seed of seed_index for a case: a hash of the session's base seed, the problem's name and the
+ * case, so runs are reproducible from the base seed recorded in score.json. */
+uint64_t ks_seed_derive(uint64_t base, const char *problem, int perf, size_t case_index, int seed_index);
+
+#endif

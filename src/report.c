@@ -1,0 +1,334 @@
+#include "report.h"
+#include "errors.h"
+#include "fsutil.h"
+#include "jsonutil.h"
+#include "buf.h"
+#include "mem.h"
+#include "metrics.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef KS_VERSION
+#define KS_VERSION "0.0.0"
+#endif
+
+static void stamp(char *buf, size_t n, time_t t, const char *fmt)
+{
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, n, fmt, &tm);
+}
+
+static const char *tf(int b)
+{
+	return b ? "True" : "False";
+}
+
+static void add_str(cJSON *o, const char *k, const char *v)
+{
+	if (v)
+		cJSON_AddStringToObject(o, k, v);
+	else
+		cJSON_AddNullToObject(o, k);
+}
+
+/* The problem text GEAK-eval puts in "stderr": None when fine, else reason and detail. */
+static char *stderr_text(const ks_kernel_result *r)
+{
+	if (r->reason == KS_REASON_OK)
+		return ks_strdup("None");
+	return ks_asprintf("%s: %s", ks_reason_name(r->reason), r->detail ? r->detail : "");
+}
+
+static cJSON *geak_record(const ks_kernel_result *r, int gpu)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *err = stderr_text(r);
+	cJSON_AddNumberToObject(o, "pass_num", (double)r->pass);
+	add_str(o, "file_name", r->file);
+	add_str(o, "problem", r->problem);
+	cJSON_AddNumberToObject(o, "call_status", gpu ? r->call : r->compiled);
+	cJSON_AddNumberToObject(o, "exec_status", gpu ? r->exec : 0);
+	cJSON_AddStringToObject(o, "stdout", "None");
+	cJSON_AddStringToObject(o, "stderr", err);
+	cJSON_AddNumberToObject(o, "difficulty", r->difficulty);
+	cJSON_AddStringToObject(o, "reason", ks_reason_name(r->reason));
+	ks_free(err);
+	return o;
+}
+
+static double acc(double v)
+{
+	return isnan(v) ? 0.0 : v;
+}
+
+static cJSON *device_json(const ks_report *rep)
+{
+	const ks_device_info *d = rep->device;
+	cJSON *o;
+	char s[64];
+	if (!d)
+		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "name", d->name);
+	cJSON_AddStringToObject(o, "uuid", d->uuid);
+	cJSON_AddStringToObject(o, "pci_bus_id", d->pci_bus_id);
+	snprintf(s, sizeof(s), "%d.%d", d->cc_major, d->cc_minor);
+	cJSON_AddStringToObject(o, "compute_capability", s);
+	snprintf(s, sizeof(s), "%d.%d", d->driver_version / 1000, (d->driver_version % 1000) / 10);
+	cJSON_AddStringToObject(o, "driver_cuda_version", s);
+	add_str(o, "arch", rep->arch);
+	cJSON_AddNumberToObject(o, "sm_count", d->sm_count);
+	cJSON_AddNumberToObject(o, "memory_bytes", (double)d->memory_bytes);
+	cJSON_AddNumberToObject(o, "l2_bytes", d->l2_bytes);
+	cJSON_AddNumberToObject(o, "clock_khz", d->clock_khz);
+	cJSON_AddNumberToObject(o, "memory_clock_khz", d->memory_clock_khz);
+	cJSON_AddNumberToObject(o, "memory_bus_bits", d->memory_bus_bits);
+	cJSON_AddBoolToObject(o, "ecc", d->ecc);
+	return o;
+}
+
+cJSON *ks_report_record(const ks_report *rep)
+{
+	cJSON *o = cJSON_CreateObject(), *x, *a, *sum, *pk;
+	const ks_submission *s = rep->submission;
+	ks_file_metrics fm;
+	ks_passk *passk = ks_calloc(rep->nks + 1, sizeof(*passk));
+	char ts[64], seed[32];
+	size_t i;
+
+	cJSON_AddStringToObject(o, "schema", "kscore.score/1");
+	x = cJSON_AddObjectToObject(o, "scorer");
+	cJSON_AddStringToObject(x, "name", "kscore");
+	cJSON_AddStringToObject(x, "version", KS_VERSION);
+	add_str(o, "team", rep->team);
+	stamp(ts, sizeof(ts), rep->started, "%Y-%m-%dT%H:%M:%SZ");
+	cJSON_AddStringToObject(o, "created", ts);
+	ks_json_add_num(o, "wall_seconds", rep->wall_s);
+	x = cJSON_AddObjectToObject(o, "submission");
+	cJSON_AddStringToObject(x, "path", s->path);
+	cJSON_AddStringToObject(x, "sha256", s->sha256);
+	a = cJSON_AddArrayToObject(x, "passes");
+	for (i = 0; i < s->npasses; i++) {
+		cJSON *p = cJSON_CreateObject();
+		cJSON_AddNumberToObject(p, "pass", (double)i);
+		cJSON_AddStringToObject(p, "file", s->passes[i].name);
+		cJSON_AddStringToObject(p, "sha256", s->passes[i].sha256);
+		cJSON_AddNumberToObject(p, "entries", (double)s->passes[i].nentries);
+		add_str(p, "error", s->passes[i].error);
+		cJSON_AddItemToArray(a, p);
+	}
+	cJSON_AddStringToObject(o, "mode", rep->gpu ? "gpu" : "compile-only");
+	if (!rep->gpu)
+		add_str(o, "no_gpu_reason", rep->no_gpu_reason);
+	cJSON_AddItemToObject(o, "device", device_json(rep));
+	x = cJSON_AddObjectToObject(o, "toolchain");
+	add_str(x, "nvrtc_version", rep->nvrtc_version);
+	add_str(x, "arch", rep->arch);
+	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)rep->seed);
+	cJSON_AddStringToObject(o, "seed", seed);
+
+	sum = cJSON_AddObjectToObject(o, "summary");
+	ks_metrics_file(&fm, rep->results, rep->nresults);
+	cJSON_AddNumberToObject(sum, "kernels", (double)fm.entries);
+	cJSON_AddNumberToObject(sum, "problems", (double)fm.problems);
+	ks_json_add_num(sum, "compile_accuracy", fm.compile_accuracy);
+	ks_json_add_num(sum, "call_accuracy", fm.call_accuracy);
+	ks_json_add_num(sum, "exec_accuracy", fm.exec_accuracy);
+	a = cJSON_AddArrayToObject(sum, "passes");
+	for (i = 0; i < s->npasses; i++) {
+		size_t first = 0, n = 0, k;
+		cJSON *p = cJSON_CreateObject();
+		ks_file_metrics pm;
+		for (k = 0; k < rep->nresults; k++)
+			if (rep->results[k].pass == i) {
+				if (!n)
+					first = k;
+				n++;
+			}
+		ks_metrics_file(&pm, rep->results + first, n);
+		cJSON_AddNumberToObject(p, "pass", (double)i);
+		ks_json_add_num(p, "call_accuracy", pm.call_accuracy);
+		ks_json_add_num(p, "exec_accuracy", pm.exec_accuracy);
+		ks_json_add_num(p, "compile_accuracy", pm.compile_accuracy);
+		cJSON_AddItemToArray(a, p);
+	}
+	ks_metrics_passk(passk, rep->ks, rep->nks, rep->results, rep->nresults);
+	pk = cJSON_AddArrayToObject(sum, "pass_at_k");
+	for (i = 0; i < rep->nks; i++) {
+		cJSON *p = cJSON_CreateObject();
+		cJSON_AddNumberToObject(p, "k", passk[i].k);
+		if (passk[i].valid && rep->gpu) {
+			ks_json_add_num(p, "call", passk[i].call);
+			ks_json_add_num(p, "exec", passk[i].exec);
+		} else {
+			cJSON_AddNullToObject(p, "call");
+			cJSON_AddNullToObject(p, "exec");
+		}
+		cJSON_AddNumberToObject(p, "problems", (double)passk[i].problems);
+		cJSON_AddNumberToObject(p, "skipped_problems", (double)passk[i].skipped);
+		cJSON_AddItemToArray(pk, p);
+	}
+	a = cJSON_AddArrayToObject(o, "kernels");
+	for (i = 0; i < rep->nresults; i++)
+		cJSON_AddItemToArray(a, ks_kernel_result_json(&rep->results[i]));
+	if (rep->problems) {
+		x = cJSON_AddObjectToObject(o, "problems");
+		for (i = 0; i < rep->nresults; i++) {
+			const ks_problem *p = ks_problem_set_find(rep->problems, rep->results[i].problem);
+			if (p && !cJSON_GetObjectItemCaseSensitive(x, p->name))
+				cJSON_AddStringToObject(x, p->name, p->sha256);
+		}
+	}
+	ks_free(passk);
+	return o;
+}
+
+static int write_text(const char *dir, const char *name, const char *text)
+{
+	char *path = ks_path_join(dir, name);
+	int rc = ks_fs_write_atomic(path, text, strlen(text));
+	ks_free(path);
+	return rc;
+}
+
+static int write_json(const char *dir, const char *name, const cJSON *v)
+{
+	char *path = ks_path_join(dir, name);
+	int rc = ks_json_write_file(path, v, 1);
+	ks_free(path);
+	return rc;
+}
+
+static int write_files(const ks_report *rep, const char *dir, cJSON *record)
+{
+	const ks_submission *s = rep->submission;
+	ks_buf log = KS_BUF_INIT(256u << 20), pk = KS_BUF_INIT(1u << 20);
+	cJSON *all = cJSON_CreateArray();
+	char ts[64], name[128];
+	size_t i, k;
+	int rc = 0;
+
+	stamp(ts, sizeof(ts), rep->started, "%Y-%m-%d_%H-%M-%S");
+	for (i = 0; i < s->npasses && rc == 0; i++) {
+		cJSON *list = cJSON_CreateArray();
+		size_t first = 0, n = 0;
+		ks_file_metrics fm;
+		if (s->passes[i].error)
+			ks_buf_printf(&log, "%s => File: %s, Error: %s\n", ts, s->passes[i].path,
+				      s->passes[i].error);
+		for (k = 0; k < rep->nresults; k++) {
+			const ks_kernel_result *r = &rep->results[k];
+			char *err;
+			if (r->pass != i)
+				continue;
+			if (!n)
+				first = k;
+			n++;
+			err = stderr_text(r);
+			if (rep->gpu)
+				ks_buf_printf(&log, "%s => File: %s, Call Status: %s, Exec Status: %s, "
+					      "difficulty: %d, stderr: %s\n", ts, r->file ? r->file : "?",
+					      tf(r->call), tf(r->exec), r->difficulty, err);
+			else
+				ks_buf_printf(&log, "%s => File: %s, Compile Status: %s, difficulty: %d, "
+					      "stderr: %s\n", ts, r->file ? r->file : "?", tf(r->compiled),
+					      r->difficulty, err);
+			ks_free(err);
+			cJSON_AddItemToArray(list, geak_record(r, rep->gpu));
+			cJSON_AddItemToArray(all, geak_record(r, rep->gpu));
+		}
+		ks_metrics_file(&fm, rep->results + first, n);
+		if (rep->gpu)
+			ks_buf_printf(&log, "%s => File: %s, Call Accuracy: %.4g, Exec Accuracy: %.4g\n", ts,
+				      s->passes[i].path, acc(fm.call_accuracy), acc(fm.exec_accuracy));
+		else
+			ks_buf_printf(&log, "%s => File: %s, Compile Accuracy: %.4g (compile-only: no kernel "
+				      "was run)\n", ts, s->passes[i].path, fm.compile_accuracy);
+		snprintf(name, sizeof(name), "out.json_results_%zu.json", i);
+		rc = write_json(dir, name, list);
+		cJSON_Delete(list);
+	}
+	if (rc == 0)
+		rc = write_text(dir, "out.json", log.ptr ? log.ptr : "");
+	if (rc == 0)
+		rc = write_json(dir, "out.json_all_passes.json", all);
+
+	/* out.jsonpassk.txt, in GEAK-eval's words: percentages. */
+	{
+		const cJSON *sum = cJSON_GetObjectItemCaseSensitive(record, "summary");
+		const cJSON *pka = cJSON_GetObjectItemCaseSensitive(sum, "pass_at_k"), *p;
+		double ca = 0, ea = 0;
+		if (!rep->gpu) {
+			ks_buf_printf(&pk, "Compile-only: no kernel was run, so there are no call or exec "
+				      "results.\n");
+		} else if (s->npasses == 1 || rep->nks == 0) {
+			ks_json_num(&ca, sum, "call_accuracy", 0);
+			ks_json_num(&ea, sum, "exec_accuracy", 0);
+			ks_buf_printf(&pk, "Call Accuracy: %.1f\nExec Accuracy: %.1f\n", 100 * ca, 100 * ea);
+		}
+		if (rep->gpu && s->npasses > 1) {
+			cJSON_ArrayForEach(p, pka)
+			{
+				double kk = 0, c = 0, e = 0, sk = 0;
+				ks_json_num(&kk, p, "k", 0);
+				ks_json_num(&sk, p, "skipped_problems", 0);
+				if (ks_json_num(&c, p, "call", 0) != 0 || ks_json_num(&e, p, "exec", 0) != 0) {
+					ks_buf_printf(&pk, "Note: pass@%d skipped: no problem has %d or more "
+						      "samples\n", (int)kk, (int)kk);
+					continue;
+				}
+				ks_buf_printf(&pk, "Call Accuracy for k=%d: %.1f\nExec Accuracy for k=%d: %.1f\n",
+					      (int)kk, 100 * c, (int)kk, 100 * e);
+				if (sk > 0)
+					ks_buf_printf(&pk, "Note: pass@%d left out %d problems with fewer than "
+						      "%d samples\n", (int)kk, (int)sk, (int)kk);
+			}
+		}
+		if (rc == 0)
+			rc = write_text(dir, "out.jsonpassk.txt", pk.ptr ? pk.ptr : "");
+	}
+	if (rc == 0)
+		rc = write_json(dir, "score.json", record);
+	cJSON_Delete(all);
+	ks_buf_free(&log);
+	ks_buf_free(&pk);
+	return rc;
+}
+
+int ks_report_write(const ks_report *rep, cJSON **summary)
+{
+	char *tmp = ks_asprintf("%s.tmp-%ld", rep->out_dir, (long)getpid());
+	char *old = ks_asprintf("%s.old-%ld", rep->out_dir, (long)getpid());
+	cJSON *record = ks_report_record(rep);
+	int rc;
+
+	if (summary)
+		*summary = NULL;
+	ks_fs_rm_rf(tmp);
+	if ((rc = ks_fs_mkdir_p(tmp, 0755)) < 0 || (rc = write_files(rep, tmp, record)) < 0)
+		goto done;
+	/* swap the new folder in: old -> .old, new -> place, remove .old */
+	if (ks_fs_exists(rep->out_dir) && rename(rep->out_dir, old) < 0) {
+		rc = ks_error_set(KS_EIO, "cannot replace %s", rep->out_dir);
+		goto done;
+	}
+	if (rename(tmp, rep->out_dir) < 0) {
+		rc = ks_error_set(KS_EIO, "cannot move results into %s", rep->out_dir);
+		rename(old, rep->out_dir);
+		goto done;
+	}
+	ks_fs_rm_rf(old);
+	if (summary)
+		*summary = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(record, "summary"), 1);
+done:
+	if (rc < 0)
+		ks_fs_rm_rf(tmp);
+	cJSON_Delete(record);
+	ks_free(tmp);
+	ks_free(old);
+	return rc;
+}

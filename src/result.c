@@ -1,0 +1,126 @@
+#include "result.h"
+#include "jsonutil.h"
+#include "mem.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *g_names[KS_REASON_COUNT] = {
+	"ok",              "bad_entry",       "unknown_problem", "problem_invalid",
+	"no_code",         "bad_launch",      "compile_error",   "compile_timeout",
+	"compile_limit",   "compile_crash",   "missing_kernel",  "load_error",
+	"launch_error",    "fault",           "timeout",         "crash",
+	"oob_write",       "input_modified",  "unwritten",       "mismatch",
+	"nondeterministic", "not_run",
+};
+
+const char *ks_reason_name(ks_reason r)
+{
+	return r < KS_REASON_COUNT ? g_names[r] : "?";
+}
+
+void ks_kernel_result_clear(ks_kernel_result *r)
+{
+	size_t i;
+	ks_free(r->file);
+	ks_free(r->problem);
+	ks_free(r->detail);
+	ks_free(r->extract_note);
+	ks_free(r->launch_source);
+	cJSON_Delete(r->launch);
+	ks_free(r->compile_log);
+	for (i = 0; i < r->nkernels; i++)
+		ks_free(r->kernels[i].name);
+	ks_free(r->kernels);
+	for (i = 0; i < r->ncases; i++) {
+		ks_free(r->cases[i].label);
+		ks_free(r->cases[i].detail);
+	}
+	ks_free(r->cases);
+	memset(r, 0, sizeof(*r));
+}
+
+void ks_kernel_result_fail(ks_kernel_result *r, ks_reason reason, const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+	if (r->reason != KS_REASON_OK)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	r->reason = reason;
+	ks_free(r->detail);
+	r->detail = ks_strdup(buf);
+}
+
+static void add_str(cJSON *o, const char *k, const char *v)
+{
+	if (v)
+		cJSON_AddStringToObject(o, k, v);
+	else
+		cJSON_AddNullToObject(o, k);
+}
+
+cJSON *ks_kernel_result_json(const ks_kernel_result *r)
+{
+	cJSON *o = cJSON_CreateObject(), *a;
+	size_t i;
+	char s[32];
+
+	cJSON_AddNumberToObject(o, "pass", (double)r->pass);
+	cJSON_AddNumberToObject(o, "index", (double)r->index);
+	add_str(o, "file", r->file);
+	add_str(o, "problem", r->problem);
+	cJSON_AddNumberToObject(o, "difficulty", r->difficulty);
+	cJSON_AddStringToObject(o, "entry_sha256", r->entry_sha256);
+	cJSON_AddBoolToObject(o, "compiled", r->compiled);
+	if (r->ran) {
+		cJSON_AddBoolToObject(o, "call", r->call);
+		cJSON_AddBoolToObject(o, "exec", r->exec);
+	} else {
+		cJSON_AddNullToObject(o, "call");
+		cJSON_AddNullToObject(o, "exec");
+	}
+	cJSON_AddStringToObject(o, "reason", ks_reason_name(r->reason));
+	add_str(o, "detail", r->detail);
+	add_str(o, "extraction", r->extract_note);
+	add_str(o, "launch_source", r->launch_source);
+	if (r->launch)
+		cJSON_AddItemToObject(o, "launch", cJSON_Duplicate(r->launch, 1));
+	a = cJSON_AddObjectToObject(o, "compile");
+	add_str(a, "log", r->compile_log);
+	ks_json_add_num(a, "seconds", r->compile_s);
+	cJSON_AddBoolToObject(a, "cached", r->compile_cached);
+	a = cJSON_AddArrayToObject(o, "kernels");
+	for (i = 0; i < r->nkernels; i++) {
+		const ks_func_info *f = &r->kernels[i].info;
+		cJSON *k = cJSON_CreateObject();
+		cJSON_AddStringToObject(k, "name", r->kernels[i].name);
+		cJSON_AddNumberToObject(k, "registers", f->registers);
+		cJSON_AddNumberToObject(k, "shared_static_bytes", f->shared_static);
+		cJSON_AddNumberToObject(k, "local_bytes", f->local_bytes);
+		cJSON_AddNumberToObject(k, "max_threads_per_block", f->max_threads);
+		cJSON_AddItemToArray(a, k);
+	}
+	a = cJSON_AddArrayToObject(o, "cases");
+	for (i = 0; i < r->ncases; i++) {
+		const ks_case_result *c = &r->cases[i];
+		cJSON *k = cJSON_CreateObject();
+		cJSON_AddStringToObject(k, "case", c->label);
+		cJSON_AddNumberToObject(k, "case_index", (double)c->case_index);
+		if (c->seed_index < 0)
+			cJSON_AddStringToObject(k, "run", "repeat");
+		else
+			cJSON_AddNumberToObject(k, "seed_index", c->seed_index);
+		snprintf(s, sizeof(s), "%llu", (unsigned long long)c->seed);
+		cJSON_AddStringToObject(k, "seed", s);
+		cJSON_AddBoolToObject(k, "passed", c->passed);
+		cJSON_AddStringToObject(k, "reason", ks_reason_name(c->reason));
+		add_str(k, "detail", c->detail);
+		ks_json_add_num(k, "ms", c->ms);
+		cJSON_AddItemToArray(a, k);
+	}
+	return o;
+}

@@ -1,0 +1,400 @@
+#include "runner.h"
+#include "compare.h"
+#include "errors.h"
+#include "harness.h"
+#include "mem.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct golden_entry {
+	const ks_problem *p;
+	int perf;
+	size_t case_index;
+	uint64_t seed;
+	ks_golden_run run;
+	struct golden_entry *next;
+} golden_entry;
+
+typedef struct golden_module {
+	const ks_problem *p;
+	void *cubin;
+	size_t len;
+	char **lowered;
+	size_t n;
+	int module;    /* in the golden worker; -1 until loaded */
+	int broken;
+	char *why;
+	struct golden_module *next;
+} golden_module;
+
+struct ks_runner {
+	ks_runner_options opts;
+	char *worker_exe;
+	char *arch;
+	ks_device_info dev;
+	ks_worker *golden, *cand;
+	int cand_starts;
+	void *harness;
+	size_t harness_len;
+	char *harness_names[KS_HK_COUNT];
+	golden_entry *cache;
+	golden_module *mods;
+};
+
+uint64_t ks_seed_derive(uint64_t base, const char *problem, int perf, size_t case_index, int seed_index)
+{
+	uint64_t h = base ^ 0x51ed270b2bd1e1c5ull;
+	const char *s;
+#define MIX(x)                                                                                     \
+	do {                                                                                       \
+		h ^= (uint64_t)(x);                                                                \
+		h += 0x9e3779b97f4a7c15ull;                                                        \
+		h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;                                       \
+		h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;                                       \
+		h ^= h >> 31;                                                                      \
+	} while (0)
+	for (s = problem; *s; s++)
+		MIX((unsigned char)*s);
+	MIX(perf);
+	MIX(case_index);
+	MIX((uint64_t)(int64_t)seed_index);
+#undef MIX
+	return h;
+}
+
+char *ks_arch_for(int cc_major, int cc_minor)
+{
+	/* Hopper and later get the architecture-specific target so submissions may use wgmma and
+	 * friends; the CUBIN only has to run on this very device. */
+	if (cc_major >= 9)
+		return ks_asprintf("sm_%d%da", cc_major, cc_minor);
+	return ks_asprintf("sm_%d%d", cc_major, cc_minor);
+}
+
+static int start_worker(ks_runner *r, ks_worker **w, const char *role)
+{
+	ks_worker_options wo = KS_WORKER_OPTIONS_INIT;
+	ks_device_info info;
+	int rc;
+	wo.exe = r->worker_exe;
+	wo.device = r->opts.device;
+	wo.role = role;
+	if ((rc = ks_worker_start(w, &info, &wo)) < 0)
+		return rc;
+	if (r->harness && (rc = ks_worker_harness(*w, r->harness, r->harness_len, r->harness_names)) < 0) {
+		ks_worker_free(*w);
+		*w = NULL;
+		return rc;
+	}
+	if (!r->dev.name[0])
+		r->dev = info;
+	return 0;
+}
+
+int ks_runner_start(ks_runner **out, const ks_runner_options *opts)
+{
+	ks_runner *r = ks_calloc(1, sizeof(*r));
+	ks_compile_job job;
+	ks_compile_options co;
+	int rc, i;
+
+	*out = NULL;
+	memset(&job, 0, sizeof(job));
+	r->opts = *opts;
+	r->worker_exe = opts->worker_exe ? ks_strdup(opts->worker_exe) : ks_find_helper("kscore-worker");
+	if (!r->worker_exe) {
+		rc = KS_ENOTFOUND;
+		goto fail;
+	}
+	if ((rc = start_worker(r, &r->golden, "golden")) < 0)
+		goto fail;
+	r->arch = ks_arch_for(r->dev.cc_major, r->dev.cc_minor);
+	co = opts->compile;
+	co.arch = r->arch;
+	job.source = ks_harness_source();
+	job.names = (const char *const *)ks_harness_kernels;
+	job.nnames = KS_HK_COUNT;
+	job.label = "harness kernels";
+	if ((rc = ks_compile_run(&job, 1, &co)) < 0)
+		goto fail;
+	if (job.status != KS_COMPILE_OK) {
+		rc = ks_error_set(KS_ERROR, "the harness kernels did not compile for %s: %s: %s", r->arch,
+				  ks_compile_status_name(job.status), job.log);
+		goto fail;
+	}
+	r->harness = job.cubin;
+	r->harness_len = job.cubin_len;
+	job.cubin = NULL;
+	for (i = 0; i < KS_HK_COUNT; i++)
+		r->harness_names[i] = ks_strdup(job.lowered[i]);
+	if ((rc = ks_worker_harness(r->golden, r->harness, r->harness_len, r->harness_names)) < 0)
+		goto fail;
+	ks_compile_job_clear(&job);
+	*out = r;
+	return 0;
+fail:
+	ks_compile_job_clear(&job);
+	ks_runner_free(r);
+	return rc;
+}
+
+const ks_device_info *ks_runner_device(const ks_runner *r)
+{
+	return &r->dev;
+}
+
+const char *ks_runner_arch(const ks_runner *r)
+{
+	return r->arch;
+}
+
+void ks_runner_add_golden(ks_runner *r, const ks_problem *p, const void *cubin, size_t len,
+			  char *const *lowered, size_t n)
+{
+	golden_module *m = ks_calloc(1, sizeof(*m));
+	size_t i;
+	m->p = p;
+	m->cubin = ks_malloc(len);
+	memcpy(m->cubin, cubin, len);
+	m->len = len;
+	m->lowered = ks_calloc(n + 1, sizeof(char *));
+	for (i = 0; i < n; i++)
+		m->lowered[i] = ks_strdup(lowered[i]);
+	m->n = n;
+	m->module = -1;
+	m->next = r->mods;
+	r->mods = m;
+}
+
+static golden_module *find_module(ks_runner *r, const ks_problem *p)
+{
+	golden_module *m;
+	for (m = r->mods; m; m = m->next)
+		if (m->p == p)
+			return m;
+	return NULL;
+}
+
+int ks_runner_has_golden(const ks_runner *r, const ks_problem *p)
+{
+	return find_module((ks_runner *)r, p) != NULL;
+}
+
+static void golden_run_clear(ks_golden_run *g)
+{
+	ks_plan_clear(&g->plan);
+	ks_run_result_clear(&g->res);
+}
+
+/* The golden worker died: every module in it is gone. */
+static void golden_worker_lost(ks_runner *r)
+{
+	golden_module *m;
+	ks_worker_free(r->golden);
+	r->golden = NULL;
+	for (m = r->mods; m; m = m->next)
+		m->module = -1;
+}
+
+static int validate_golden(const ks_golden_run *g, const char *problem, const char *label)
+{
+	size_t i;
+	for (i = 0; i < g->plan.nbufs; i++) {
+		const ks_plan_buf *b = &g->plan.bufs[i];
+		const unsigned char *base = g->res.blob + g->res.bufs[i].off;
+		uint64_t guard = g->plan.guard, back = g->res.bufs[i].total - guard - b->bytes;
+		ks_cmp_stats st;
+		if (b->scratch)
+			continue;
+		if (ks_compare_guard(base, guard, 0) >= 0 ||
+		    ks_compare_guard(base + guard + b->bytes, back, (guard + b->bytes) % 8) >= 0)
+			return ks_error_set(KS_ERROR, "the golden kernel of %s wrote outside %s on case %s",
+					    problem, b->name, label);
+		if (b->role == KS_ROLE_IN)
+			continue;
+		/* Compare the output with itself: only poison (unwritten) elements can be "bad". */
+		ks_compare_tensor(&st, b->dtype, base + guard, base + guard, b->count, 0, 0, g->plan.poison);
+		if (st.unwritten)
+			return ks_error_set(KS_ERROR, "the golden kernel of %s left %llu elements of %s "
+					    "unwritten on case %s", problem, (unsigned long long)st.unwritten,
+					    b->name, label);
+	}
+	return 0;
+}
+
+int ks_runner_golden(ks_runner *r, const ks_golden_run **out, const ks_problem *p, int perf,
+		     size_t case_index, uint64_t seed)
+{
+	golden_module *m = find_module(r, p);
+	const ks_case *c = perf ? &p->perf[case_index] : &p->correctness[case_index];
+	golden_entry *e;
+	ks_fetch_mode fetch[KS_LAUNCH_MAX_SCRATCH + 80];
+	ks_env env = KS_ENV_INIT;
+	size_t i;
+	int rc = 0;
+
+	*out = NULL;
+	for (e = r->cache; e; e = e->next)
+		if (e->p == p && e->perf == perf && e->case_index == case_index && e->seed == seed) {
+			*out = &e->run;
+			return 0;
+		}
+	if (!m)
+		return ks_error_set(KS_ERROR, "the golden kernel of %s was not compiled", p->name);
+	if (m->broken)
+		return ks_error_set(KS_ERROR, "%s", m->why);
+	if (!r->golden && (rc = start_worker(r, &r->golden, "golden")) < 0)
+		return rc;
+	if (m->module < 0) {
+		ks_run_result res;
+		ks_func_info fi[KS_LAUNCH_MAX_KERNELS];
+		ks_worker_load(r->golden, &res, &m->module, fi, m->cubin, m->len, m->lowered, m->n,
+			       r->opts.kernel_timeout_s * 3);
+		if (res.status != KS_RUN_OK) {
+			m->broken = 1;
+			m->why = ks_asprintf("the golden kernel of %s could not be loaded: %s", p->name,
+					     res.message ? res.message : "?");
+			if (!ks_worker_alive(r->golden))
+				golden_worker_lost(r);
+			m->module = -1;
+			ks_run_result_clear(&res);
+			return ks_error_set(KS_ERROR, "%s", m->why);
+		}
+		ks_run_result_clear(&res);
+	}
+	e = ks_calloc(1, sizeof(*e));
+	e->p = p;
+	e->perf = perf;
+	e->case_index = case_index;
+	e->seed = seed;
+	if ((rc = ks_problem_env(&env, p, c)) < 0 ||
+	    (rc = ks_plan_build(&e->run.plan, p, &p->golden_launch, c, &env, seed, 0, &r->opts.limits)) < 0) {
+		m->broken = 1;
+		m->why = ks_asprintf("the golden plan of %s does not build for case %s: %s", p->name,
+				     c->label, ks_error_msg());
+		rc = ks_error_set(KS_ERROR, "%s", m->why);
+		goto fail;
+	}
+	for (i = 0; i < e->run.plan.nbufs; i++)
+		fetch[i] = e->run.plan.bufs[i].scratch ? KS_FETCH_GUARDS : KS_FETCH_FULL;
+	ks_worker_run(r->golden, &e->run.res, m->module, &e->run.plan, fetch,
+		      r->opts.kernel_timeout_s * (perf ? 6 : 3));
+	if (e->run.res.status != KS_RUN_OK) {
+		m->broken = 1;
+		m->why = ks_asprintf("the golden kernel of %s failed on case %s: %s: %s", p->name, c->label,
+				     ks_run_status_name(e->run.res.status),
+				     e->run.res.message ? e->run.res.message : "?");
+		if (!ks_worker_alive(r->golden))
+			golden_worker_lost(r);
+		rc = ks_error_set(KS_ERROR, "%s", m->why);
+		goto fail;
+	}
+	if ((rc = validate_golden(&e->run, p->name, c->label)) < 0) {
+		m->broken = 1;
+		m->why = ks_strdup(ks_error_msg());
+		goto fail;
+	}
+	ks_env_free(&env);
+	e->next = r->cache;
+	r->cache = e;
+	*out = &e->run;
+	return 0;
+fail:
+	ks_env_free(&env);
+	golden_run_clear(&e->run);
+	ks_free(e);
+	return rc;
+}
+
+void ks_runner_forget(ks_runner *r, const ks_problem *p)
+{
+	golden_entry **pp = &r->cache;
+	while (*pp) {
+		golden_entry *e = *pp;
+		if (e->p == p) {
+			*pp = e->next;
+			golden_run_clear(&e->run);
+			ks_free(e);
+		} else
+			pp = &e->next;
+	}
+}
+
+static int ensure_candidate(ks_runner *r, ks_run_result *res)
+{
+	if (r->cand && ks_worker_alive(r->cand))
+		return 0;
+	ks_worker_free(r->cand);
+	r->cand = NULL;
+	if (start_worker(r, &r->cand, "candidate") < 0) {
+		memset(res, 0, sizeof(*res));
+		res->status = KS_RUN_CRASH;
+		res->message = ks_asprintf("could not start a candidate worker: %s", ks_error_msg());
+		res->stage = ks_strdup("start");
+		return -1;
+	}
+	r->cand_starts++;
+	return 0;
+}
+
+void ks_runner_load(ks_runner *r, ks_run_result *res, int *module, ks_func_info *funcs,
+		    const void *cubin, size_t len, char *const *lowered, size_t n)
+{
+	if (ensure_candidate(r, res) < 0)
+		return;
+	ks_worker_load(r->cand, res, module, funcs, cubin, len, lowered, n, r->opts.kernel_timeout_s * 3);
+}
+
+void ks_runner_run(ks_runner *r, ks_run_result *res, int module, const ks_plan *plan,
+		   const ks_fetch_mode *fetch)
+{
+	if (!r->cand || !ks_worker_alive(r->cand)) {
+		memset(res, 0, sizeof(*res));
+		res->status = KS_RUN_CRASH;
+		res->message = ks_strdup("the candidate worker is not running");
+		res->stage = ks_strdup("run");
+		return;
+	}
+	ks_worker_run(r->cand, res, module, plan, fetch, r->opts.kernel_timeout_s);
+}
+
+void ks_runner_unload(ks_runner *r, int module)
+{
+	if (r->cand && ks_worker_alive(r->cand))
+		ks_worker_unload(r->cand, module);
+}
+
+int ks_runner_candidate_starts(const ks_runner *r)
+{
+	return r->cand_starts;
+}
+
+void ks_runner_free(ks_runner *r)
+{
+	golden_module *m;
+	int i;
+	if (!r)
+		return;
+	while (r->cache) {
+		golden_entry *e = r->cache;
+		r->cache = e->next;
+		golden_run_clear(&e->run);
+		ks_free(e);
+	}
+	while ((m = r->mods)) {
+		r->mods = m->next;
+		ks_free(m->cubin);
+		ks_free_strv(m->lowered, m->n);
+		ks_free(m->why);
+		ks_free(m);
+	}
+	ks_worker_free(r->golden);
+	ks_worker_free(r->cand);
+	ks_free(r->harness);
+	for (i = 0; i < KS_HK_COUNT; i++)
+		ks_free(r->harness_names[i]);
+	ks_free(r->worker_exe);
+	ks_free(r->arch);
+	ks_free(r);
+}

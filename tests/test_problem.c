@@ -1,0 +1,173 @@
+#include "ktest.h"
+#include "errors.h"
+#include "fsutil.h"
+#include "mem.h"
+#include "problem.h"
+
+#define FIX "tests/fixtures/problems"
+
+static void test_loads_fixture_suite(void)
+{
+	ks_problem_set *s = NULL;
+	const ks_problem *p;
+	KT_EQ_INT(ks_problem_set_load(&s, FIX, NULL), 0);
+	KT_EQ_INT(s->nerrors, 0);
+	KT_EQ_INT(s->n, 2);
+	p = ks_problem_set_find(s, "vadd");
+	KT_ASSERT(p);
+	KT_EQ_STR(p->suite, "demo");
+	KT_EQ_INT(p->nargs, 4);
+	KT_EQ_INT(p->args[2].role, KS_ROLE_OUT);
+	KT_EQ_INT(p->args[1].dist.kind, KS_DIST_UNIFORM);
+	KT_EQ_INT(p->ncorrectness, 3);
+	KT_EQ_INT(p->correctness[1].seeds, 3);
+	KT_EQ_INT(p->correctness[0].seeds, 2); /* the minimum */
+	KT_EQ_STR(p->correctness[1].label, "n=1000");
+	KT_EQ_INT(p->correctness[2].dist[0].kind, KS_DIST_NORMAL);
+	KT_EQ_INT(p->nperf, 1);
+	KT_EQ_INT(strlen(p->sha256), 64);
+	KT_CONTAINS(p->golden_src, "__global__");
+	p = ks_problem_set_find(s, "rowsum");
+	KT_ASSERT(p);
+	KT_EQ_INT(p->golden_launch.nkernels, 2);
+	KT_EQ_INT(p->launch.nkernels, 1);
+	KT_NEAR(p->args[1].atol, 1e-4, 0);     /* per-output override */
+	KT_NEAR(p->args[1].rtol, 1e-5, 0);     /* problem default */
+	KT_ASSERT(!ks_problem_set_find(s, "nope"));
+	ks_problem_set_free(s);
+}
+
+static void test_env_and_counts(void)
+{
+	ks_problem_set *s = NULL;
+	const ks_problem *p;
+	ks_env env = KS_ENV_INIT;
+	uint64_t n = 0;
+	int64_t v = 0;
+	KT_EQ_INT(ks_problem_set_load(&s, FIX, "demo"), 0);
+	p = ks_problem_set_find(s, "rowsum");
+	KT_EQ_INT(ks_problem_env(&env, p, &p->correctness[2]), 0);
+	KT_ASSERT(ks_env_get(&env, "chunks", &v));
+	KT_EQ_INT(v, 2); /* cdiv(257, 256) */
+	KT_EQ_INT(ks_problem_arg_count(&n, p, &p->args[0], &env), 0);
+	KT_EQ_INT(n, 33 * 257);
+	ks_env_free(&env);
+	ks_problem_set_free(s);
+}
+
+/* Writes a problem folder with the given spec text and a trivial golden kernel. */
+static const char *make_problem(const char *name, const char *spec)
+{
+	static char dir[4200];
+	char path[4400];
+	FILE *f;
+	snprintf(dir, sizeof(dir), "%s/suite/%s", kt_tmpdir(), name);
+	KT_EQ_INT(ks_fs_mkdir_p(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/problem.json", dir);
+	f = fopen(path, "w");
+	fputs(spec, f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/golden.cu", dir);
+	f = fopen(path, "w");
+	fputs("extern \"C\" __global__ void k(float *y, int n) {}\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/instruction.md", dir);
+	f = fopen(path, "w");
+	fputs("do it\n", f);
+	fclose(f);
+	return dir;
+}
+
+#define GOOD_ARGS "\"args\": [ { \"name\": \"y\", \"type\": \"f32*\", \"role\": \"out\", \"shape\": [\"n\"] }," \
+		  " { \"name\": \"n\", \"type\": \"i32\", \"value\": \"n\" } ]"
+#define GOOD_TAIL "\"tolerance\": {\"atol\": 0, \"rtol\": 0}, \"bytes\": \"4*n\"," \
+		  " \"cases\": {\"correctness\": [{\"n\": 4}]}"
+
+static const char *load_err(const char *name, const char *spec)
+{
+	ks_problem *p = NULL;
+	const char *dir = make_problem(name, spec);
+	if (ks_problem_load(&p, dir, "suite") == 0)
+		KT_FAIL("spec for %s should be rejected", name);
+	return ks_error_msg();
+}
+
+static void test_valid_minimal_spec(void)
+{
+	ks_problem *p = NULL;
+	const char *dir = make_problem("ok", "{\"name\": \"ok\", \"dims\": [\"n\"], " GOOD_ARGS ","
+					     " \"launch\": {\"kernel\": \"k\", \"grid\": [1], \"block\": [32]}, " GOOD_TAIL "}");
+	KT_EQ_INT(ks_problem_load(&p, dir, "suite"), 0);
+	KT_EQ_STR(p->peak, "none");
+	KT_EQ_INT(p->difficulty, -1);
+	ks_problem_free(p);
+}
+
+static void test_rejects_bad_specs(void)
+{
+	KT_CONTAINS(load_err("a", "{\"name\": \"b\"}"), "but the folder is \"a\"");
+	KT_CONTAINS(load_err("c", "{\"name\": \"c\", \"dims\": [\"n\"], " GOOD_ARGS ", \"launch\": "
+			     "{\"kernel\": \"k\", \"grid\": [\"m\"], \"block\": [32]}, " GOOD_TAIL "}"),
+		    "unknown name \"m\"");
+	KT_CONTAINS(load_err("d", "{\"name\": \"d\", \"dims\": [\"n\"], \"args\": [ { \"name\": \"y\", "
+			     "\"type\": \"f32*\", \"role\": \"out\", \"shape\": [\"n * q\"] } ], \"launch\": "
+			     "{\"kernel\": \"k\", \"grid\": [1], \"block\": [32]}, " GOOD_TAIL "}"),
+		    "unknown name \"q\"");
+	KT_CONTAINS(load_err("e", "{\"name\": \"e\", \"dims\": [\"n\"], " GOOD_ARGS ", \"launch\": "
+			     "{\"kernel\": \"k\", \"grid\": [1], \"block\": [32]}, \"tolerance\": {\"atol\": 0, "
+			     "\"rtol\": 0}, \"cases\": {\"correctness\": [{\"n\": 4}]}}"),
+		    "missing \"bytes\"");
+	KT_CONTAINS(load_err("f", "{\"name\": \"f\", \"dims\": [\"n\"], \"args\": [ { \"name\": \"n\", "
+			     "\"type\": \"f32*\", \"role\": \"out\", \"shape\": [\"n\"] } ], \"launch\": "
+			     "{\"kernel\": \"k\", \"grid\": [1], \"block\": [32]}, " GOOD_TAIL "}"),
+		    "used twice");
+	KT_CONTAINS(load_err("g", "{\"name\": \"g\", \"dims\": [\"n\", \"m\"], " GOOD_ARGS ", \"launch\": "
+			     "{\"kernel\": \"k\", \"grid\": [1], \"block\": [32]}, " GOOD_TAIL "}"),
+		    "no value for dim \"m\"");
+	KT_CONTAINS(load_err("h", "{\"name\": \"h\", \"dims\": [\"n\"], " GOOD_ARGS ", \"launch\": "
+			     "{\"kernel\": \"k\", \"grid\": [1], \"block\": [32], \"args\": [\"y\", \"zz\"]}, "
+			     GOOD_TAIL "}"),
+		    "argument 2 \"zz\"");
+	KT_CONTAINS(load_err("i", "{\"name\": \"i\", \"dims\": [\"n\"], \"args\": [ { \"name\": \"y\", "
+			     "\"type\": \"f32*\", \"role\": \"in\", \"shape\": [\"n\"] } ], \"launch\": "
+			     "{\"kernel\": \"k\", \"grid\": [1], \"block\": [32]}, " GOOD_TAIL "}"),
+		    "no out or inout tensor");
+	KT_CONTAINS(load_err("j", "{\"name\": \"j\", \"dims\": [\"n\"], " GOOD_ARGS ", \"launch\": "
+			     "{\"kernel\": \"k\", \"grid\": [1], \"block\": [32]}, \"tolerance\": {\"atol\": 0, "
+			     "\"rtol\": 0}, \"bytes\": \"4*n\", \"cases\": {\"correctness\": [{\"n\": -4}]}}"),
+		    "negative");
+	KT_CONTAINS(load_err("k2", "{\"name\": \"k2\", \"dims\": [\"n\"], " GOOD_ARGS ", \"launch\": "
+			     "{\"kernel\": \"k\", \"grid\": [1], \"block\": [32]}, \"tolerance\": {\"atol\": 0, "
+			     "\"rtol\": 0}, \"bytes\": \"4*n\", \"cases\": {\"correctness\": [{\"n\": \"1 << 40\"}]}}"),
+		    "bytes of tensors");
+	KT_CONTAINS(load_err("l", "{\"name\": \"l\", \"dims\": [\"n\"], " GOOD_ARGS ", \"launch\": "
+			     "{\"kernel\": \"k\", \"grid\": [1], \"block\": [32]}, \"peak\": \"f32\", " GOOD_TAIL "}"),
+		    "no \"flops\"");
+	KT_CONTAINS(load_err("m", "{\"name\": \"m\", \"dims\": [\"n\"], \"args\": [ { \"name\": \"y\", "
+			     "\"type\": \"f32*\", \"role\": \"out\", \"shape\": [\"n\"], \"dist\": {\"kind\": "
+			     "\"normal\"} } ], \"launch\": {\"kernel\": \"k\", \"grid\": [1], \"block\": [32]}, "
+			     GOOD_TAIL "}"),
+		    "an output has no dist");
+	KT_CONTAINS(load_err("n", "not json"), "invalid JSON");
+}
+
+static void test_set_reports_bad_folders_and_keeps_good_ones(void)
+{
+	ks_problem_set *s = NULL;
+	char root[4200];
+	make_problem("good", "{\"name\": \"good\", \"dims\": [\"n\"], " GOOD_ARGS ", \"launch\": "
+		     "{\"kernel\": \"k\", \"grid\": [1], \"block\": [32]}, " GOOD_TAIL "}");
+	make_problem("bad", "{\"name\": \"bad\"}");
+	snprintf(root, sizeof(root), "%s", kt_tmpdir());
+	KT_EQ_INT(ks_problem_set_load(&s, root, NULL), 0);
+	KT_EQ_INT(s->n, 1);
+	KT_EQ_INT(s->nerrors, 1);
+	KT_CONTAINS(s->errors[0], "bad/problem.json");
+	ks_problem_set_free(s);
+}
+
+static const kt_test tests[] = {
+	KT(test_loads_fixture_suite), KT(test_env_and_counts), KT(test_valid_minimal_spec),
+	KT(test_rejects_bad_specs), KT(test_set_reports_bad_folders_and_keeps_good_ones), { 0 }
+};
+KT_MAIN("problem", tests)
