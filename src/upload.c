@@ -943,6 +943,19 @@ static int team_ok(const char *t)
 	return 1;
 }
 
+/* Hashes a string as its length in 8 little-endian bytes, then its bytes: a fixed byte order,
+ * because a server may recompute the key. */
+static void key_part(ks_sha256 *h, const char *s)
+{
+	uint64_t n = strlen(s);
+	unsigned char le[8];
+	int i;
+	for (i = 0; i < 8; i++)
+		le[i] = (unsigned char)(n >> (8 * i));
+	ks_sha256_update(h, le, sizeof(le));
+	ks_sha256_update(h, s, (size_t)n);
+}
+
 /* The idempotency key: SHA-256 over the length-prefixed team, submission sha256, scorer version
  * and device uuid ("" without a device). The same result always gives the same key; another
  * team, submission, scorer or GPU gives another. */
@@ -950,10 +963,10 @@ static void make_key(char key[65], const char *team, const char *sub, const char
 		     const char *uuid)
 {
 	ks_sha256 *h = ks_sha256_new();
-	ks_sha256_update_str(h, team);
-	ks_sha256_update_str(h, sub);
-	ks_sha256_update_str(h, ver);
-	ks_sha256_update_str(h, uuid ? uuid : "");
+	key_part(h, team);
+	key_part(h, sub);
+	key_part(h, ver);
+	key_part(h, uuid ? uuid : "");
 	ks_sha256_final(h, key);
 }
 
