@@ -1,0 +1,163 @@
+/* upload: sends a scored result folder to a leaderboard (DESIGN §7), and keeps what could not be
+ * sent in a spool on disk so that nothing is lost.
+ *
+ * Two modes:
+ *  - native: an HTTPS POST of the versioned "kscore.upload/1" JSON payload (docs/upload.md) with
+ *    an Idempotency-Key header, so a retried upload is counted once;
+ *  - gradio: the hackathon's Hugging Face space: POST {"data": [team, score]} to
+ *    <endpoint>/gradio_api/call/submit_results, then follow the returned event id until the space
+ *    reports `complete` (the original shell script never checked).
+ *
+ * The bearer token is a secret: it is read from a file or from an environment variable (which is
+ * then removed from the environment, so child processes never inherit it) and goes only into the
+ * Authorization header. It is never in argv, a message, a log line, the spool or any file; messages
+ * built from server replies have it blanked out in case a server echoes it.
+ *
+ * TLS verification is always on; a private CA is given with ca_bundle. Plain http is accepted only
+ * for loopback hosts (127.0.0.1, localhost, ::1), for tests and local relays. */
+#ifndef KS_UPLOAD_H
+#define KS_UPLOAD_H
+
+#include <stddef.h>
+
+typedef enum {
+	KS_UPLOAD_MODE_UNSET = 0, /* take it from the config file, else native */
+	KS_UPLOAD_NATIVE,
+	KS_UPLOAD_GRADIO
+} ks_upload_mode;
+
+/* Sleeps between retries. Injectable so that tests record the delays instead of waiting. */
+typedef void (*ks_upload_sleep_fn)(double seconds, void *payload);
+/* Receives progress and warning lines (retries, a token file others can read). The lines never
+ * contain the token. */
+typedef void (*ks_upload_log_fn)(const char *line, void *payload);
+
+/* Every field is optional. Strings are borrowed: they must outlive the calls that use them.
+ * "Unset" (NULL, 0, or -1 for max_retries) means: the config file's value, else the default
+ * given in brackets. */
+typedef struct {
+	const char *endpoint;      /* native: the URL posted to; gradio: the space's base URL */
+	ks_upload_mode mode;       /* [native] */
+	const char *token;         /* the secret itself, already read; NULL: none */
+	const char *token_file;    /* where ks_upload_setup_new reads the token from */
+	const char *token_env;     /* the variable it reads otherwise [KSCORE_UPLOAD_TOKEN] */
+	const char *ca_bundle;     /* PEM file of CAs to trust instead of the system's */
+	double connect_timeout;    /* seconds per connection attempt [10] */
+	double total_timeout;      /* seconds per HTTP request, the Gradio event stream included [60] */
+	int max_retries;           /* retries after the first attempt; -1 unset [4] */
+	double backoff_initial;    /* seconds, the first retry's upper bound [1] */
+	double backoff_max;        /* seconds, the cap of every wait, Retry-After included [60] */
+	const char *spool_dir;     /* [$XDG_STATE_HOME/kscore/spool, else ~/.local/state/kscore/spool] */
+	const char *team;          /* overrides the record's team */
+	ks_upload_sleep_fn sleep_fn; /* [nanosleep] */
+	void *sleep_payload;
+	ks_upload_log_fn log_fn;   /* [silent] */
+	void *log_payload;
+} ks_upload_options;
+
+#define KS_UPLOAD_OPTIONS_INIT { .mode = KS_UPLOAD_MODE_UNSET, .max_retries = -1 }
+
+typedef enum {
+	KS_UPLOAD_SENT = 0,  /* the endpoint confirmed it */
+	KS_UPLOAD_ALREADY,   /* the spool records it as sent to this endpoint: skipped */
+	KS_UPLOAD_SPOOLED,   /* failed (after retries); kept in <spool>/pending for --pending */
+	KS_UPLOAD_FAILED,    /* failed, and could not be written to the spool either */
+	KS_UPLOAD_INVALID,   /* the result folder (or a pending file) is unreadable or unfit: not sent */
+	KS_UPLOAD_CONFIG     /* the options are unusable (no endpoint, no token, bad URL): not sent */
+} ks_upload_status;
+
+/* "sent", "already", "spooled", "failed", "invalid", "config". */
+const char *ks_upload_status_name(ks_upload_status s);
+
+/* The `score upload` exit code for a status: 0 sent/already, 1 spooled/failed, 65 invalid,
+ * 78 config. */
+int ks_upload_status_exit(ks_upload_status s);
+
+/* What happened to one upload. Caller frees with ks_upload_report_clear. */
+typedef struct {
+	ks_upload_status status;
+	long http_status;    /* of the last response; 0 when none came */
+	int attempts;        /* requests made this time (a Gradio attempt is a POST and a GET) */
+	int spooled;         /* 1 when the payload is (still) in the pending spool */
+	char key[65];        /* the idempotency key; "" when the record could not be read */
+	char *source;        /* the result folder, or the pending file */
+	char *endpoint;      /* where it went; NULL when not known */
+	char *spool_path;    /* the pending file when spooled, else NULL */
+	char *message;       /* one line for a person; never NULL after a call */
+} ks_upload_report;
+
+void ks_upload_report_clear(ks_upload_report *r);
+void ks_upload_reports_free(ks_upload_report *r, size_t n);
+
+/* Uploads RESULT_DIR/score.json ("kscore.score/1"). Before sending, a sent record in the spool for
+ * the same key, endpoint and mode makes it KS_UPLOAD_ALREADY; a success is recorded in
+ * <spool>/sent/<key>.json and removes any pending copy; a failure after the retries is written to
+ * <spool>/pending/<key>.json. A compile-only record, a record without a score or team, and a
+ * missing required field are KS_UPLOAD_INVALID, naming the file and field.
+ *
+ * Fills *out in every case. Returns 0 when sent or already sent; otherwise a negative KS_E* code
+ * with the same message as out->message (KS_EINVALID for config and record errors, KS_ERROR for a
+ * failed upload). */
+int ks_upload_result_dir(ks_upload_report *out, const char *dir, const ks_upload_options *opts);
+
+/* Sends every file in <spool>/pending, each to the endpoint and in the mode it was spooled for
+ * (opts->endpoint and mode are not used; the token, CA bundle, timeouts and retries are). Successes
+ * move to <spool>/sent; failures stay with their attempt count and last error updated. One report
+ * per pending file, in name order (caller frees with ks_upload_reports_free). Returns 0 when all
+ * were sent (or there were none), KS_ERROR (message set) when some were not, KS_EIO when the spool
+ * cannot be read or another process is sending it. */
+int ks_upload_pending(ks_upload_report **out, size_t *n, const ks_upload_options *opts);
+
+/* ---- setting up: config file + command line + token ---- */
+
+typedef struct ks_upload_setup ks_upload_setup;
+
+/* Flags for ks_upload_setup_new. */
+#define KS_UPLOAD_NEED_ENDPOINT 1u /* fail without an endpoint (and, in native mode, a token) */
+
+/* Merges the command-line options `cli` with the JSON config file at config_path (the command line
+ * wins; NULL config_path: the first of <exe>/../share/kscore/scoring/upload.json,
+ * <exe>/../scoring/upload.json, <exe>/../../scoring/upload.json that exists, or none), then loads
+ * the token: cli->token if given, else the token file (first line, trimmed; a warning through
+ * log_fn if group or others can read it), else the environment variable. The variable is removed
+ * from the environment in every case, so call this before starting any child process.
+ *
+ * Returns KS_EINVALID / KS_ENOTFOUND with a message naming the file and key for a bad config or
+ * token file (exit code 78). Caller frees with ks_upload_setup_free, which also wipes the token. */
+int ks_upload_setup_new(ks_upload_setup **out, const ks_upload_options *cli, const char *config_path,
+			unsigned flags);
+
+/* The merged options; valid until ks_upload_setup_free. */
+const ks_upload_options *ks_upload_setup_options(const ks_upload_setup *s);
+
+void ks_upload_setup_free(ks_upload_setup *s);
+
+/* Reads a token from `file` (when not NULL) or from the environment variable env_name, and removes
+ * env_name from the environment. *out is NULL when there is none (not an error); *loose is set to
+ * 1 when the file can be read by group or others. Fails with KS_EINVALID (the file is empty or
+ * the token holds characters that cannot go in an HTTP header; the token is never quoted) or
+ * KS_ENOTFOUND / KS_EIO. Caller frees *out with ks_upload_token_free. */
+int ks_upload_token_load(char **out, int *loose, const char *file, const char *env_name);
+
+/* Overwrites the token's bytes, then frees it. NULL is fine. */
+void ks_upload_token_free(char *token);
+
+/* The default spool folder (see ks_upload_options.spool_dir). Caller frees. */
+char *ks_upload_default_spool(void);
+
+/* Checks options before anything is sent: the endpoint (if need_endpoint) is an https URL, or http
+ * on a loopback host, without credentials in it; mode, timeouts, retries and backoff are in range;
+ * the CA bundle exists; native mode has a token. KS_EINVALID with a message otherwise. */
+int ks_upload_options_check(const ks_upload_options *opts, int need_endpoint);
+
+/* ---- the `score upload` subcommand ---- */
+
+/* score upload [OPTIONS] RESULT_DIR...  /  score upload --pending [OPTIONS]. argv[0] is the
+ * subcommand's own name ("upload"; not used), so `score` calls ks_upload_main(argc - 1, argv + 1).
+ * Results go to stdout (a JSON summary instead with --json), retries and warnings to stderr. Exit
+ * codes: 0 all uploaded (or already uploaded, or nothing pending), 1 some failed and were kept in
+ * the spool (or the spool could not be read), 64 usage error, 65 a result folder unreadable or
+ * invalid, 78 configuration error. Calls curl_global_init/cleanup itself. */
+int ks_upload_main(int argc, char **argv);
+
+#endif
