@@ -78,8 +78,19 @@ build/test/test_%: tests/test_%.c tests/ktest.h build/test/libkscore.a
 
 test-build: all build/test/score $(TEST_BIN)
 
-test check: test-build
+# `make test` first installs what is missing (apt-get), then re-reads pkg-config in a sub-make.
+deps:
+	sh scripts/install-deps.sh
+
+test check: deps
+	$(MAKE) test-build
 	sh tests/run.sh
+
+demo: deps
+	$(MAKE) all
+	build/score submissions/example/reflexion_oneshot_tritonbench_4.json --team example; \
+	status=$$?; echo "score exited with status $$status (see build/score --help)"; \
+	[ $$status -le 3 ]
 
 gpu-test: all
 	sh tests/gpu/run.sh
@@ -100,4 +111,4 @@ uninstall:
 clean:
 	rm -rf build
 
-.PHONY: all test check test-build gpu-test bench install uninstall clean
+.PHONY: all deps demo test check test-build gpu-test bench install uninstall clean

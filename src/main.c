@@ -11,6 +11,9 @@
 #include "report.h"
 #include "runner.h"
 #include "submission.h"
+#include "upload.h"
+
+#include <curl/curl.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,14 +50,25 @@ typedef struct {
 	uint64_t seed;
 	double kernel_timeout, compile_timeout;
 	size_t compile_memory;
+	int upload;
+	const char *upload_config;
+	ks_upload_options up;
+	ks_upload_setup *upsetup;
 } options;
 
 static int g_color;
+
+static void upload_log(const char *line, void *ud)
+{
+	(void)ud;
+	fprintf(stderr, "score: upload: %s\n", line);
+}
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: score [OPTIONS] SUBMISSION...\n"
+		"       score upload [OPTIONS] RESULT_DIR... | --pending\n"
 		"Score GPU-kernel submissions: compile each kernel with NVRTC, run it on the GPU against\n"
 		"the golden kernel of its problem, and write a result folder per SUBMISSION.\n"
 		"\n"
@@ -81,6 +95,13 @@ static void usage(FILE *f)
 		"      --compile-timeout SEC a compile longer than this is killed (default: 60)\n"
 		"      --compile-memory MIB  address-space limit of a compile (default: 8192)\n"
 		"      --json                print a JSON summary on stdout instead of the table\n"
+		"      --upload              upload each result to the leaderboard (see score upload --help)\n"
+		"      --endpoint URL        leaderboard endpoint (default: from the upload config)\n"
+		"      --upload-mode MODE    native or gradio\n"
+		"      --upload-config FILE  upload configuration (default: scoring/upload.json)\n"
+		"      --token-file FILE     file holding the upload token (else $KSCORE_UPLOAD_TOKEN)\n"
+		"      --ca-bundle FILE      CA certificates for the endpoint\n"
+		"      --spool DIR           where failed uploads wait for `score upload --pending`\n"
 		"  -q, --quiet               no progress and no table\n"
 		"      --color[=WHEN]        never, always or auto (default; honours NO_COLOR)\n"
 		"  -h, --help                show this help and exit\n"
@@ -91,7 +112,7 @@ static void usage(FILE *f)
 		"   2  no kernel is correct             3  no GPU: compile-only results were written\n"
 		"  64  usage error                     65  an input could not be read or parsed\n"
 		"  69  --require-gpu and no usable GPU 70  internal error\n"
-		"  74  results could not be written\n");
+		"  74  results could not be written    78  the upload configuration is unusable\n");
 }
 
 static const char *col(const char *code)
@@ -302,6 +323,16 @@ static int score_one(const options *o, const char *input, const ks_problem_set *
 		rc = -EXIT_IOERR;
 		goto done;
 	}
+	if (o->upsetup) {
+		ks_upload_report ur;
+		if (runner == NULL) {
+			fprintf(stderr, "score: upload: skipped for %s: compile-only results have no score\n", out);
+		} else {
+			ks_upload_result_dir(&ur, out, ks_upload_setup_options(o->upsetup));
+			fprintf(stderr, "score: upload: %s: %s\n", ks_upload_status_name(ur.status), ur.message);
+			ks_upload_report_clear(&ur);
+		}
+	}
 	for (i = 0; i < n; i++) {
 		(*nk)++;
 		*ngood += runner ? (size_t)res[i].exec : (size_t)res[i].compiled;
@@ -375,6 +406,13 @@ int main(int argc, char **argv)
 		{ "json", no_argument, 0, 12 },
 		{ "quiet", no_argument, 0, 'q' },
 		{ "color", optional_argument, 0, 13 },
+		{ "upload", no_argument, 0, 14 },
+		{ "endpoint", required_argument, 0, 15 },
+		{ "upload-mode", required_argument, 0, 16 },
+		{ "upload-config", required_argument, 0, 17 },
+		{ "token-file", required_argument, 0, 18 },
+		{ "ca-bundle", required_argument, 0, 19 },
+		{ "spool", required_argument, 0, 20 },
 		{ "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' },
 		{ 0, 0, 0, 0 }
@@ -388,7 +426,17 @@ int main(int argc, char **argv)
 	int c, i, rc = EXIT_ALL, bad_input = 0;
 	const char *nc = getenv("NO_COLOR");
 
+	if (argc > 1 && !strcmp(argv[1], "upload")) {
+		curl_global_init(CURL_GLOBAL_ALL);
+		rc = ks_upload_main(argc - 1, argv + 1);
+		curl_global_cleanup();
+		return rc;
+	}
 	memset(&o, 0, sizeof(o));
+	{
+		ks_upload_options ui = KS_UPLOAD_OPTIONS_INIT;
+		o.up = ui;
+	}
 	o.arch = "sm_90a";
 	o.ks[0] = 1;
 	o.nks = 1;
@@ -502,6 +550,34 @@ int main(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
+		case 14:
+			o.upload = 1;
+			break;
+		case 15:
+			o.up.endpoint = optarg;
+			break;
+		case 16:
+			if (!strcmp(optarg, "native"))
+				o.up.mode = KS_UPLOAD_NATIVE;
+			else if (!strcmp(optarg, "gradio"))
+				o.up.mode = KS_UPLOAD_GRADIO;
+			else {
+				fprintf(stderr, "score: --upload-mode takes native or gradio\n");
+				return EXIT_USAGE;
+			}
+			break;
+		case 17:
+			o.upload_config = optarg;
+			break;
+		case 18:
+			o.up.token_file = optarg;
+			break;
+		case 19:
+			o.up.ca_bundle = optarg;
+			break;
+		case 20:
+			o.up.spool_dir = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -539,6 +615,17 @@ int main(int argc, char **argv)
 		}
 	}
 	o.cache_dir = cache;
+	if (o.upload) {
+		/* before any child process starts: this removes the token from the environment */
+		curl_global_init(CURL_GLOBAL_ALL);
+		o.up.team = o.team;
+		o.up.log_fn = upload_log;
+		if (ks_upload_setup_new(&o.upsetup, &o.up, o.upload_config, KS_UPLOAD_NEED_ENDPOINT) < 0) {
+			fprintf(stderr, "score: error: upload configuration: %s\n", ks_error_msg());
+			rc = 78;
+			goto done;
+		}
+	}
 
 	refs = find_refs(o.refs);
 	if (!refs || ks_problem_set_load(&ps, refs, o.suite) < 0) {
@@ -614,5 +701,9 @@ done:
 	ks_free(cache);
 	ks_free(nvrtc);
 	ks_free(no_gpu);
+	if (o.upsetup) {
+		ks_upload_setup_free(o.upsetup);
+		curl_global_cleanup();
+	}
 	return rc;
 }

@@ -1,0 +1,22 @@
+#!/bin/sh
+# Installs what kscore needs to build and test, from Debian's packages, where it is missing.
+# CUDA (NVRTC and its headers) is not a Debian package: it is expected at $CUDA_HOME
+# (default /usr/local/cuda); this script only checks it.
+set -eu
+packages="gcc make pkg-config libcjson-dev libcurl4-openssl-dev libgit2-dev zlib1g-dev libssl-dev \
+python3 git ca-certificates"
+missing=""
+for p in $packages; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "install-deps: installing:$missing"
+	if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
+fi
+cuda="${CUDA_HOME:-/usr/local/cuda}"
+if [ ! -f "$cuda/include/nvrtc.h" ] || ! ls "$cuda"/lib64/libnvrtc.so* >/dev/null 2>&1; then
+	echo "install-deps: the CUDA toolkit (NVRTC) is not at $cuda; install it or set CUDA_HOME" >&2
+	exit 1
+fi
