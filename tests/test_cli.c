@@ -153,17 +153,16 @@ static void test_bad_input_is_named_and_others_still_scored(void)
 	f = fopen(path, "w");
 	fputs("[{\"file\": \"vadd.py\", \"predict\": \"x\"},\n  {oops]", f);
 	fclose(f);
-	snprintf(args, sizeof(args), "--compile-only --refs tests/fixtures/problems '%s' "
-		 "--out '%s/r1' tests/fixtures/cli/good.json", path, kt_tmpdir());
-	/* --out with two inputs is a usage error; score them separately into default folders */
+	snprintf(args, sizeof(args), "cp tests/fixtures/cli/good.json '%s/good.json'", kt_tmpdir());
+	KT_EQ_INT(system(args), 0);
+	/* each input gets its default folder beside it; the broken and missing ones are named */
 	snprintf(args, sizeof(args), "--compile-only --refs tests/fixtures/problems '%s' '%s/missing.json' "
-		 "tests/fixtures/cli/good.json", path, kt_tmpdir());
+		 "'%s/good.json'", path, kt_tmpdir(), kt_tmpdir());
 	KT_EQ_INT(score(args), 65);
 	KT_CONTAINS(g_err, "broken.json:2:");
 	KT_CONTAINS(g_err, "missing.json");
 	KT_CONTAINS(g_out, "good.json");
-	KT_ASSERT(ks_fs_exists("tests/fixtures/cli/good/score.json"));
-	ks_fs_rm_rf("tests/fixtures/cli/good");
+	ks_free(slurp("good/score.json"));
 }
 
 static void test_json_summary(void)
