@@ -92,7 +92,12 @@ demo: deps
 	status=$$?; echo "score exited with status $$status (see build/score --help)"; \
 	[ $$status -le 3 ]
 
-gpu-test: all
+# The GPU suite without sanitizers (the GPU host runs it from a packed build).
+build/gpu/test_gpu: tests/test_gpu.c tests/ktest.h build/libkscore.a
+	@mkdir -p build/gpu
+	$(QLD)$(CC) $(CFLAGS_KS) -Itests $(LDFLAGS_KS) -o $@ $< build/libkscore.a $(LIBS_KS)
+
+gpu-test: all build/gpu/test_gpu
 	sh tests/gpu/run.sh
 
 bench: all

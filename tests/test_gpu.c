@@ -1,0 +1,138 @@
+/* GPU suite: runs the score binary on kernels that are correct, and on kernels that write nothing,
+ * write half, write out of bounds, modify an input, hang, fault or are non-deterministic, and
+ * checks each one fails with the right reason while the run goes on. Without a usable GPU every
+ * test here reports itself skipped, by name. `make gpu-test` runs this binary on a GPU host. */
+#include "ktest.h"
+#include "fsutil.h"
+#include "jsonutil.h"
+#include "mem.h"
+
+static char g_err[16384];
+
+static const char *bin(void)
+{
+	const char *b = getenv("KSCORE_BIN");
+	return b ? b : "build/test/score";
+}
+
+static int score(const char *args)
+{
+	char cmd[8192], pe[4300];
+	FILE *f;
+	size_t n;
+	int st;
+	snprintf(pe, sizeof(pe), "%s/stderr", kt_tmpdir());
+	snprintf(cmd, sizeof(cmd), "XDG_CACHE_HOME='%s/cache' %s %s >/dev/null 2>'%s'", kt_tmpdir(), bin(),
+		 args, pe);
+	st = system(cmd);
+	f = fopen(pe, "r");
+	n = f ? fread(g_err, 1, sizeof(g_err) - 1, f) : 0;
+	g_err[n] = 0;
+	if (f)
+		fclose(f);
+	if (getenv("KT_VERBOSE"))
+		fprintf(stderr, "%s", g_err);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void need_gpu(void)
+{
+	char args[4400];
+	snprintf(args, sizeof(args), "--require-gpu --refs tests/fixtures/problems --out '%s/probe' "
+		 "tests/fixtures/cli/good.json", kt_tmpdir());
+	if (score(args) == 69) {
+		char *nl = strchr(g_err, '\n');
+		if (nl)
+			*nl = 0;
+		KT_SKIP("no usable GPU (%s)", g_err);
+	}
+}
+
+static cJSON *load_json(const char *rel)
+{
+	char path[4400], *t = NULL;
+	cJSON *j = NULL;
+	snprintf(path, sizeof(path), "%s/%s", kt_tmpdir(), rel);
+	if (ks_fs_read(&t, NULL, path, 256u << 20) < 0 || ks_json_parse(&j, t, strlen(t), 64, path) < 0)
+		KT_FAIL("cannot read %s: %s", path, ks_error_msg());
+	ks_free(t);
+	return j;
+}
+
+static void test_gpu_correct_kernels_pass(void)
+{
+	char args[4400];
+	cJSON *j;
+	need_gpu();
+	snprintf(args, sizeof(args), "--require-gpu --refs tests/fixtures/problems --out '%s/r' "
+		 "tests/fixtures/cli/good.json", kt_tmpdir());
+	KT_EQ_INT(score(args), 0);
+	j = load_json("r/score.json");
+	KT_NEAR(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "exec_accuracy")->valuedouble, 1.0, 0);
+	KT_EQ_STR(cJSON_GetObjectItem(j, "mode")->valuestring, "gpu");
+	KT_ASSERT(strlen(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "device"), "name")->valuestring) > 0);
+	cJSON_Delete(j);
+}
+
+static void test_gpu_adversarial_kernels_fail_with_their_reason_in_one_run(void)
+{
+	char args[4400], *t = NULL;
+	cJSON *j, *exp = NULL;
+	const cJSON *ks, *e;
+	int wrong = 0;
+	need_gpu();
+	snprintf(args, sizeof(args), "--require-gpu --kernel-timeout 3 --refs tests/fixtures/problems "
+		 "--out '%s/r' tests/fixtures/gpu/adversarial.json", kt_tmpdir());
+	KT_EQ_INT(score(args), 1);
+	j = load_json("r/score.json");
+	ks = cJSON_GetObjectItem(j, "kernels");
+	KT_EQ_INT(ks_fs_read(&t, NULL, "tests/fixtures/gpu/adversarial.expected.json", 1 << 20), 0);
+	KT_EQ_INT(ks_json_parse(&exp, t, strlen(t), 16, "expected"), 0);
+	KT_EQ_INT(cJSON_GetArraySize(ks), cJSON_GetArraySize(exp));
+	cJSON_ArrayForEach(e, exp)
+	{
+		int idx = (int)cJSON_GetObjectItem(e, "index")->valuedouble;
+		const char *want = cJSON_GetObjectItem(e, "reason")->valuestring;
+		const cJSON *k = cJSON_GetArrayItem(ks, idx);
+		const char *got = cJSON_GetObjectItem(k, "reason")->valuestring;
+		const cJSON *d = cJSON_GetObjectItem(k, "detail");
+		int exec = cJSON_IsTrue(cJSON_GetObjectItem(k, "exec"));
+		if (strcmp(got, want) || exec != !strcmp(want, "ok")) {
+			fprintf(stderr, "  entry %d: got %s (exec %d), expected %s: %s\n", idx, got, exec, want,
+				cJSON_IsString(d) ? d->valuestring : "");
+			wrong++;
+		}
+	}
+	KT_ASSERT_MSG(wrong == 0, "%d entries had the wrong verdict", wrong);
+	cJSON_Delete(exp);
+	cJSON_Delete(j);
+	ks_free(t);
+}
+
+static void test_gpu_same_seed_same_verdicts(void)
+{
+	char args[4400];
+	cJSON *a, *b;
+	need_gpu();
+	snprintf(args, sizeof(args), "--require-gpu --seed 12345 --refs tests/fixtures/problems --out '%s/a' "
+		 "tests/fixtures/cli/good.json", kt_tmpdir());
+	KT_EQ_INT(score(args), 0);
+	snprintf(args, sizeof(args), "--require-gpu --seed 12345 --refs tests/fixtures/problems --out '%s/b' "
+		 "tests/fixtures/cli/good.json", kt_tmpdir());
+	KT_EQ_INT(score(args), 0);
+	a = load_json("a/score.json");
+	b = load_json("b/score.json");
+	KT_EQ_STR(cJSON_GetObjectItem(a, "seed")->valuestring, "12345");
+	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(
+			  cJSON_GetObjectItem(a, "kernels"), 0), "cases"), 1), "seed")->valuestring,
+		  cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(
+			  cJSON_GetObjectItem(b, "kernels"), 0), "cases"), 1), "seed")->valuestring);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+}
+
+static const kt_test tests[] = {
+	KT(test_gpu_correct_kernels_pass), KT(test_gpu_adversarial_kernels_fail_with_their_reason_in_one_run),
+	KT(test_gpu_same_seed_same_verdicts), { 0 }
+};
+KT_MAIN("gpu", tests)
