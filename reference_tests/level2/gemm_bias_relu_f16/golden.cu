@@ -120,18 +120,29 @@ __device__ __forceinline__ void gemm_tile_coords(int M, int N, int& tm, int& tn)
 }
 
 // acc[mi][ni][e]: rows m0 + wm*64 + mi*16 + (lane>>2) + 8*(e>>1), cols n0 + wn*64 + ni*8 + 2*(lane&3) + (e&1)
-template <typename T, bool BF16>
-__device__ __forceinline__ void gemm_mainloop(const T* __restrict__ A, const T* __restrict__ B,
-                                              int M, int N, int K, int m0, int n0,
+// The B operand comes from a loader, loadB(tile_addr, tile_ptr, n0, k0, vec), which fills one tile
+// (128 rows from n0, 32 columns from k0) in the same swizzled layout.
+template <typename T>
+struct RowMajorTiles {
+    const T* g;
+    int R, K;
+    __device__ __forceinline__ void operator()(unsigned int tile, unsigned char* tile_ptr, int r0, int k0,
+                                               bool vec) const
+    {
+        gemm_load_tile<T>(tile, tile_ptr, g, R, K, r0, k0, vec);
+    }
+};
+
+// vec: K % 8 == 0 and every operand 16-byte aligned (selects cp.async over element-wise loads)
+template <typename T, bool BF16, typename LoadB>
+__device__ __forceinline__ void gemm_mainloop(const T* __restrict__ A, const LoadB& loadB,
+                                              int M, int K, int m0, int n0, bool vec,
                                               float (&acc)[4][8][4])
 {
     extern __shared__ __align__(128) unsigned char gemm_smem[];
     const unsigned int sbase = smem_u32(gemm_smem);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int wm = warp >> 1, wn = warp & 1;
-    const bool vec = (K & 7) == 0 &&
-                     ((((unsigned long long)A) | ((unsigned long long)B)) & 15ull) == 0;
-
 #pragma unroll
     for (int mi = 0; mi < 4; mi++)
 #pragma unroll
@@ -146,7 +157,7 @@ __device__ __forceinline__ void gemm_mainloop(const T* __restrict__ A, const T* 
         if (s < ktiles) {
             const unsigned int a_off = s * 2 * GEMM_TILE_BYTES, b_off = a_off + GEMM_TILE_BYTES;
             gemm_load_tile<T>(sbase + a_off, gemm_smem + a_off, A, M, K, m0, s * GEMM_BK, vec);
-            gemm_load_tile<T>(sbase + b_off, gemm_smem + b_off, B, N, K, n0, s * GEMM_BK, vec);
+            loadB(sbase + b_off, gemm_smem + b_off, n0, s * GEMM_BK, vec);
         }
         cp_async_commit();
     }
@@ -166,7 +177,7 @@ __device__ __forceinline__ void gemm_mainloop(const T* __restrict__ A, const T* 
                 const int s = nt % GEMM_STAGES;
                 const unsigned int a_off = s * 2 * GEMM_TILE_BYTES, b_off = a_off + GEMM_TILE_BYTES;
                 gemm_load_tile<T>(sbase + a_off, gemm_smem + a_off, A, M, K, m0, nt * GEMM_BK, vec);
-                gemm_load_tile<T>(sbase + b_off, gemm_smem + b_off, B, N, K, n0, nt * GEMM_BK, vec);
+                loadB(sbase + b_off, gemm_smem + b_off, n0, nt * GEMM_BK, vec);
             }
             cp_async_commit();
         }
@@ -252,7 +263,9 @@ gemm_bias_relu_f16(const __half* __restrict__ A, const __half* __restrict__ B,
     gemm_tile_coords(M, N, tm, tn);
     const int m0 = tm * GEMM_BM, n0 = tn * GEMM_BN;
     float acc[4][8][4];
-    gemm_mainloop<__half, false>(A, B, M, N, K, m0, n0, acc);
+    const bool vec = (K & 7) == 0 && ((((unsigned long long)A) | ((unsigned long long)B)) & 15ull) == 0;
+    const RowMajorTiles<__half> loadB{B, N, K};
+    gemm_mainloop<__half, false>(A, loadB, M, K, m0, n0, vec, acc);
     BiasRelu op{bias};
     gemm_store<__half>(C, M, N, m0, n0, acc, op);
 }
