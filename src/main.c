@@ -1,15 +1,11 @@
 /* score: the command-line front end. Parses options, finds the reference problems and helpers,
  * and runs the pipeline load -> compile -> run and check -> report for each submission. */
-#include "check.h"
-#include "compile.h"
 #include "errors.h"
 #include "fsutil.h"
 #include "jsonutil.h"
 #include "mem.h"
 #include "metrics.h"
-#include "problem.h"
-#include "report.h"
-#include "runner.h"
+#include "pipeline.h"
 #include "submission.h"
 #include "upload.h"
 
@@ -208,23 +204,6 @@ static uint64_t random_seed(void)
 	return s;
 }
 
-typedef struct {
-	int tty;
-	const char *label;
-} progress_state;
-
-static void progress(void *ud, size_t done, size_t total, const char *what)
-{
-	progress_state *ps = ud;
-	if (!ps->tty)
-		return;
-	if (done >= total)
-		fprintf(stderr, "\r\033[K");
-	else
-		fprintf(stderr, "\r\033[K%s: [%zu/%zu] %s", ps->label, done, total, what ? what : "");
-	fflush(stderr);
-}
-
 static void print_table(const ks_kernel_result *r, size_t n, int gpu)
 {
 	size_t i;
@@ -240,28 +219,20 @@ static void print_table(const ks_kernel_result *r, size_t n, int gpu)
 	}
 }
 
-/* Scores one submission; adds its entry to the JSON summary; returns the number of kernels and
- * how many were correct through the counters, or a negative exit code for fatal problems. */
-static int score_one(const options *o, const char *input, const ks_problem_set *ps, ks_runner *runner,
-		     const char *no_gpu, const char *nvrtc, cJSON *jsum, size_t *nk, size_t *ngood,
-		     int *bad_input)
+/* Scores one input path; adds its record to the JSON summary. Returns 0, or a negative exit code
+ * for fatal problems (results that cannot be written). */
+static int score_one(const options *o, ks_pipeline *pl, const char *input, cJSON *jsum, size_t *nk,
+		     size_t *ngood, int *bad_input)
 {
 	ks_submission *sub = NULL;
 	ks_submission_limits lim = KS_SUBMISSION_LIMITS_INIT;
-	ks_check_options co = KS_CHECK_OPTIONS_INIT;
-	ks_kernel_result *res = NULL;
-	const ks_entry **entries = NULL;
-	size_t *pass = NULL, n = 0, i, j;
+	ks_scored sc;
 	char *out = NULL;
-	cJSON *summary = NULL, *js;
-	ks_report rep;
-	progress_state pst = { isatty(2) && !o->quiet, input };
-	struct timespec t0, t1;
-	int rc = 0;
+	cJSON *js, *ka;
+	size_t i, j;
+	int gpu = ks_pipeline_has_gpu(pl), rc = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	memset(&rep, 0, sizeof(rep));
-	rep.started = time(NULL);
+	memset(&sc, 0, sizeof(sc));
 	if (ks_submission_load(&sub, input, &lim) < 0) {
 		fprintf(stderr, "score: error: %s\n", ks_error_msg());
 		*bad_input = 1;
@@ -272,60 +243,23 @@ static int score_one(const options *o, const char *input, const ks_problem_set *
 		return 0;
 	}
 	for (i = 0; i < sub->npasses; i++) {
-		if (sub->passes[i].error) {
+		if (sub->passes[i].error)
 			fprintf(stderr, "score: error: %s\n", sub->passes[i].error);
-			*bad_input = 1;
-		}
 		for (j = 0; j < sub->passes[i].nentries; j++)
 			if (sub->passes[i].entries[j].error)
 				fprintf(stderr, "score: warning: %s\n", sub->passes[i].entries[j].error);
-		n += sub->passes[i].nentries;
 	}
-	entries = ks_calloc(n + 1, sizeof(*entries));
-	pass = ks_calloc(n + 1, sizeof(*pass));
-	res = ks_calloc(n + 1, sizeof(*res));
-	n = 0;
-	for (i = 0; i < sub->npasses; i++)
-		for (j = 0; j < sub->passes[i].nentries; j++) {
-			entries[n] = &sub->passes[i].entries[j];
-			pass[n++] = i;
-		}
-	co.problems = ps;
-	co.compile.arch = o->arch;
-	co.compile.cache_dir = o->cache_dir;
-	co.compile.jobs = o->jobs;
-	co.compile.timeout_s = o->compile_timeout;
-	co.compile.memory_mb = o->compile_memory;
-	co.seed = o->seed;
-	co.progress = progress;
-	co.progress_ud = &pst;
-	ks_check_entries(res, NULL, entries, pass, n, runner, &co);
-
 	out = o->out ? ks_strdup(o->out) : default_out(input);
-	rep.out_dir = out;
-	rep.team = o->team;
-	rep.submission = sub;
-	rep.results = res;
-	rep.nresults = n;
-	rep.ks = o->ks;
-	rep.nks = o->nks;
-	rep.gpu = runner != NULL;
-	rep.no_gpu_reason = no_gpu;
-	rep.device = runner ? ks_runner_device(runner) : NULL;
-	rep.arch = runner ? ks_runner_arch(runner) : o->arch;
-	rep.nvrtc_version = nvrtc;
-	rep.seed = o->seed;
-	rep.problems = ps;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	rep.wall_s = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
-	if (ks_report_write(&rep, &summary) < 0) {
-		fprintf(stderr, "score: error: writing results: %s\n", ks_error_msg());
+	if (ks_pipeline_score(pl, &sc, sub, o->team, out) < 0) {
+		fprintf(stderr, "score: error: %s\n", ks_error_msg());
 		rc = -EXIT_IOERR;
 		goto done;
 	}
+	if (sc.bad_input)
+		*bad_input = 1;
 	if (o->upsetup) {
 		ks_upload_report ur;
-		if (runner == NULL) {
+		if (!gpu) {
 			fprintf(stderr, "score: upload: skipped for %s: compile-only results have no score\n", out);
 		} else {
 			ks_upload_result_dir(&ur, out, ks_upload_setup_options(o->upsetup));
@@ -333,52 +267,45 @@ static int score_one(const options *o, const char *input, const ks_problem_set *
 			ks_upload_report_clear(&ur);
 		}
 	}
-	for (i = 0; i < n; i++) {
-		(*nk)++;
-		*ngood += runner ? (size_t)res[i].exec : (size_t)res[i].compiled;
-	}
+	*nk += sc.nresults;
+	*ngood += sc.correct;
 	js = cJSON_CreateObject();
 	cJSON_AddStringToObject(js, "input", input);
 	cJSON_AddStringToObject(js, "out", out);
 	cJSON_AddStringToObject(js, "sha256", sub->sha256);
-	cJSON_AddItemToObject(js, "summary", summary);
-	{
-		cJSON *ka = cJSON_AddArrayToObject(js, "kernels");
-		for (i = 0; i < n; i++) {
-			cJSON *k = cJSON_CreateObject();
-			cJSON_AddNumberToObject(k, "pass", (double)res[i].pass);
-			if (res[i].problem)
-				cJSON_AddStringToObject(k, "problem", res[i].problem);
-			else
-				cJSON_AddNullToObject(k, "problem");
-			cJSON_AddBoolToObject(k, "compiled", res[i].compiled);
-			cJSON_AddBoolToObject(k, "call", res[i].call);
-			cJSON_AddBoolToObject(k, "exec", res[i].exec);
-			cJSON_AddStringToObject(k, "reason", ks_reason_name(res[i].reason));
-			cJSON_AddItemToArray(ka, k);
-		}
+	cJSON_AddItemToObject(js, "summary", cJSON_Duplicate(sc.summary, 1));
+	ka = cJSON_AddArrayToObject(js, "kernels");
+	for (i = 0; i < sc.nresults; i++) {
+		const ks_kernel_result *r = &sc.results[i];
+		cJSON *k = cJSON_CreateObject();
+		cJSON_AddNumberToObject(k, "pass", (double)r->pass);
+		if (r->problem)
+			cJSON_AddStringToObject(k, "problem", r->problem);
+		else
+			cJSON_AddNullToObject(k, "problem");
+		cJSON_AddBoolToObject(k, "compiled", r->compiled);
+		cJSON_AddBoolToObject(k, "call", r->call);
+		cJSON_AddBoolToObject(k, "exec", r->exec);
+		cJSON_AddStringToObject(k, "reason", ks_reason_name(r->reason));
+		cJSON_AddItemToArray(ka, k);
 	}
 	cJSON_AddItemToArray(jsum, js);
 	if (!o->json && !o->quiet) {
 		ks_file_metrics fm;
 		printf("%s%s%s\n", col("\033[1m"), input, col("\033[0m"));
-		print_table(res, n, runner != NULL);
-		ks_metrics_file(&fm, res, n);
-		if (runner)
+		print_table(sc.results, sc.nresults, gpu);
+		ks_metrics_file(&fm, sc.results, sc.nresults);
+		if (gpu)
 			printf("Call Accuracy: %.4g  Exec Accuracy: %.4g  (%zu kernels)\n",
 			       isnan(fm.call_accuracy) ? 0 : fm.call_accuracy,
-			       isnan(fm.exec_accuracy) ? 0 : fm.exec_accuracy, n);
+			       isnan(fm.exec_accuracy) ? 0 : fm.exec_accuracy, sc.nresults);
 		else
 			printf("Compile Accuracy: %.4g  (%zu kernels; compile-only: nothing was run)\n",
-			       fm.compile_accuracy, n);
+			       fm.compile_accuracy, sc.nresults);
 		printf("results: %s/\n\n", out);
 	}
 done:
-	for (i = 0; i < n; i++)
-		ks_kernel_result_clear(&res[i]);
-	ks_free(res);
-	ks_free(entries);
-	ks_free(pass);
+	ks_scored_clear(&sc);
 	ks_free(out);
 	ks_submission_free(sub);
 	return rc;
@@ -418,9 +345,9 @@ int main(int argc, char **argv)
 		{ 0, 0, 0, 0 }
 	};
 	options o;
-	ks_problem_set *ps = NULL;
-	ks_runner *runner = NULL;
-	char *refs = NULL, *cache = NULL, *nvrtc = NULL, *no_gpu = NULL;
+	ks_pipeline_options po = KS_PIPELINE_OPTIONS_INIT;
+	ks_pipeline *pl = NULL;
+	char *refs = NULL, *cache = NULL;
 	cJSON *jsum = NULL, *jroot = NULL;
 	size_t nk = 0, ngood = 0;
 	int c, i, rc = EXIT_ALL, bad_input = 0;
@@ -628,49 +555,43 @@ int main(int argc, char **argv)
 	}
 
 	refs = find_refs(o.refs);
-	if (!refs || ks_problem_set_load(&ps, refs, o.suite) < 0) {
-		fprintf(stderr, "score: error: cannot load the reference problems%s%s: %s\n", refs ? " from " : "",
-			refs ? refs : "", refs ? ks_error_msg() : "no reference_tests folder found (use --refs)");
+	if (!refs) {
+		fprintf(stderr, "score: error: cannot load the reference problems: no reference_tests folder "
+			"found (use --refs)\n");
 		rc = EXIT_DATAERR;
 		goto done;
 	}
-	for (i = 0; i < (int)ps->nerrors; i++)
-		fprintf(stderr, "score: error: invalid problem: %s\n", ps->errors[i]);
-	if (ps->n == 0) {
-		fprintf(stderr, "score: error: no valid problem in %s\n", refs);
-		rc = EXIT_DATAERR;
+	po.refs = refs;
+	po.suite = o.suite;
+	po.compile_only = o.compile_only;
+	po.require_gpu = o.require_gpu;
+	po.arch = o.arch;
+	po.device = o.device;
+	po.jobs = o.jobs;
+	po.cache_dir = o.cache_dir;
+	po.kernel_timeout_s = o.kernel_timeout;
+	po.compile_timeout_s = o.compile_timeout;
+	po.compile_memory_mb = o.compile_memory;
+	po.seed = o.seed;
+	po.ks = o.ks;
+	po.nks = o.nks;
+	po.progress = isatty(2) && !o.quiet;
+	if ((c = ks_pipeline_new(&pl, &po)) < 0) {
+		fprintf(stderr, "score: error: %s\n", ks_error_msg());
+		rc = c == KS_EUNSUPPORTED ? EXIT_UNAVAILABLE : EXIT_DATAERR;
 		goto done;
 	}
-
-	if (!o.compile_only) {
-		ks_runner_options ro = KS_RUNNER_OPTIONS_INIT;
-		ro.device = o.device;
-		ro.kernel_timeout_s = o.kernel_timeout;
-		ro.compile.cache_dir = o.cache_dir;
-		ro.compile.jobs = o.jobs;
-		if (ks_runner_start(&runner, &ro) < 0) {
-			if (o.require_gpu) {
-				fprintf(stderr, "score: error: no usable GPU: %s\n", ks_error_msg());
-				rc = EXIT_UNAVAILABLE;
-				goto done;
-			}
-			no_gpu = ks_strdup(ks_error_msg());
-			fprintf(stderr, "score: warning: no usable GPU (%s)\n"
-				"score: warning: falling back to compile-only mode: kernels are compiled for %s "
-				"but not run, so there are no call or exec results (exit status 3; "
-				"--require-gpu makes this an error)\n", no_gpu, o.arch);
-		}
-	}
-	{
-		ks_compile_options vo = KS_COMPILE_OPTIONS_INIT;
-		nvrtc = ks_compile_nvrtc_version(&vo);
-	}
+	if (!o.compile_only && !ks_pipeline_has_gpu(pl))
+		fprintf(stderr, "score: warning: no usable GPU (%s)\n"
+			"score: warning: falling back to compile-only mode: kernels are compiled for %s "
+			"but not run, so there are no call or exec results (exit status 3; "
+			"--require-gpu makes this an error)\n", ks_pipeline_no_gpu_reason(pl), o.arch);
 	jroot = cJSON_CreateObject();
 	cJSON_AddStringToObject(jroot, "scorer", "kscore " KS_VERSION);
-	cJSON_AddStringToObject(jroot, "mode", runner ? "gpu" : "compile-only");
+	cJSON_AddStringToObject(jroot, "mode", ks_pipeline_has_gpu(pl) ? "gpu" : "compile-only");
 	jsum = cJSON_AddArrayToObject(jroot, "submissions");
 	for (i = optind; i < argc; i++) {
-		int r = score_one(&o, argv[i], ps, runner, no_gpu, nvrtc, jsum, &nk, &ngood, &bad_input);
+		int r = score_one(&o, pl, argv[i], jsum, &nk, &ngood, &bad_input);
 		if (r < 0) {
 			rc = -r;
 			goto done;
@@ -678,7 +599,7 @@ int main(int argc, char **argv)
 	}
 	if (bad_input)
 		rc = EXIT_DATAERR;
-	else if (!runner && !o.compile_only)
+	else if (!ks_pipeline_has_gpu(pl) && !o.compile_only)
 		rc = EXIT_NO_GPU;
 	else if (nk > 0 && ngood == nk)
 		rc = EXIT_ALL;
@@ -695,12 +616,9 @@ done:
 		cJSON_free(s);
 	}
 	cJSON_Delete(jroot);
-	ks_runner_free(runner);
-	ks_problem_set_free(ps);
+	ks_pipeline_free(pl);
 	ks_free(refs);
 	ks_free(cache);
-	ks_free(nvrtc);
-	ks_free(no_gpu);
 	if (o.upsetup) {
 		ks_upload_setup_free(o.upsetup);
 		curl_global_cleanup();

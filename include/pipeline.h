@@ -1,0 +1,65 @@
+/* pipeline: one scoring session, load -> compile -> run and check -> report, for any number of
+ * submissions. It owns the reference problems and the GPU runner, so every submission scored in the
+ * session shares the golden results, the compile cache and the workers. Used by `score` for the
+ * files on its command line and by batch scoring for teams' repositories. */
+#ifndef KS_PIPELINE_H
+#define KS_PIPELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cJSON.h>
+#include "problem.h"
+#include "result.h"
+#include "submission.h"
+
+typedef struct {
+	const char *refs;             /* reference problems folder (required) */
+	const char *suite;            /* NULL: every suite */
+	int compile_only;             /* never start a GPU worker */
+	int require_gpu;              /* fail instead of falling back to compile-only */
+	const char *arch;             /* NVRTC target when no GPU decides it */
+	int device;
+	int jobs;                     /* parallel compiles */
+	const char *cache_dir;        /* NULL: no compile cache */
+	double kernel_timeout_s, compile_timeout_s;
+	size_t compile_memory_mb;
+	uint64_t seed;                /* base seed of the session */
+	const int *ks;                /* pass@k values */
+	size_t nks;
+	int progress;                 /* progress lines on stderr (callers pass isatty(2)) */
+} ks_pipeline_options;
+
+#define KS_PIPELINE_OPTIONS_INIT { NULL, NULL, 0, 0, "sm_90a", 0, 4, NULL, 10.0, 60.0, 8192, 0, NULL, 0, 0 }
+
+typedef struct ks_pipeline ks_pipeline;
+
+/* Loads the problems (invalid ones are reported on stderr and skipped) and starts the GPU runner
+ * unless compile_only. Fails with KS_EINVALID when no valid problem loads, KS_EUNSUPPORTED when
+ * require_gpu is set and there is no usable GPU. Without a GPU (and without require_gpu) it
+ * succeeds in compile-only mode; ks_pipeline_no_gpu_reason says why. */
+int ks_pipeline_new(ks_pipeline **out, const ks_pipeline_options *opts);
+
+int ks_pipeline_has_gpu(const ks_pipeline *p);
+/* Why there is no GPU (NULL when there is one or compile-only was asked for). */
+const char *ks_pipeline_no_gpu_reason(const ks_pipeline *p);
+const ks_problem_set *ks_pipeline_problems(const ks_pipeline *p);
+
+/* What scoring one submission produced. */
+typedef struct {
+	char *out_dir;
+	ks_kernel_result *results;
+	size_t nresults;
+	size_t correct;               /* exec-correct kernels (compiled ones in compile-only mode) */
+	int bad_input;                /* some pass of the submission could not be read */
+	cJSON *summary;               /* the "summary" object of score.json */
+} ks_scored;
+
+/* Scores a loaded submission and writes its result folder to out_dir (replacing it). Fails only
+ * when the folder cannot be written (KS_EIO); everything else is in the results. */
+int ks_pipeline_score(ks_pipeline *p, ks_scored *out, const ks_submission *sub, const char *team,
+		      const char *out_dir);
+
+void ks_scored_clear(ks_scored *s);
+void ks_pipeline_free(ks_pipeline *p);
+
+#endif
