@@ -1011,6 +1011,24 @@ def selftest(root, selectors, data):
                             if not cmp['ok']:
                                 raise SpecError('%s: the reference rounded to the output dtype fails the '
                                                 'tolerance: %s' % (a['name'], cmp))
+                    if hasattr(prob.ref, 'baseline'):
+                        # the library way (another valid order, native dtype) against the tolerance
+                        try:
+                            with torch.no_grad():
+                                lib = prob.ref.baseline(ins, dict(env))
+                        except Exception as e:
+                            lib = None
+                            print('  %s correctness[%d]: baseline not runnable here (%s)'
+                                  % (name, ci, str(e).splitlines()[0][:80]))
+                        for a in prob.tensor_args:
+                            b = bufs[a['name']]
+                            if lib is not None and b.role == 'out':
+                                b.t.view(-1).copy_(lib[a['name']].reshape(-1).to(b.t.dtype))
+                                cmp = compare_output(b, refs[a['name']].reshape(-1), prob.atol, prob.rtol)
+                                if not cmp['ok'] or cmp['max_ratio'] > 0.5:
+                                    print('  %s correctness[%d] %s: baseline error %.3g of the tolerance%s'
+                                          % (name, ci, a['name'], cmp['max_ratio'],
+                                             '' if cmp['ok'] else ' (FAILS)'))
             print('%-26s ok' % name)
         except Exception as e:
             print('%-26s FAIL %s: %s' % (name, type(e).__name__, e))
