@@ -33,7 +33,7 @@ flash_decode_stage2_golden(const int* __restrict__ b_seqlen, const float* __rest
 	const float* __restrict__ V = mid_o + warp * nblk * (long long)head_dim;
 	float* __restrict__ O = out + warp * head_dim;
 
-	float m = -INFINITY;
+	float m = __int_as_float(0xff800000); /* -inf (NVRTC has no INFINITY macro) */
 	for (int j = lane; j < n; j += 32)
 		m = fmaxf(m, __ldg(L + j));
 #pragma unroll
