@@ -825,7 +825,7 @@ def check_case(prob, kernels, stream, case, seed, label, want_perf, flush, reps,
     prob.run_plan(kernels, launches, stream)
     torch.cuda.synchronize()
     for n, b in bufs.items():
-        if b.role == 'out' and not torch.equal(first[n], b.bytes):
+        if b.role in ('out', 'inout') and not torch.equal(first[n], b.bytes):
             rec['errors'].append('output %s differs between two runs on the same inputs' % n)
 
     if want_perf:
