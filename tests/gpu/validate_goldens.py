@@ -409,7 +409,11 @@ class Kernel:
 
 
 def compile_golden(src, names):
-    """NVRTC with the scorer's options; returns ({name: Kernel}, note)."""
+    """NVRTC with the scorer's options; returns ({name: Kernel}, note).
+
+    NVRTC is driven directly (cupy's bindings) rather than through cupy.RawModule, because
+    RawModule appends its own -arch and -ftz=true to the options, which would compile the golden
+    differently from the scorer. RawModule (without our -arch) is only the fallback."""
     opts = nvrtc_options()
     exprs = [n for n in names if '<' in n or '::' in n]
     try:
