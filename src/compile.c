@@ -294,8 +294,10 @@ static int run_version(char **out, ks_ctx *c)
 	so.timeout_s = KS_VERSION_TIMEOUT_S;
 	helper_limits(&so.limits, &c->o);
 	so.limits.cpu_seconds = (unsigned)KS_VERSION_TIMEOUT_S + 2;
-	if ((rc = ks_spawn_run(&sr, &so)) < 0)
+	if ((rc = ks_spawn_run(&sr, &so)) < 0) {
+		ks_spawn_result_clear(&sr);
 		return ks_error_wrap(rc, "cannot run %s", c->helper);
+	}
 	len = strcspn(sr.out, "\n");
 	if (!sr.exited || sr.exit_code != 0 || len == 0 || len > 16 ||
 	    strspn(sr.out, "0123456789.") != len) {

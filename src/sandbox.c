@@ -436,7 +436,15 @@ static int try_reap(ks_child *c, ks_spawn_result *r)
 	int st = 0;
 
 	memset(&si, 0, sizeof(si));
-	if (waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
+	if (waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0) {
+		/* ECHILD: someone else reaped it (SIGCHLD ignored); its status is lost. */
+		if (errno != ECHILD)
+			return 0;
+		kill(-c->pid, SIGKILL);
+		r->seconds = now_s() - c->start;
+		goto reaped;
+	}
+	if (si.si_pid == 0)
 		return 0;
 	kill(-c->pid, SIGKILL);
 	memset(&ru, 0, sizeof(ru));
@@ -453,6 +461,7 @@ static int try_reap(ks_child *c, ks_spawn_result *r)
 		r->signaled = 1;
 		r->signal = WTERMSIG(st);
 	}
+reaped:
 	close_fd(&c->pidfd);
 	close_fd(&c->in_fd);
 	c->pid = -1;
