@@ -441,6 +441,12 @@ static void compile(ks_outcome *o, const ks_args *a)
 		say(o, KS_COMPILE_CRASH, "reading the source: %s", ks_error_msg());
 		goto done;
 	}
+	/* Nothing the preprocessor could reach through /proc/self/fd/0 later. */
+	rc = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (rc >= 0) {
+		dup2(rc, 0);
+		close(rc);
+	}
 	if (strlen(src) != len) {
 		say(o, KS_COMPILE_ERROR, "source contains a NUL byte");
 		goto done;

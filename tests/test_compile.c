@@ -15,7 +15,7 @@ static const char *good_src =
 	"template <typename T> __global__ void k(T *x) { x[threadIdx.x] = T(2); }\n";
 
 /* Options for a test: the freshly built helper, short limits. Skips where it is not built. */
-static ks_compile_options opts(void)
+static ks_compile_options helper_opts(void)
 {
 	ks_compile_options o = KS_COMPILE_OPTIONS_INIT;
 	const char *dir = getenv("KSCORE_LIBEXEC");
@@ -29,6 +29,15 @@ static ks_compile_options opts(void)
 	o.timeout_s = 30;
 	o.memory_mb = 4096;
 	o.jobs = 2;
+	return o;
+}
+
+/* The same, for tests that compile: without Landlock the helper refuses untrusted sources. */
+static ks_compile_options opts(void)
+{
+	ks_compile_options o = helper_opts();
+	if (!ks_sandbox_available())
+		KT_SKIP("Landlock is not available: compiles are refused (see test_no_landlock_*)");
 	return o;
 }
 
@@ -163,9 +172,9 @@ static void test_include_cannot_reach_host_files(void)
 {
 	ks_compile_options o;
 	const char *env_secret = getenv("KSCORE_TEST_ENV_SECRET");
-	char file_secret[40], *tmpfile, *srcs[4], procpath[64];
+	char file_secret[40], *tmpfile, *srcs[5], procpath[64];
 	const char *names[] = { "good" };
-	ks_compile_job j[4];
+	ks_compile_job j[5];
 	char *environ_text = NULL;
 	size_t elen = 0, i;
 	int fd;
@@ -212,10 +221,13 @@ static void test_include_cannot_reach_host_files(void)
 	srcs[1] = ks_asprintf("#include \"/proc/self/environ\"\n%s", good_src);
 	srcs[2] = ks_asprintf("#include \"%s\"\n%s", tmpfile, good_src);
 	srcs[3] = ks_asprintf("#include \"%s\"\n%s", procpath, good_src);
-	for (i = 0; i < 4; i++)
+	/* The helper's own open descriptors (its stdin held the source). */
+	srcs[4] = ks_asprintf("#include \"/proc/self/fd/0\"\n#include \"/proc/self/fd/3\"\n%s",
+			      good_src);
+	for (i = 0; i < 5; i++)
 		job_init(&j[i], srcs[i], names, 1);
-	KT_ASSERT(ks_compile_run(j, 4, &o) == 0);
-	for (i = 0; i < 4; i++) {
+	KT_ASSERT(ks_compile_run(j, 5, &o) == 0);
+	for (i = 0; i < 5; i++) {
 		const char *st = ks_compile_status_name(j[i].status);
 		KT_ASSERT_MSG(j[i].status == KS_COMPILE_ERROR, "include %zu: status %s, log %.500s",
 			      i, st, j[i].log);
@@ -434,7 +446,7 @@ static void test_jobs_run_in_parallel(void)
 
 static void test_virtual_arch_is_rejected(void)
 {
-	ks_compile_options o = opts();
+	ks_compile_options o = helper_opts();
 	const char *names[] = { "good" };
 	ks_compile_job j;
 	const char *argv[] = { g_helper, "--arch", "compute_90", "--max-log", "1000",
@@ -475,7 +487,7 @@ static void test_virtual_arch_is_rejected(void)
 
 static void test_oversize_source_is_refused_unrun(void)
 {
-	ks_compile_options o = opts();
+	ks_compile_options o = helper_opts();
 	const char *names[] = { "good" };
 	ks_compile_job j;
 	size_t n = 5000;
@@ -516,7 +528,7 @@ static void test_log_is_capped(void)
 
 static void test_nvrtc_version(void)
 {
-	ks_compile_options o = opts();
+	ks_compile_options o = helper_opts();
 	char *v = ks_compile_nvrtc_version(&o);
 	KT_ASSERT(v != NULL);
 	KT_ASSERT(strchr(v, '.') != NULL);
@@ -529,7 +541,7 @@ static void test_nvrtc_version(void)
 
 static void test_missing_helper_fails_the_batch(void)
 {
-	ks_compile_options o = opts();
+	ks_compile_options o = helper_opts();
 	const char *names[] = { "good" };
 	ks_compile_job j;
 
@@ -544,7 +556,7 @@ static void test_missing_helper_fails_the_batch(void)
 /* A helper that dies mid-compile still reports, through its signal handler, in the protocol. */
 static void test_helper_crash_is_reported(void)
 {
-	ks_compile_options o = opts();
+	ks_compile_options o = helper_opts();
 	/* A background job's stdin is /dev/null unless given explicitly, hence fd 3. */
 	const char *argv[] = { "/bin/sh", "-c",
 			       "exec 3<&0; \"$0\" \"$@\" <&3 & pid=$!; sleep 1; kill -SEGV $pid; "
@@ -576,6 +588,28 @@ static void test_helper_crash_is_reported(void)
 	KT_CONTAINS(r.log, "died by signal 11");
 	ks_compile_reply_clear(&r);
 	ks_spawn_result_clear(&sr);
+}
+
+/* Where the kernel has no Landlock, untrusted compiles are refused unless explicitly allowed. */
+static void test_no_landlock_refuses_unless_allowed(void)
+{
+	ks_compile_options o = helper_opts();
+	const char *names[] = { "good" };
+	ks_compile_job j;
+
+	if (ks_sandbox_available())
+		KT_SKIP("Landlock is available here; the refusal path needs a kernel without it");
+	job_init(&j, good_src, names, 1);
+	compile_one(&j, &o);
+	KT_STATUS(&j, KS_COMPILE_SANDBOX);
+	KT_CONTAINS(j.log, "Landlock");
+	ks_compile_job_clear(&j);
+
+	o.allow_unsandboxed = 1;
+	job_init(&j, good_src, names, 1);
+	compile_one(&j, &o);
+	KT_STATUS(&j, KS_COMPILE_OK);
+	ks_compile_job_clear(&j);
 }
 
 /* A frame and every way of breaking it: each broken one must be refused. */
@@ -675,6 +709,7 @@ static const kt_test tests[] = {
 	KT(test_log_is_capped),
 	KT(test_missing_helper_fails_the_batch),
 	KT(test_helper_crash_is_reported),
+	KT(test_no_landlock_refuses_unless_allowed),
 	{ NULL, NULL }
 };
 
