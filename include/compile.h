@@ -63,4 +63,51 @@ void ks_compile_job_clear(ks_compile_job *job);
 /* The NVRTC version the helper reports ("13.0"), for provenance; caller frees. NULL on failure. */
 char *ks_compile_nvrtc_version(const ks_compile_options *opts);
 
+/* ---- The helper protocol: shared by ks_compile_run and kscore-compile; not for other callers ----
+ *
+ * kscore-compile is run with an empty environment, the source on stdin, and
+ *     --arch ARCH --include DIR... --name EXPR... --max-log N --max-source N [--allow-unsandboxed]
+ * (or `--version`, which prints "MAJOR.MINOR\n"). It writes exactly one reply frame on stdout; the
+ * integers are unsigned 32-bit little-endian:
+ *     "KSCR" version status log_len log[log_len] cubin_len cubin[cubin_len]
+ *     nnames { name_len name[name_len] }*nnames "KEND"
+ * A cache file is "KSCC" version key[64] sha256hex(frame)[64] frame. */
+
+#define KS_COMPILE_PROTO_VERSION 1
+#define KS_COMPILE_MAX_CUBIN (64u << 20) /* a CUBIN larger than this is refused as LIMIT */
+#define KS_COMPILE_MAX_NAMES 256         /* name expressions per job */
+#define KS_COMPILE_MAX_NAME 1024         /* bytes of one name expression or lowered name */
+#define KS_COMPILE_LOG_SLACK 64          /* room after max_log for the truncation note */
+
+typedef struct {
+	ks_compile_status status;   /* never TIMEOUT: only the parent can see a timeout */
+	char *log;                  /* NUL-terminated, no NUL inside */
+	size_t log_len;
+	void *cubin;                /* an ELF image when status is OK */
+	size_t cubin_len;
+	char **lowered;             /* nlowered names; exactly one per requested name when OK */
+	size_t nlowered;
+} ks_compile_reply;
+
+/* Serialises a reply into a new buffer (caller frees). */
+int ks_compile_reply_encode(char **out, size_t *len, const ks_compile_reply *r);
+
+/* Parses a frame strictly: exact length, known status, log at most max_log plus the slack and free
+ * of NUL bytes, CUBIN at most KS_COMPILE_MAX_CUBIN and ELF when OK, exactly nnames lowered names
+ * when OK and none otherwise. Returns 0 or KS_EINVALID (message says what was wrong); the caller
+ * frees r with ks_compile_reply_clear either way. */
+int ks_compile_reply_decode(ks_compile_reply *r, const void *data, size_t len, size_t max_log,
+			    size_t nnames);
+
+void ks_compile_reply_clear(ks_compile_reply *r);
+
+/* Accepts a real architecture ("sm_90", "sm_90a", "sm_100f"); refuses virtual ones ("compute_90",
+ * "lto_90": they give PTX, not CUBIN) and anything else, with KS_EINVALID and a message. */
+int ks_compile_check_arch(const char *arch);
+
+/* The complete NVRTC option list for an architecture and include directories, in order; the cache
+ * key hashes exactly these. Caller frees with ks_free_strv(*opts, *n). */
+void ks_compile_nvrtc_options(char ***opts, size_t *n, const char *arch,
+			      const char *const *include_dirs, size_t ninclude);
+
 #endif

@@ -53,6 +53,8 @@ typedef struct {
 	char *out, *err;            /* captured, NUL-terminated; caller frees with ks_spawn_result_clear */
 	size_t out_len, err_len;
 	double seconds;             /* wall time */
+	double cpu_seconds;         /* user + system time of the child (not of its own children) */
+	long max_rss_kb;            /* peak resident set size of the child, from wait4 */
 } ks_spawn_result;
 
 /* Runs one child to completion. Returns 0 when the child was started and reaped (whatever its
