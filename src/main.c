@@ -157,17 +157,16 @@ static char *default_out(const char *input)
 static char *find_refs(const char *given)
 {
 	const char *env = getenv("KSCORE_REFS");
-	char *exe = ks_exe_dir(), *c[3];
+	char *exe, *c[3];
 	char *found = NULL;
 	int i;
 	if (given)
 		return ks_strdup(given);
 	if (env && *env)
 		return ks_strdup(env);
-	if (ks_fs_is_dir("reference_tests")) {
-		ks_free(exe);
+	if (ks_fs_is_dir("reference_tests"))
 		return ks_strdup("reference_tests");
-	}
+	exe = ks_exe_dir();
 	c[0] = ks_asprintf("%s/../share/kscore/reference_tests", exe);
 	c[1] = ks_asprintf("%s/../reference_tests", exe);
 	c[2] = ks_asprintf("%s/../../reference_tests", exe);

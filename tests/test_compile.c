@@ -713,4 +713,4 @@ static const kt_test tests[] = {
 	{ NULL, NULL }
 };
 
-KT_MAIN("test_compile", tests)
+KT_MAIN("compile", tests)

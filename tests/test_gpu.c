@@ -17,7 +17,7 @@ static const char *bin(void)
 
 static int score(const char *args)
 {
-	char cmd[8192], pe[4300];
+	char cmd[32768], pe[4300];
 	FILE *f;
 	size_t n;
 	int st;

@@ -410,4 +410,4 @@ static const kt_test tests[] = {
 	{ NULL, NULL }
 };
 
-KT_MAIN("test_sandbox", tests)
+KT_MAIN("sandbox", tests)

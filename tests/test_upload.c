@@ -1382,4 +1382,4 @@ static const kt_test tests[] = {
 	{ NULL, NULL }
 };
 
-KT_MAIN("test_upload", tests)
+KT_MAIN("upload", tests)
