@@ -1,0 +1,54 @@
+#!/bin/sh
+# One device call's worth of GPU work, from a build packed with gpu-pack into .gpu/:
+#   sh scripts/gpu-session.sh STEP...
+# Steps: tests (the GPU suite), example (score the bundled example), candidates (score every
+# honest candidate file), validate (prove the golden kernels against PyTorch and time them).
+# Everything lands in $OUT (or build/gpu-out): session.log and results.tgz.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 2
+out="${OUT:-$root/build/gpu-out}"
+work="$root/build/gpu-work"
+rm -rf "$work"
+mkdir -p "$out" "$work"
+export LD_LIBRARY_PATH="$root/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export KSCORE_BIN="$root/.gpu/bin/score" KSCORE_LIBEXEC="$root/.gpu/bin"
+export KSCORE_GPU_TEST="$root/.gpu/bin/test_gpu" XDG_CACHE_HOME="$work/cache"
+log="$out/session.log"
+: >"$log"
+say() { echo "== $*" | tee -a "$log"; }
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv >>"$log" 2>&1
+for step in "$@"; do
+	t0=$(date +%s)
+	case "$step" in
+	tests)
+		say "GPU test suite"
+		OUT="$work" sh tests/gpu/run.sh >>"$log" 2>&1
+		;;
+	example)
+		say "bundled example"
+		"$KSCORE_BIN" --require-gpu --team example --out "$work/example" \
+			submissions/example/reflexion_oneshot_tritonbench_4.json >>"$log" 2>&1
+		echo "exit status $?" >>"$log"
+		;;
+	candidates)
+		for f in submissions/candidates/*.json; do
+			case "$f" in *expected*) continue ;; esac
+			say "candidates $f"
+			"$KSCORE_BIN" --require-gpu --out "$work/cand-$(basename "$f" .json)" "$f" >>"$log" 2>&1
+			echo "exit status $?" >>"$log"
+		done
+		;;
+	validate)
+		say "validate goldens"
+		timeout 420 python3 tests/gpu/validate_goldens.py --perf --json "$work/validate.json" >>"$log" 2>&1
+		echo "exit status $?" >>"$log"
+		;;
+	*)
+		say "unknown step $step"
+		;;
+	esac
+	echo "($step took $(( $(date +%s) - t0 )) s)" >>"$log"
+done
+tar czf "$out/results.tgz" -C "$work" --exclude=cache . 2>>"$log"
+tail -n 60 "$log"
