@@ -251,7 +251,7 @@ static cJSON *names_json(char *const *names, size_t n)
 	cJSON *a = cJSON_CreateArray();
 	size_t i;
 	for (i = 0; i < n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(names[i]));
+		cJSON_AddItemToArray(a, cJSON_CreateString(names[i] ? names[i] : ""));
 	return a;
 }
 
@@ -344,36 +344,35 @@ void ks_worker_unload(ks_worker *w, int module)
 	ks_free(why);
 }
 
-void ks_worker_run(ks_worker *w, ks_run_result *res, int module, const ks_plan *plan,
-		   const ks_fetch_mode *fetch, double timeout_s)
+/* Sends a request and turns every failure into res; on success *reply holds the answer. */
+static int request(ks_worker *w, ks_run_result *res, ks_msg *reply, uint32_t type, const cJSON *req,
+		   const void *blob, uint64_t len, double timeout_s)
 {
-	cJSON *req = cJSON_CreateObject(), *fa;
-	const cJSON *ba, *b;
-	ks_msg reply;
 	char *why = NULL;
-	size_t i;
-
 	memset(res, 0, sizeof(*res));
-	cJSON_AddNumberToObject(req, "module", module);
-	cJSON_AddItemToObject(req, "plan", ks_plan_to_json(plan));
-	fa = cJSON_AddArrayToObject(req, "fetch");
-	for (i = 0; i < plan->nbufs; i++)
-		cJSON_AddItemToArray(fa, cJSON_CreateNumber(fetch[i]));
-	res->status = call(w, &reply, KS_MSG_RUN, req, NULL, 0, timeout_s, &why);
-	cJSON_Delete(req);
+	res->status = call(w, reply, type, req, blob, len, timeout_s, &why);
 	if (res->status != KS_RUN_OK) {
 		res->message = why;
 		res->stage = ks_strdup("run");
-		return;
+		return -1;
 	}
-	if ((res->status = reply_status(w, reply.json, res)) != KS_RUN_OK) {
-		ks_msg_clear(&reply);
-		return;
+	if ((res->status = reply_status(w, reply->json, res)) != KS_RUN_OK) {
+		ks_msg_clear(reply);
+		return -1;
 	}
-	ks_json_num(&res->ms, reply.json, "ms", 0);
-	ba = cJSON_GetObjectItemCaseSensitive(reply.json, "bufs");
+	return 0;
+}
+
+/* Takes the buffer layout and blob of a run-like reply into res, checking it against the plan. */
+static void take_buffers(ks_worker *w, ks_run_result *res, ks_msg *reply, const ks_plan *plan,
+			 const ks_fetch_mode *fetch)
+{
+	const cJSON *ba, *b;
+	size_t i = 0;
+
+	ks_json_num(&res->ms, reply->json, "ms", 0);
+	ba = cJSON_GetObjectItemCaseSensitive(reply->json, "bufs");
 	res->bufs = ks_calloc(plan->nbufs + 1, sizeof(ks_fetched));
-	i = 0;
 	cJSON_ArrayForEach(b, ba)
 	{
 		const char *cs = NULL;
@@ -397,25 +396,155 @@ void ks_worker_run(ks_worker *w, ks_run_result *res, int module, const ks_plan *
 				: fetch[i] == KS_FETCH_GUARDS ? res->bufs[i].total - plan->bufs[i].bytes
 							       : 0;
 		if (res->bufs[i].total < plan->bufs[i].bytes + 2ull * plan->guard ||
-		    res->bufs[i].off > reply.blob_len || need > reply.blob_len - res->bufs[i].off) {
-			res->status = KS_RUN_CRASH;
-			res->message = ks_asprintf("the %s worker sent an inconsistent reply", w->role);
-			ks_msg_clear(&reply);
-			kill_worker(w);
-			return;
-		}
+		    res->bufs[i].off > reply->blob_len || need > reply->blob_len - res->bufs[i].off)
+			break;
 	}
-	if (res->nbufs != plan->nbufs) {
+	if (i < res->nbufs || res->nbufs != plan->nbufs) {
 		res->status = KS_RUN_CRASH;
-		res->message = ks_asprintf("the %s worker sent an incomplete reply", w->role);
-		ks_msg_clear(&reply);
+		res->message = ks_asprintf("the %s worker sent an inconsistent reply", w->role);
+		ks_msg_clear(reply);
 		kill_worker(w);
 		return;
 	}
-	res->blob = reply.blob;
-	res->blob_len = reply.blob_len;
-	reply.blob = NULL;
-	ks_msg_clear(&reply);
+	res->blob = reply->blob;
+	res->blob_len = reply->blob_len;
+	reply->blob = NULL;
+	ks_msg_clear(reply);
+}
+
+static cJSON *fetch_json(const ks_fetch_mode *fetch, size_t n)
+{
+	cJSON *fa = cJSON_CreateArray();
+	size_t i;
+	for (i = 0; i < n; i++)
+		cJSON_AddItemToArray(fa, cJSON_CreateNumber(fetch[i]));
+	return fa;
+}
+
+void ks_worker_run(ks_worker *w, ks_run_result *res, int module, const ks_plan *plan,
+		   const ks_fetch_mode *fetch, double timeout_s)
+{
+	cJSON *req = cJSON_CreateObject();
+	ks_msg reply;
+	int rc;
+
+	cJSON_AddNumberToObject(req, "module", module);
+	cJSON_AddItemToObject(req, "plan", ks_plan_to_json(plan));
+	cJSON_AddItemToObject(req, "fetch", fetch_json(fetch, plan->nbufs));
+	rc = request(w, res, &reply, KS_MSG_RUN, req, NULL, 0, timeout_s);
+	cJSON_Delete(req);
+	if (rc == 0)
+		take_buffers(w, res, &reply, plan, fetch);
+}
+
+void ks_worker_time_start(ks_worker *w, ks_run_result *res, int module, const ks_plan *plan,
+			  const uint64_t *seeds, size_t nsets, uint64_t flush_bytes, double timeout_s)
+{
+	cJSON *req = cJSON_CreateObject(), *sa;
+	ks_msg reply;
+	size_t i;
+
+	cJSON_AddNumberToObject(req, "module", module);
+	cJSON_AddItemToObject(req, "plan", ks_plan_to_json(plan));
+	sa = cJSON_AddArrayToObject(req, "seeds");
+	for (i = 0; i < nsets; i++) {
+		char s[32];
+		snprintf(s, sizeof(s), "%llu", (unsigned long long)seeds[i]);
+		cJSON_AddItemToArray(sa, cJSON_CreateString(s));
+	}
+	cJSON_AddNumberToObject(req, "flush_bytes", (double)flush_bytes);
+	if (request(w, res, &reply, KS_MSG_TIME_START, req, NULL, 0, timeout_s) == 0)
+		ks_msg_clear(&reply);
+	cJSON_Delete(req);
+}
+
+void ks_worker_time_run(ks_worker *w, ks_run_result *res, const int *sets, size_t n, double *ms,
+			double timeout_s)
+{
+	cJSON *req = cJSON_CreateObject(), *ra = cJSON_AddArrayToObject(req, "runs");
+	const cJSON *a, *x;
+	ks_msg reply;
+	size_t i = 0;
+
+	for (i = 0; i < n; i++)
+		cJSON_AddItemToArray(ra, cJSON_CreateNumber(sets[i]));
+	cJSON_AddBoolToObject(req, "flush", 1);
+	if (request(w, res, &reply, KS_MSG_TIME_RUN, req, NULL, 0, timeout_s) == 0) {
+		a = cJSON_GetObjectItemCaseSensitive(reply.json, "ms");
+		i = 0;
+		cJSON_ArrayForEach(x, a)
+		{
+			if (i < n && cJSON_IsNumber(x))
+				ms[i++] = x->valuedouble;
+		}
+		if (i != n) {
+			res->status = KS_RUN_CRASH;
+			res->message = ks_asprintf("the %s worker sent %zu timings for %zu runs", w->role, i, n);
+			kill_worker(w);
+		}
+		ks_msg_clear(&reply);
+	}
+	cJSON_Delete(req);
+}
+
+void ks_worker_time_verify(ks_worker *w, ks_run_result *res, const ks_plan *plan, int set, uint64_t seed,
+			   const ks_fetch_mode *fetch, double timeout_s)
+{
+	cJSON *req = cJSON_CreateObject();
+	ks_msg reply;
+	char s[32];
+	int rc;
+
+	snprintf(s, sizeof(s), "%llu", (unsigned long long)seed);
+	cJSON_AddNumberToObject(req, "set", set);
+	cJSON_AddStringToObject(req, "seed", s);
+	cJSON_AddItemToObject(req, "fetch", fetch_json(fetch, plan->nbufs));
+	rc = request(w, res, &reply, KS_MSG_TIME_VERIFY, req, NULL, 0, timeout_s);
+	cJSON_Delete(req);
+	if (rc == 0)
+		take_buffers(w, res, &reply, plan, fetch);
+}
+
+void ks_worker_time_end(ks_worker *w)
+{
+	ks_run_result res;
+	ks_msg reply;
+	if (!w || !w->alive)
+		return;
+	if (request(w, &res, &reply, KS_MSG_TIME_END, NULL, NULL, 0, w->opts.start_timeout_s) == 0)
+		ks_msg_clear(&reply);
+	ks_run_result_clear(&res);
+}
+
+void ks_worker_calibrate(ks_worker *w, ks_run_result *res, cJSON **out, const void *cubin, size_t len,
+			 char *const *names, size_t n, double timeout_s)
+{
+	cJSON *req = cJSON_CreateObject();
+	ks_msg reply;
+	*out = NULL;
+	cJSON_AddItemToObject(req, "funcs", names_json(names, n));
+	if (request(w, res, &reply, KS_MSG_CALIBRATE, req, cubin, len, timeout_s) == 0) {
+		*out = reply.json;
+		reply.json = NULL;
+		ks_msg_clear(&reply);
+	}
+	cJSON_Delete(req);
+}
+
+cJSON *ks_worker_status(ks_worker *w)
+{
+	ks_run_result res;
+	ks_msg reply;
+	cJSON *out = NULL;
+	if (!w || !w->alive)
+		return NULL;
+	if (request(w, &res, &reply, KS_MSG_STATUS, NULL, NULL, 0, w->opts.start_timeout_s) == 0) {
+		out = reply.json;
+		reply.json = NULL;
+		ks_msg_clear(&reply);
+	}
+	ks_run_result_clear(&res);
+	return out;
 }
 
 int ks_worker_alive(const ks_worker *w)
