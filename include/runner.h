@@ -14,6 +14,11 @@
 
 typedef struct ks_runner ks_runner;
 
+/* Elements compared per output of a perf-size verification run (sampled, DESIGN §4.5: every
+ * element of every correctness case is compared; timed runs at perf sizes are checked on this many
+ * positions chosen after the run, plus the first and last elements). */
+#define KS_VERIFY_SAMPLES (1ull << 20)
+
 typedef struct {
 	int device;
 	const char *worker_exe;       /* NULL: found with ks_find_helper */

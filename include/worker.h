@@ -42,7 +42,9 @@ typedef enum {
 	KS_FETCH_NONE = 0,
 	KS_FETCH_FULL = 1,       /* guard + data + guard */
 	KS_FETCH_GUARDS = 2,     /* both guard bands, and a checksum of the data */
-	KS_FETCH_CHECKSUM = 3    /* only a checksum of the data */
+	KS_FETCH_CHECKSUM = 3,   /* only a checksum of the data */
+	KS_FETCH_SAMPLE = 4      /* both guard bands and sample_k sampled elements (ks_sample_index);
+				  * the worker sends small buffers whole (FULL) instead */
 } ks_fetch_mode;
 
 typedef struct {
@@ -50,6 +52,8 @@ typedef struct {
 	uint64_t total;          /* allocation size: guard + data + slack + guard */
 	uint64_t checksum;
 	int has_checksum;
+	ks_fetch_mode mode;      /* how it was actually fetched */
+	uint64_t sampled;        /* SAMPLE: elements sampled */
 } ks_fetched;
 
 typedef struct {
@@ -95,7 +99,7 @@ void ks_worker_unload(ks_worker *w, int module);
 /* Runs a plan on a loaded module: fills the buffers, launches, and returns the buffers per fetch
  * (one mode per plan buffer). Never returns an error code: everything is in *res. */
 void ks_worker_run(ks_worker *w, ks_run_result *res, int module, const ks_plan *plan,
-		   const ks_fetch_mode *fetch, double timeout_s);
+		   const ks_fetch_mode *fetch, uint64_t sample_k, uint64_t sample_seed, double timeout_s);
 
 /* Timing (DESIGN §4.6). time_start allocates nsets input sets of the plan, each filled from its
  * seed, and an L2 flush buffer of flush_bytes; time_run runs the plan once per entry of sets[]
@@ -107,7 +111,7 @@ void ks_worker_time_start(ks_worker *w, ks_run_result *res, int module, const ks
 void ks_worker_time_run(ks_worker *w, ks_run_result *res, const int *sets, size_t n, double *ms,
 			double timeout_s);
 void ks_worker_time_verify(ks_worker *w, ks_run_result *res, const ks_plan *plan, int set, uint64_t seed,
-			   const ks_fetch_mode *fetch, double timeout_s);
+			   const ks_fetch_mode *fetch, uint64_t sample_k, double timeout_s);
 void ks_worker_time_end(ks_worker *w);
 
 /* Runs the calibration kernels (names in the order copy, fma, mma_f16, mma_bf16, wgmma_f16,

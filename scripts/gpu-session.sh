@@ -1,7 +1,7 @@
 #!/bin/sh
 # One device call's worth of GPU work, from a build packed with gpu-pack into .gpu/:
 #   sh scripts/gpu-session.sh STEP...
-# Steps: calibrate (measure the ceilings), tests (the GPU suite), example (score the bundled example), candidates (score every
+# Steps: calibrate (measure the ceilings), bench (make bench), tests (the GPU suite), example (score the bundled example), candidates (score every
 # honest candidate file), validate (prove the golden kernels against PyTorch and time them).
 # Everything lands in $OUT (or build/gpu-out): session.log and results.tgz.
 set -u
@@ -48,6 +48,10 @@ for step in "$@"; do
 		say "validate goldens"
 		timeout 420 python3 tests/gpu/validate_goldens.py --perf --json "$work/validate.json" >>"$log" 2>&1
 		echo "exit status $?" >>"$log"
+		;;
+	bench)
+		say "bench"
+		OUT="$work" KSCORE_BIN="$KSCORE_BIN" sh bench/run.sh >>"$log" 2>&1
 		;;
 	*)
 		say "unknown step $step"

@@ -206,18 +206,24 @@ static int validate_golden(const ks_golden_run *g, const char *problem, const ch
 		const ks_plan_buf *b = &g->plan.bufs[i];
 		const unsigned char *base = g->res.blob + g->res.bufs[i].off;
 		uint64_t guard = g->plan.guard, back = g->res.bufs[i].total - guard - b->bytes;
-		const unsigned char *backp = g->fetch[i] == KS_FETCH_FULL ? base + guard + b->bytes : base + guard;
+		ks_fetch_mode md = g->res.bufs[i].mode;
+		const unsigned char *backp = md == KS_FETCH_FULL ? base + guard + b->bytes : base + guard;
 		ks_cmp_stats st;
-		if (b->scratch || g->fetch[i] == KS_FETCH_NONE || g->fetch[i] == KS_FETCH_CHECKSUM)
+		if (b->scratch || md == KS_FETCH_NONE || md == KS_FETCH_CHECKSUM)
 			continue;
 		if (ks_compare_guard(base, guard, 0) >= 0 ||
 		    ks_compare_guard(backp, back, (guard + b->bytes) % 8) >= 0)
 			return ks_error_set(KS_ERROR, "the golden kernel of %s wrote outside %s on case %s",
 					    problem, b->name, label);
-		if (b->role == KS_ROLE_IN || g->fetch[i] != KS_FETCH_FULL)
+		if (b->role == KS_ROLE_IN || (md != KS_FETCH_FULL && md != KS_FETCH_SAMPLE))
 			continue;
 		/* Compare the output with itself: only poison (unwritten) elements can be "bad". */
-		ks_compare_tensor(&st, b->dtype, base + guard, base + guard, b->count, 0, 0, g->plan.poison);
+		if (md == KS_FETCH_FULL)
+			ks_compare_tensor(&st, b->dtype, base + guard, base + guard, b->count, 0, 0, g->plan.poison);
+		else {
+			const unsigned char *smp = base + g->res.bufs[i].total - b->bytes;
+			ks_compare_tensor(&st, b->dtype, smp, smp, g->res.bufs[i].sampled, 0, 0, g->plan.poison);
+		}
 		if (st.unwritten)
 			return ks_error_set(KS_ERROR, "the golden kernel of %s left %llu elements of %s "
 					    "unwritten on case %s", problem, (unsigned long long)st.unwritten,
@@ -317,9 +323,11 @@ int ks_runner_golden(ks_runner *r, const ks_golden_run **out, const ks_problem *
 	e->run.fetch = ks_calloc(e->run.plan.nbufs + 1, sizeof(ks_fetch_mode));
 	for (i = 0; i < e->run.plan.nbufs; i++) {
 		const ks_plan_buf *b = &e->run.plan.bufs[i];
-		e->run.fetch[i] = b->scratch || (perf && b->role == KS_ROLE_IN) ? KS_FETCH_GUARDS : KS_FETCH_FULL;
+		e->run.fetch[i] = b->scratch || (perf && b->role == KS_ROLE_IN) ? KS_FETCH_GUARDS
+				  : perf ? KS_FETCH_SAMPLE : KS_FETCH_FULL;
 	}
-	ks_worker_run(r->golden, &e->run.res, m->module, &e->run.plan, e->run.fetch,
+	ks_worker_run(r->golden, &e->run.res, m->module, &e->run.plan, e->run.fetch, perf ? KS_VERIFY_SAMPLES : 0,
+		      seed,
 		      r->opts.kernel_timeout_s * (perf ? 6 : 3));
 	if (e->run.res.status != KS_RUN_OK) {
 		m->broken = 1;
@@ -397,7 +405,7 @@ void ks_runner_run(ks_runner *r, ks_run_result *res, int module, const ks_plan *
 		res->stage = ks_strdup("run");
 		return;
 	}
-	ks_worker_run(r->cand, res, module, plan, fetch, r->opts.kernel_timeout_s);
+	ks_worker_run(r->cand, res, module, plan, fetch, 0, 0, r->opts.kernel_timeout_s);
 }
 
 void ks_runner_unload(ks_runner *r, int module)

@@ -222,7 +222,7 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 	fetch = ks_calloc(cplan.nbufs + 1, sizeof(*fetch));
 	for (i = 0; i < (int)cplan.nbufs; i++)
 		fetch[i] = cplan.bufs[i].scratch || cplan.bufs[i].role == KS_ROLE_IN ? KS_FETCH_GUARDS
-										       : KS_FETCH_FULL;
+										       : KS_FETCH_SAMPLE;
 	while (!cs.done || !gs.done || verified < o->cfg.verify_runs) {
 		int bc = (int)(o->cfg.batch_ms / tc), bg = (int)(o->cfg.batch_ms / tg), k;
 		int cand_first = (int)(xorshift(&rng) & 1);
@@ -264,7 +264,8 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 				rc = -1;
 				goto done;
 			}
-			ks_worker_time_verify(cw, &res, &cplan, set, vseed, fetch, t_out);
+			ks_worker_time_verify(cw, &res, &cplan, set, vseed, fetch, KS_VERIFY_SAMPLES, t_out);
+			cplan.seed = vseed; /* the inputs (and sample positions) of this run */
 			if (res.status != KS_RUN_OK) {
 				candidate_failed(r, failure_reason(&res), c->label, res.message);
 				rc = -1;

@@ -5,6 +5,7 @@
 #include "mem.h"
 #include "proto.h"
 #include "sandbox.h"
+#include "harness.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -265,7 +266,7 @@ int ks_worker_harness(ks_worker *w, const void *cubin, size_t len, char *const *
 	int rc = 0;
 
 	memset(&res, 0, sizeof(res));
-	cJSON_AddItemToObject(req, "funcs", names_json(lowered, 4));
+	cJSON_AddItemToObject(req, "funcs", names_json(lowered, KS_HK_COUNT));
 	st = call(w, &reply, KS_MSG_HARNESS, req, cubin, len, w->opts.start_timeout_s, &why);
 	cJSON_Delete(req);
 	if (st != KS_RUN_OK)
@@ -387,14 +388,28 @@ static void take_buffers(ks_worker *w, ks_run_result *res, ks_msg *reply, const 
 			res->bufs[i].checksum = strtoull(cs, NULL, 10);
 			res->bufs[i].has_checksum = 1;
 		}
+		d = fetch[i];
+		ks_json_num(&d, b, "mode", 0);
+		res->bufs[i].mode = (ks_fetch_mode)d;
+		d = 0;
+		ks_json_num(&d, b, "sampled", 0);
+		res->bufs[i].sampled = (uint64_t)d;
 		i++;
 	}
 	res->nbufs = i;
 	/* Validate the layout the worker claims against the blob before anyone reads it. */
 	for (i = 0; i < res->nbufs; i++) {
-		uint64_t need = fetch[i] == KS_FETCH_FULL ? res->bufs[i].total
-				: fetch[i] == KS_FETCH_GUARDS ? res->bufs[i].total - plan->bufs[i].bytes
-							       : 0;
+		ks_fetch_mode md = res->bufs[i].mode;
+		uint64_t band = res->bufs[i].total - plan->bufs[i].bytes;
+		uint64_t need = md == KS_FETCH_FULL ? res->bufs[i].total
+				: md == KS_FETCH_GUARDS ? band
+				: md == KS_FETCH_SAMPLE ? band + res->bufs[i].sampled * ks_dtype_size(plan->bufs[i].dtype)
+							: 0;
+		if (md != fetch[i] && !(fetch[i] == KS_FETCH_SAMPLE && md == KS_FETCH_FULL))
+			break;
+		if (md == KS_FETCH_SAMPLE && (res->bufs[i].sampled < 2 * KS_SAMPLE_EDGE ||
+					      res->bufs[i].sampled >= plan->bufs[i].count))
+			break;
 		if (res->bufs[i].total < plan->bufs[i].bytes + 2ull * plan->guard ||
 		    res->bufs[i].off > reply->blob_len || need > reply->blob_len - res->bufs[i].off)
 			break;
@@ -421,13 +436,22 @@ static cJSON *fetch_json(const ks_fetch_mode *fetch, size_t n)
 	return fa;
 }
 
+static void add_sample(cJSON *req, uint64_t k, uint64_t seed)
+{
+	char s[32];
+	snprintf(s, sizeof(s), "%llu", (unsigned long long)seed);
+	cJSON_AddNumberToObject(req, "sample_k", (double)k);
+	cJSON_AddStringToObject(req, "sample_seed", s);
+}
+
 void ks_worker_run(ks_worker *w, ks_run_result *res, int module, const ks_plan *plan,
-		   const ks_fetch_mode *fetch, double timeout_s)
+		   const ks_fetch_mode *fetch, uint64_t sample_k, uint64_t sample_seed, double timeout_s)
 {
 	cJSON *req = cJSON_CreateObject();
 	ks_msg reply;
 	int rc;
 
+	add_sample(req, sample_k, sample_seed);
 	cJSON_AddNumberToObject(req, "module", module);
 	cJSON_AddItemToObject(req, "plan", ks_plan_to_json(plan));
 	cJSON_AddItemToObject(req, "fetch", fetch_json(fetch, plan->nbufs));
@@ -488,13 +512,14 @@ void ks_worker_time_run(ks_worker *w, ks_run_result *res, const int *sets, size_
 }
 
 void ks_worker_time_verify(ks_worker *w, ks_run_result *res, const ks_plan *plan, int set, uint64_t seed,
-			   const ks_fetch_mode *fetch, double timeout_s)
+			   const ks_fetch_mode *fetch, uint64_t sample_k, double timeout_s)
 {
 	cJSON *req = cJSON_CreateObject();
 	ks_msg reply;
 	char s[32];
 	int rc;
 
+	add_sample(req, sample_k, seed);
 	snprintf(s, sizeof(s), "%llu", (unsigned long long)seed);
 	cJSON_AddNumberToObject(req, "set", set);
 	cJSON_AddStringToObject(req, "seed", s);

@@ -477,8 +477,25 @@ static CUresult launch_plan(const ks_plan *plan, const module_slot *mod, const b
 }
 
 /* Copies buffers back per fetch mode into a blob and describes them in j's "bufs". */
-static CUresult fetch_set(const ks_plan *plan, const buf_set *s, const int *modes, cJSON *j,
-			  unsigned char **blob_out, uint64_t *len_out, char *err, size_t errlen)
+/* Gathers k sampled elements of a buffer (positions as ks_sample_index) into host memory. */
+static CUresult gather(CUdeviceptr src, uint64_t count, int es, uint64_t k, uint64_t seed, unsigned char *host)
+{
+	CUdeviceptr dst = 0;
+	CUresult r;
+	void *p[] = { &src, &count, &es, &dst, &k, &seed };
+	if ((r = cu.cuMemAlloc(&dst, k * (uint64_t)es)) != CUDA_SUCCESS)
+		return r;
+	p[3] = &dst;
+	if ((r = launch_h(KS_HK_GATHER, grid_for(k), p)) == CUDA_SUCCESS &&
+	    (r = cu.cuStreamSynchronize(g_stream)) == CUDA_SUCCESS)
+		r = cu.cuMemcpyDtoH(host, dst, k * (uint64_t)es);
+	cu.cuMemFree(dst);
+	return r;
+}
+
+static CUresult fetch_set(const ks_plan *plan, const buf_set *s, int *modes, uint64_t sample_k,
+			  uint64_t sample_seed, cJSON *j, unsigned char **blob_out, uint64_t *len_out, char *err,
+			  size_t errlen)
 {
 	uint64_t blob_len = 0, off = 0;
 	unsigned char *blob;
@@ -487,10 +504,14 @@ static CUresult fetch_set(const ks_plan *plan, const buf_set *s, const int *mode
 	size_t i;
 
 	for (i = 0; i < plan->nbufs; i++) {
+		if (modes[i] == 4 && (sample_k < 2 * KS_SAMPLE_EDGE || sample_k >= plan->bufs[i].count))
+			modes[i] = 1; /* small enough to send whole */
 		if (modes[i] == 1)
 			blob_len += s->b[i].total;
 		else if (modes[i] == 2)
 			blob_len += s->b[i].total - plan->bufs[i].bytes;
+		else if (modes[i] == 4)
+			blob_len += s->b[i].total - plan->bufs[i].bytes + sample_k * ks_dtype_size(plan->bufs[i].dtype);
 	}
 	blob = ks_malloc(blob_len ? blob_len : 1);
 	for (i = 0; i < plan->nbufs && r == CUDA_SUCCESS; i++) {
@@ -500,7 +521,19 @@ static CUresult fetch_set(const ks_plan *plan, const buf_set *s, const int *mode
 		if (modes[i] == 1) {
 			r = cu.cuMemcpyDtoH(blob + off, s->b[i].base, s->b[i].total);
 			off += s->b[i].total;
-		} else if (modes[i] >= 2) {
+		} else if (modes[i] == 4) {
+			int es = (int)ks_dtype_size(plan->bufs[i].dtype);
+			r = cu.cuMemcpyDtoH(blob + off, s->b[i].base, plan->guard);
+			if (r == CUDA_SUCCESS)
+				r = cu.cuMemcpyDtoH(blob + off + plan->guard, s->b[i].base + body_end,
+						    s->b[i].total - body_end);
+			off += s->b[i].total - plan->bufs[i].bytes;
+			if (r == CUDA_SUCCESS)
+				r = gather(s->b[i].base + plan->guard, plan->bufs[i].count, es, sample_k, sample_seed,
+					   blob + off);
+			off += sample_k * (uint64_t)es;
+			cJSON_AddNumberToObject(o, "sampled", (double)sample_k);
+		} else if (modes[i] == 2 || modes[i] == 3) {
 			char cs[32];
 			uint64_t sum = 0;
 			if (modes[i] == 2) {
@@ -516,6 +549,7 @@ static CUresult fetch_set(const ks_plan *plan, const buf_set *s, const int *mode
 			cJSON_AddStringToObject(o, "checksum", cs);
 		}
 		cJSON_AddNumberToObject(o, "total", (double)s->b[i].total);
+		cJSON_AddNumberToObject(o, "mode", modes[i]);
 		cJSON_AddItemToArray(ba, o);
 		if (r != CUDA_SUCCESS)
 			snprintf(err, errlen, "reading back %s: %s", plan->bufs[i].name, ks_cu_error(&cu, r));
@@ -527,6 +561,19 @@ static CUresult fetch_set(const ks_plan *plan, const buf_set *s, const int *mode
 	*blob_out = blob;
 	*len_out = blob_len;
 	return CUDA_SUCCESS;
+}
+
+static uint64_t sample_k(const cJSON *j)
+{
+	double d = 0;
+	ks_json_num(&d, j, "sample_k", 0);
+	return d > 0 && d < 1e9 ? (uint64_t)d : 0;
+}
+
+static uint64_t sample_seed(const cJSON *j)
+{
+	const char *s = NULL;
+	return ks_json_str(&s, j, "sample_seed", 0) == 0 ? strtoull(s, NULL, 10) : 0;
 }
 
 static int *parse_modes(const cJSON *fetch, size_t n)
@@ -626,7 +673,8 @@ static void do_run(const ks_msg *m)
 	stage = "fetch";
 	j = ok_reply();
 	cJSON_AddNumberToObject(j, "ms", ms);
-	if ((r = fetch_set(&plan, &s, modes, j, &blob, &blob_len, err, sizeof(err))) != CUDA_SUCCESS) {
+	if ((r = fetch_set(&plan, &s, modes, sample_k(m->json), sample_seed(m->json), j, &blob, &blob_len, err,
+			    sizeof(err))) != CUDA_SUCCESS) {
 		cJSON_Delete(j);
 		goto fail;
 	}
@@ -889,8 +937,8 @@ static void do_time_verify(const ks_msg *m)
 	stage = "fetch";
 	j = ok_reply();
 	cJSON_AddNumberToObject(j, "ms", ms);
-	if ((r = fetch_set(&g_t.plan, &g_t.sets[set], modes, j, &blob, &blob_len, err, sizeof(err))) !=
-	    CUDA_SUCCESS) {
+	if ((r = fetch_set(&g_t.plan, &g_t.sets[set], modes, sample_k(m->json), sample_seed(m->json), j, &blob,
+			   &blob_len, err, sizeof(err))) != CUDA_SUCCESS) {
 		cJSON_Delete(j);
 		goto fail;
 	}
