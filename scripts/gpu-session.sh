@@ -46,7 +46,7 @@ for step in "$@"; do
 		;;
 	validate)
 		say "validate goldens"
-		timeout 420 python3 tests/gpu/validate_goldens.py --perf --json "$work/validate.json" >>"$log" 2>&1
+		timeout 420 python3 tests/gpu/validate_goldens.py --perf --json "$work/validate.json" ${VALIDATE_ONLY:-} >>"$log" 2>&1
 		echo "exit status $?" >>"$log"
 		;;
 	bench)
