@@ -26,10 +26,10 @@ echo "== calibrate (measured once, then cached)" | tee -a "$log"
 echo "== example, cold compile cache" | tee -a "$log"
 rm -rf "$work/cache/kscore/cubin" "$work/cache/kscore/"[0-9a-f][0-9a-f] 2>/dev/null
 s=$(date +%s.%N); "$bin" --require-gpu --seed $seed -q --out "$work/ex-cold" "$ex" 2>>"$log"; e=$(date +%s.%N)
-echo "wall $(echo "$e - $s" | bc)" >>"$log"
+echo "wall $(echo "$e $s" | awk '{print $1 - $2}')" >>"$log"
 echo "== example, cached" | tee -a "$log"
 s=$(date +%s.%N); "$bin" --require-gpu --seed $seed -q --out "$work/ex-warm" "$ex" 2>>"$log"; e=$(date +%s.%N)
-echo "wall $(echo "$e - $s" | bc)" >>"$log"
+echo "wall $(echo "$e $s" | awk '{print $1 - $2}')" >>"$log"
 for f in submissions/candidates/*.json; do
 	case "$f" in *expected*) continue ;; esac
 	n=$(basename "$f" .json)
@@ -43,7 +43,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 json.dump([e for e in d if e["file"].startswith("sin_kernel")], open(sys.argv[2], "w"))
 PY
-	timeout 300 ncu --target-processes all --clock-control none --metrics gpu__time_duration.sum \
+	KSCORE_WORKER_ENV='*' timeout 300 ncu --target-processes all --clock-control none --metrics gpu__time_duration.sum \
 		-k regex:'^sin_kernel_golden$' --csv "$bin" --require-gpu --seed $seed -q --out "$work/ncu-run" \
 		"$work/sin.json" >"$work/ncu.csv" 2>>"$log"
 	echo "ncu exit $?" >>"$log"

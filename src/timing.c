@@ -251,11 +251,12 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 			}
 		}
 		round++;
-		/* a verified run after a random number of rounds, on a random set refilled with new
-		 * inputs; always before the timing ends */
+		/* a verified run after a random number of rounds, on a set refilled with new inputs;
+		 * always before the timing ends */
 		if (verified < o->cfg.verify_runs && ((xorshift(&rng) % 3) == 0 || (cs.done && gs.done))) {
 			uint64_t vseed = ks_seed_derive(o->seed, p->name, 1, ci, 1000 + verified);
-			int set = (int)(xorshift(&rng) % (uint64_t)nsets);
+			/* the set the candidate ran last: any cache of results by address holds it */
+			int set = (cnext + nsets - 1) % nsets;
 			const ks_golden_run *g = NULL;
 			char *detail = NULL;
 			ks_reason why;

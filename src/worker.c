@@ -66,24 +66,66 @@ static void kill_worker(ks_worker *w)
 	w->alive = 0;
 }
 
+extern char **environ;
+
+/* The worker's environment: CUDA_VISIBLE_DEVICES only, unless KSCORE_WORKER_ENV names more
+ * variables to pass (comma-separated, or "*" for all: for running under a profiler such as
+ * Nsight Compute, which injects itself through the environment). */
+static char **worker_env(void)
+{
+	const char *pass = getenv("KSCORE_WORKER_ENV"), *cvd = getenv("CUDA_VISIBLE_DEVICES");
+	size_t n = 0, cap = 0, i;
+	char **env = NULL;
+	if (pass && !strcmp(pass, "*")) {
+		for (i = 0; environ[i]; i++) {
+			env = ks_grow(env, sizeof(char *), &cap, n + 2);
+			env[n++] = ks_strdup(environ[i]);
+		}
+	} else {
+		env = ks_grow(env, sizeof(char *), &cap, 2);
+		if (cvd)
+			env[n++] = ks_asprintf("CUDA_VISIBLE_DEVICES=%s", cvd);
+		if (pass) {
+			char *dup = ks_strdup(pass), *tok, *save = NULL;
+			for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				const char *v = getenv(tok);
+				if (!v || !strcmp(tok, "CUDA_VISIBLE_DEVICES"))
+					continue;
+				env = ks_grow(env, sizeof(char *), &cap, n + 2);
+				env[n++] = ks_asprintf("%s=%s", tok, v);
+			}
+			ks_free(dup);
+		}
+	}
+	env = ks_grow(env, sizeof(char *), &cap, n + 1);
+	env[n] = NULL;
+	return env;
+}
+
+static void free_env(char **env)
+{
+	size_t i;
+	for (i = 0; env && env[i]; i++)
+		ks_free(env[i]);
+	ks_free(env);
+}
+
 static int spawn(ks_worker *w)
 {
 	int sv[2];
 	pid_t pid;
-	const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
-	char *envbuf = cvd ? ks_asprintf("CUDA_VISIBLE_DEVICES=%s", cvd) : NULL;
-	char *const envp[] = { envbuf, NULL };
+	char **envp = worker_env();
 	char *const argv[] = { (char *)w->opts.exe, w->role, NULL };
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
-		ks_free(envbuf);
+		free_env(envp);
 		return ks_error_set(KS_EIO, "socketpair: %s", strerror(errno));
 	}
 	pid = fork();
 	if (pid < 0) {
 		close(sv[0]);
 		close(sv[1]);
-		ks_free(envbuf);
+		free_env(envp);
 		return ks_error_set(KS_EIO, "fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
@@ -95,11 +137,11 @@ static int spawn(ks_worker *w)
 			_exit(127);
 		if (ks_sandbox_child_setup(&lim, 3) < 0)
 			_exit(127);
-		execve(w->opts.exe, argv, envbuf ? envp : (char *const[]){ NULL });
+		execve(w->opts.exe, argv, envp);
 		_exit(127);
 	}
 	close(sv[1]);
-	ks_free(envbuf);
+	free_env(envp);
 	w->pid = pid;
 	w->fd = sv[0];
 	w->alive = 1;
