@@ -84,7 +84,7 @@ if os.path.exists(ncu):
             durs.append(v / 1e6 if unit == "nsecond" else v / 1e3 if unit in ("usecond", "us") else v)
     rec = load("ncu-run") or recs.get("ex-warm")
     k = next((k for k in (rec or {}).get("kernels", []) if k["problem"] == "sin_kernel"), None)
-    print("\nNsight Compute gpu__time_duration vs kscore golden medians (sin_kernel):")
+    print(f"\nNsight Compute gpu__time_duration vs kscore golden medians (sin_kernel; {len(durs)} launches profiled):")
     cmp = []
     if k:
         for p in k["perf"]:

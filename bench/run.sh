@@ -50,4 +50,5 @@ PY
 fi
 python3 bench/report.py "$work" >"$out/bench.txt" 2>>"$log"
 cp "$work/bench.json" "$out/bench.json" 2>/dev/null
+cp "$work/ncu.csv" "$out/ncu.csv" 2>/dev/null
 cat "$out/bench.txt"
