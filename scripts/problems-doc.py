@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Writes docs/problems.md from the problem specs and the measurements of a GPU host:
+tests/gpu/validate_goldens.py --perf --json (golden times, throughput, library comparison) and
+score check-refs --json (self-checks, roofline fraction). Usage:
+    scripts/problems-doc.py --validate V.json [--validate V2.json ...] --check-refs C.json \
+        --ceilings 'bandwidth=3002,f32=65.6,f16_tc=975,bf16_tc=975' > docs/problems.md"""
+import argparse, json, os, sys
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--root", default="reference_tests")
+ap.add_argument("--validate", action="append", default=[])
+ap.add_argument("--check-refs")
+ap.add_argument("--ceilings", default="")
+ap.add_argument("--device", default="one NVIDIA H100 80GB HBM3")
+a = ap.parse_args()
+
+ceil = dict((k, float(v)) for k, v in (x.split("=") for x in a.ceilings.split(",") if x))
+val = {}
+for f in a.validate:
+    for p in json.load(open(f))["problems"]:
+        val[p["problem"]] = p
+refs = {r["problem"]: r for r in json.load(open(a.check_refs))} if a.check_refs else {}
+
+def dtypes(spec):
+    return ", ".join(sorted({arg["type"].rstrip("*") for arg in spec["args"] if arg["type"].endswith("*")}))
+
+def dims(case):
+    return ", ".join(f"{k}={v}" for k, v in case.items() if k not in ("seeds", "dist", "label"))
+
+print("# Problems\n")
+print(f"Every problem of `reference_tests/`, with the golden kernel's measured time on {a.device} "
+      "(median of 20 or more runs, L2 flushed, by `tests/gpu/validate_goldens.py --perf`), its throughput "
+      "under the spec's own bytes and FLOPs formulas, the fraction of the measured roofline it reaches "
+      "(bandwidth %s GB/s; FP32 %s, FP16/BF16 tensor-core %s / %s TFLOP/s, from `score calibrate`), and, where "
+      "the problem has a library baseline (cuBLAS through torch.matmul, cuDNN through F.conv2d, "
+      "scaled_dot_product_attention, or torch's own operator), the golden kernel's throughput as a "
+      "percentage of the library's at the same size and dtype. `check` is the result of `score check-refs` "
+      "on the same host (the golden kernel passes its own cases, its outputs carry signal, its perf cases "
+      "are long enough, no case beats the roofline).\n" % (
+          ceil.get("bandwidth", "?"), ceil.get("f32", "?"), ceil.get("f16_tc", "?"), ceil.get("bf16_tc", "?")))
+print("To regenerate: run `tests/gpu/validate_goldens.py --perf --json V.json` and "
+      "`score check-refs --json C.json` on a GPU host, then `scripts/problems-doc.py` (see its header).\n")
+for suite in sorted(os.listdir(a.root)):
+    sd = os.path.join(a.root, suite)
+    if not os.path.isdir(sd):
+        continue
+    print(f"## Suite `{suite}`\n")
+    print("| problem | dtypes | perf case | FLOPs / bytes | golden ms | GB/s | TFLOP/s | % roofline | % of library | check |")
+    print("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |")
+    for name in sorted(os.listdir(sd)):
+        pj = os.path.join(sd, name, "problem.json")
+        if not os.path.exists(pj):
+            continue
+        spec = json.load(open(pj))
+        v = val.get(name, {})
+        perf_cases = [c for c in v.get("cases", []) if c.get("perf_case")]
+        r = refs.get(name)
+        check = "PASS" if r and not r["failure"] else (f"FAIL: {r['failure']}" if r else "not run")
+        peak = spec.get("peak", "none")
+        fb = f"`{spec.get('flops', '0')}` / `{spec['bytes']}`"
+        if not perf_cases:
+            print(f"| {name} | {dtypes(spec)} | {', '.join(dims(c) for c in spec['cases'].get('perf', []))} | {fb} | not measured | | | | | {check} |")
+            continue
+        for i, c in enumerate(perf_cases):
+            g = c.get("golden", {})
+            ms = g.get("median_ms")
+            floor = 0
+            if ms:
+                floor = max(c.get("bytes", 0) / (ceil.get("bandwidth", 0) * 1e9) if ceil.get("bandwidth") else 0,
+                            c.get("flops", 0) / (ceil.get(peak, 0) * 1e12) if ceil.get(peak) else 0) * 1e3
+            roof = f"{100 * floor / ms:.0f}" if ms and floor else ""
+            lib = c.get("pct_of_library")
+            label = dims(c.get("dims", {}))
+            print(f"| {name if i == 0 else ''} | {dtypes(spec) if i == 0 else ''} | {label} | {fb if i == 0 else ''} | "
+                  f"{ms:.4f} | {c.get('gbps', 0):.0f} | {c.get('tflops', 0):.1f} | {roof} | "
+                  f"{'' if lib is None else f'{lib:.0f}'} | {check if i == 0 else ''} |")
+    print()
