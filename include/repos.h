@@ -102,6 +102,10 @@ int ks_repo_pick_commit(ks_repo_pick *out, ks_repo *r, const char *tip, int64_t 
 
 void ks_repo_pick_clear(ks_repo_pick *p);
 
+/* 1 when commit `id` is `tip` or one of its ancestors, 0 when it is not (or is not in the
+ * mirror), a negative code on error. */
+int ks_repo_contains(ks_repo *r, const char *tip, const char *id);
+
 /* Fills the details (time, offset, subject) of commit `id`. Caller frees with
  * ks_repo_commit_clear. */
 int ks_repo_commit_info(ks_repo_commit *out, ks_repo *r, const char *id);

@@ -1,5 +1,6 @@
 /* score: the command-line front end. Parses options, finds the reference problems and helpers,
  * and runs the pipeline load -> compile -> run and check -> report for each submission. */
+#include "batch.h"
 #include "errors.h"
 #include "fsutil.h"
 #include "jsonutil.h"
@@ -65,6 +66,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: score [OPTIONS] SUBMISSION...\n"
 		"       score upload [OPTIONS] RESULT_DIR... | --pending\n"
+		"       score batch [OPTIONS] MANIFEST   (teams' git repositories; see score batch --help)\n"
 		"Score GPU-kernel submissions: compile each kernel with NVRTC, run it on the GPU against\n"
 		"the golden kernel of its problem, and write a result folder per SUBMISSION.\n"
 		"\n"
@@ -352,6 +354,8 @@ int main(int argc, char **argv)
 	int c, i, rc = EXIT_ALL, bad_input = 0;
 	const char *nc = getenv("NO_COLOR");
 
+	if (argc > 1 && !strcmp(argv[1], "batch"))
+		return ks_batch_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "upload")) {
 		curl_global_init(CURL_GLOBAL_ALL);
 		rc = ks_upload_main(argc - 1, argv + 1);

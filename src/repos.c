@@ -372,6 +372,8 @@ int ks_repo_fetch(ks_repo *r)
 	fetch_state st;
 	int rc = 0, have_head;
 
+	if (!ks_repo_is_url(r->location) && !ks_fs_exists(r->location))
+		return ks_error_set(KS_ERROR, "repository %s: no such folder", r->display);
 	memset(&st, 0, sizeof(st));
 	st.r = r;
 	clock_gettime(CLOCK_MONOTONIC, &st.t0);
@@ -543,6 +545,20 @@ int ks_repo_commit_info(ks_repo_commit *out, ks_repo *r, const char *id)
 	commit_fill(out, cm);
 	git_commit_free(cm);
 	return 0;
+}
+
+int ks_repo_contains(ks_repo *r, const char *tip, const char *id)
+{
+	git_oid a, b;
+	int e;
+	if (git_oid_fromstr(&a, tip) < 0 || git_oid_fromstr(&b, id) < 0)
+		return ks_error_set(KS_EINVALID, "repository %s: not a commit id", r->display);
+	if (git_oid_equal(&a, &b))
+		return 1;
+	e = git_graph_descendant_of(r->git, &a, &b);
+	if (e < 0 && e != GIT_ENOTFOUND)
+		return git_fail(r, KS_ERROR, "cannot compare commits", id);
+	return e == 1;
 }
 
 void ks_repo_pick_clear(ks_repo_pick *p)
