@@ -1209,9 +1209,12 @@ static int process_team(batch *b, size_t idx)
 		o.status = "already_scored";
 		/* commits pushed after the deadline since the result was written are still recorded */
 		if (!same_later(old, &o)) {
+			char ts[32];
+			ks_batch_format_time(ts, (int64_t)ks_repo_fetched_at(o.slot->repo));
 			cJSON_ReplaceItemInObjectCaseSensitive(old, "later_commits", later_json(&o));
 			cJSON_ReplaceItemInObjectCaseSensitive(old, "later_commits_total",
 							      cJSON_CreateNumber((double)o.pick.later_total));
+			cJSON_ReplaceItemInObjectCaseSensitive(old, "fetched_at", cJSON_CreateString(ts));
 			if ((rc = write_record(b, t, old)) < 0)
 				goto done;
 		}

@@ -500,6 +500,9 @@ int ks_repo_resolve(char id[41], ks_repo *r, const char *ref)
 	}
 	if (found < 0)
 		return found;
+	if (!found && !strcmp(ref, "HEAD"))
+		return ks_error_set(KS_ENOTFOUND, "repository %s: no default branch (its HEAD names no "
+				    "branch it has); name a branch, tag or commit as the ref", r->display);
 	if (!found)
 		return ks_error_set(KS_ENOTFOUND, "repository %s: no branch, tag, pull request or commit "
 				    "named %s", r->display, ref);

@@ -478,6 +478,10 @@ static void test_usage_and_manifest_errors(void)
 	KT_EQ_INT(batch("--compile-only --deadline " DEADLINE " --upload --upload-config /dev/null/x "
 			"nodeadline.json"), 78);
 	KT_ASSERT(!exists("results/x"));
+	/* results that cannot be written */
+	put("file", "not a folder");
+	KT_EQ_INT(batch("--compile-only --deadline " DEADLINE " --out file/results nodeadline.json"), 74);
+	KT_CONTAINS(g_err, "file/results");
 }
 
 static void test_teams_end_to_end(void)
@@ -708,6 +712,21 @@ static void test_resume_after_a_deleted_result_and_rescore(void)
 		ks_free(again);
 	}
 	KT_ASSERT(exists("results/bravo/score.json"));
+
+	/* a push after the deadline changes nothing scored, but the record lists it */
+	commit("repos/alpha", "2025-08-27T10:00:00Z", "even later");
+	KT_EQ_INT(batch("--compile-only --json manifest.json"), 1);
+	rep = report();
+	KT_EQ_STR(gets_(report_team(rep, "Alpha Team"), "status"), "already_scored");
+	KT_EQ_INT(get(report_team(rep, "Alpha Team"), "later_commits")->valuedouble, 2);
+	cJSON_Delete(rep);
+	KT_EQ_INT(mtime("results/Alpha_Team/score.json"), m_alpha);
+	{
+		cJSON *rec = json_file("results/Alpha_Team/batch.json");
+		KT_EQ_INT(cJSON_GetArraySize(get(rec, "later_commits")), 2);
+		KT_EQ_STR(gets_(cJSON_GetArrayItem(get(rec, "later_commits"), 0), "subject"), "even later");
+		cJSON_Delete(rec);
+	}
 
 	/* a new commit before the deadline (pushed late, back-dated) is a new submission */
 	put_fixture("good.json", "repos/bravo/sub/reflexion_oneshot_tritonbench_1.json");
