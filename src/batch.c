@@ -783,7 +783,7 @@ typedef struct {
 	char *cache, *compile_cache, *refs;
 	char problems_sha[65];
 	const char *mode;                 /* "gpu" or "compile-only" */
-	repo_slot *slots;
+	repo_slot **slots;                /* each allocated on its own: outcomes point at them */
 	size_t nslots;
 	ks_batch_row *rows;               /* in manifest order */
 	int tty, color, lock_fd;
@@ -805,6 +805,7 @@ typedef struct {
 	char *previous;                   /* the commit this result replaced, if another */
 	int previous_in_history;
 	const char *upload;               /* upload status name, or NULL */
+	int kept;                         /* failed this run, and the earlier result was kept */
 } outcome;
 
 static const char *col(const batch *b, const char *code)
@@ -846,12 +847,14 @@ static void outcome_clear(outcome *o)
 	memset(o, 0, sizeof(*o));
 }
 
-static void fail(outcome *o, const char *reason, const char *detail)
+/* Records why a team cannot be scored; the sentence names the team, the ref and (through the
+ * message of repos.h) the repository, commit and file. */
+static void fail(outcome *o, const ks_batch_team *t, const char *reason, const char *detail)
 {
 	o->status = "failed";
 	o->reason = reason;
 	ks_free(o->detail);
-	o->detail = ks_strdup(detail);
+	o->detail = ks_asprintf("team %s, ref %s: %s", t->name, t->ref, detail);
 }
 
 /* The repository of a location, opened and fetched once per run, however many teams use it. */
@@ -861,11 +864,10 @@ static repo_slot *get_repo(batch *b, const char *location)
 	repo_slot *s;
 	size_t i;
 	for (i = 0; i < b->nslots; i++)
-		if (!strcmp(b->slots[i].location, location))
-			return &b->slots[i];
+		if (!strcmp(b->slots[i]->location, location))
+			return b->slots[i];
 	b->slots = ks_realloc(b->slots, (b->nslots + 1) * sizeof(*b->slots));
-	s = &b->slots[b->nslots++];
-	memset(s, 0, sizeof(*s));
+	s = b->slots[b->nslots++] = ks_calloc(1, sizeof(*s));
 	s->location = ks_strdup(location);
 	ro.cache_dir = b->cache;
 	if (ks_repo_open(&s->repo, location, &ro) < 0) {
@@ -1066,6 +1068,15 @@ static int write_record(const batch *b, const ks_batch_team *t, const cJSON *rec
 	return rc;
 }
 
+/* 1 when a failure is the run's, not the team's (nothing could be fetched or read), and the team
+ * has a scored result already: that result is kept as it is. */
+static int kept_despite(const outcome *o, const cJSON *old)
+{
+	return old && same_str(old, "status", "scored") &&
+	       (!strcmp(o->reason, "unreachable") || !strcmp(o->reason, "cache_error") ||
+		!strcmp(o->reason, "history_error"));
+}
+
 /* A failure replaces whatever result the team had: the folder then holds batch.json only. An
  * unchanged failure (same commit, reason and message) leaves the folder as it is. */
 static int record_failure(const batch *b, const ks_batch_team *t, const outcome *o, const cJSON *old)
@@ -1117,7 +1128,7 @@ static void prepare(batch *b, const ks_batch_team *t, outcome *o, ks_pass *pass)
 {
 	ks_submission_limits lim = KS_SUBMISSION_LIMITS_INIT;
 	const char *spec = t->submission ? t->submission : b->m->submission;
-	char *data = NULL, *name;
+	char *data = NULL;
 	size_t len = 0;
 	ks_sha256 *h;
 	int rc;
@@ -1125,15 +1136,15 @@ static void prepare(batch *b, const ks_batch_team *t, outcome *o, ks_pass *pass)
 	progress(b, t, "fetching");
 	o->slot = get_repo(b, t->repo);
 	if (o->slot->error) {
-		fail(o, o->slot->reason, o->slot->error);
+		fail(o, t, o->slot->reason, o->slot->error);
 		return;
 	}
 	if ((rc = ks_repo_resolve(o->tip, o->slot->repo, t->ref)) < 0) {
-		fail(o, "bad_ref", ks_error_msg());
+		fail(o, t, "bad_ref", ks_error_msg());
 		return;
 	}
 	if ((rc = ks_repo_pick_commit(&o->pick, o->slot->repo, o->tip, b->m->deadline, MAX_LATER)) < 0) {
-		fail(o, "history_error", ks_error_msg());
+		fail(o, t, "history_error", ks_error_msg());
 		return;
 	}
 	if (!o->pick.found) {
@@ -1142,20 +1153,18 @@ static void prepare(batch *b, const ks_batch_team *t, outcome *o, ks_pass *pass)
 		msg = ks_asprintf("repository %s: ref %s has no commit at or before the deadline %s "
 				  "(%zu later commits)", ks_repo_display(o->slot->repo), t->ref, ts,
 				  o->pick.later_total);
-		fail(o, "no_commit_before_deadline", msg);
+		fail(o, t, "no_commit_before_deadline", msg);
 		ks_free(msg);
 		return;
 	}
 	rc = ks_repo_read_file(&data, &len, &o->file, o->slot->repo, o->pick.chosen.id, spec,
 			       lim.max_file_bytes);
 	if (rc < 0) {
-		fail(o, rc == KS_ENOTFOUND ? "missing_file" : rc == KS_ELIMIT ? "file_too_large" :
+		fail(o, t, rc == KS_ENOTFOUND ? "missing_file" : rc == KS_ELIMIT ? "file_too_large" :
 		     "unusable_file", ks_error_msg());
 		return;
 	}
-	name = ks_asprintf("%s", o->file);
-	ks_pass_parse(pass, name, data, len, &lim);
-	ks_free(name);
+	ks_pass_parse(pass, o->file, data, len, &lim);
 	ks_free(data);
 	h = ks_sha256_new();
 	ks_sha256_update_str(h, pass->sha256);
@@ -1165,7 +1174,7 @@ static void prepare(batch *b, const ks_batch_team *t, outcome *o, ks_pass *pass)
 			    ks_asprintf("%s: holds no entries", o->file);
 		char *full = ks_asprintf("repository %s: commit %.12s: %s", ks_repo_display(o->slot->repo),
 					 o->pick.chosen.id, msg);
-		fail(o, "malformed_file", full);
+		fail(o, t, "malformed_file", full);
 		ks_free(full);
 		ks_free(msg);
 	}
@@ -1202,7 +1211,11 @@ static int process_team(batch *b, size_t idx)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	old = existing_record(b, t);
 	prepare(b, t, &o, &pass);
-	if (o.status) {
+	if (o.status && kept_despite(&o, old)) {
+		/* the repository cannot be reached now, but what was scored from it stands: a
+		 * network or cache problem of this run must not delete a team's result */
+		o.kept = 1;
+	} else if (o.status) {
 		if ((rc = record_failure(b, t, &o, old)) < 0)
 			goto done;
 	} else if (!b->rescore && already_scored(b, t, old, &o)) {
@@ -1247,8 +1260,9 @@ static int process_team(batch *b, size_t idx)
 	progress_clear(b);
 	if (!strcmp(o.status, "failed")) {
 		b->nfailed++;
-		fprintf(stderr, "score batch: [%zu/%zu] %s: %sfailed%s: %s: %s\n", b->ndone + 1, b->ntodo,
-			t->name, col(b, "\033[31m"), col(b, "\033[0m"), o.reason, o.detail);
+		fprintf(stderr, "score batch: [%zu/%zu] %s: %sfailed%s: %s: %s%s\n", b->ndone + 1, b->ntodo,
+			t->name, col(b, "\033[31m"), col(b, "\033[0m"), o.reason, o.detail,
+			o.kept ? " (its earlier result is kept)" : "");
 	} else {
 		char ts[32];
 		ks_batch_format_time(ts, o.pick.chosen.time);
@@ -1279,6 +1293,8 @@ static int process_team(batch *b, size_t idx)
 	if (o.slot && o.slot->warning)
 		cJSON_AddStringToObject(jt, "fetch_warning", o.slot->warning);
 	add_str_or_null(jt, "upload", o.upload);
+	if (o.kept)
+		cJSON_AddBoolToObject(jt, "earlier_result_kept", 1);
 	cJSON_AddItemToArray(b->jteams, jt);
 
 	/* the leaderboard follows every team, so a stopped batch leaves a current one */
@@ -1297,18 +1313,11 @@ done:
 static int write_leaderboard(batch *b)
 {
 	ks_batch_row *sorted = ks_calloc(b->m->nteams + 1, sizeof(*sorted));
-	size_t i;
 	int rc;
 	/* rank a shallow copy: b->rows stays in manifest order for updates */
 	memcpy(sorted, b->rows, b->m->nteams * sizeof(*sorted));
 	ks_batch_rank(sorted, b->m->nteams);
 	rc = ks_batch_leaderboard_write(b->out, sorted, b->m->nteams, b->m->deadline);
-	for (i = 0; i < b->m->nteams; i++) {
-		size_t j;
-		for (j = 0; j < b->m->nteams; j++)
-			if (b->rows[j].folder == sorted[i].folder)
-				b->rows[j].rank = sorted[i].rank;
-	}
 	ks_free(sorted);
 	if (rc < 0)
 		ks_error_wrap(rc, "cannot write the leaderboard in %s", b->out);
@@ -1760,10 +1769,11 @@ done:
 		ks_batch_row_clear(&b.rows[i]);
 	ks_free(b.rows);
 	for (i = 0; i < b.nslots; i++) {
-		ks_repo_free(b.slots[i].repo);
-		ks_free(b.slots[i].location);
-		ks_free(b.slots[i].error);
-		ks_free(b.slots[i].warning);
+		ks_repo_free(b.slots[i]->repo);
+		ks_free(b.slots[i]->location);
+		ks_free(b.slots[i]->error);
+		ks_free(b.slots[i]->warning);
+		ks_free(b.slots[i]);
 	}
 	ks_free(b.slots);
 	ks_pipeline_free(b.pl);

@@ -873,6 +873,19 @@ static void test_cache_is_used_when_a_repository_goes_away(void)
 		KT_CONTAINS(gets_(rec, "fetch_warning"), "repos/solo");
 		cJSON_Delete(rec);
 	}
+	/* gone from the network and from this (empty) cache: the run fails the team, but the result
+	 * scored earlier is not deleted */
+	KT_EQ_INT(batch("--compile-only --json --no-fetch --cache-dir other-cache m.json"), 1);
+	rep = report();
+	KT_EQ_STR(gets_(report_team(rep, "solo"), "reason"), "unreachable");
+	KT_ASSERT(cJSON_IsTrue(get(report_team(rep, "solo"), "earlier_result_kept")));
+	cJSON_Delete(rep);
+	KT_ASSERT(exists("results/solo/score.json"));
+	{
+		cJSON *rec = json_file("results/solo/batch.json");
+		KT_EQ_STR(gets_(rec, "status"), "scored");
+		cJSON_Delete(rec);
+	}
 }
 
 static int g_nservers;
