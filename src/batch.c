@@ -1120,10 +1120,9 @@ static void upload_one(batch *b, const ks_batch_team *t, outcome *o)
 	ks_free(dir);
 }
 
-/* Fetch, choose the commit, read and parse the submission: everything before scoring. Returns
- * 0 with o->status still NULL when the team is to be scored, with o->status set otherwise; a
- * negative code only for errors that stop the batch. *pass is filled when 0 is returned and the
- * team is to be scored. */
+/* Fetch, choose the commit, read and parse the submission: everything before scoring. Leaves
+ * o->status NULL, with *pass parsed and o->sha its fingerprint, when the team can be scored;
+ * sets o->status to "failed" with the reason otherwise. Nothing here stops the batch. */
 static void prepare(batch *b, const ks_batch_team *t, outcome *o, ks_pass *pass)
 {
 	ks_submission_limits lim = KS_SUBMISSION_LIMITS_INIT;
