@@ -45,4 +45,11 @@ void ks_check_entries(ks_kernel_result *out, ks_candidate_image *images, const k
 
 void ks_candidate_image_clear(ks_candidate_image *img);
 
+/* Checks one finished candidate run against the golden run on the same inputs: guard bands,
+ * inputs unchanged (bytes, or checksums where either side fetched only checksums), outputs within
+ * tolerance. Returns OK or the first failure's reason with *detail (caller frees). Used for
+ * correctness cases and for the verified timed runs of the timing stage. */
+ks_reason ks_check_run(char **detail, const ks_run_result *res, const ks_plan *plan,
+		       const ks_fetch_mode *fetch, const ks_golden_run *g, const ks_problem *p);
+
 #endif

@@ -16,7 +16,7 @@
 	X(cuCtxSynchronize) X(cuStreamCreate) X(cuStreamSynchronize) X(cuStreamDestroy)            \
 	X(cuModuleLoadDataEx) X(cuModuleUnload) X(cuModuleGetFunction) X(cuFuncGetAttribute)      \
 	X(cuFuncSetAttribute) X(cuLaunchKernel) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD)         \
-	X(cuMemcpyDtoH) X(cuMemsetD8Async) X(cuMemsetD32Async) X(cuMemGetInfo) X(cuEventCreate)   \
+	X(cuMemcpyDtoH) X(cuMemcpyDtoDAsync) X(cuMemsetD8Async) X(cuMemsetD32Async) X(cuMemGetInfo) X(cuEventCreate)   \
 	X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime) X(cuEventDestroy)             \
 	X(cuGetErrorName) X(cuGetErrorString) X(cuMemAllocHost) X(cuMemFreeHost)
 

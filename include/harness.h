@@ -16,8 +16,30 @@ enum {
 	KS_HK_FILL_PATTERN,
 	KS_HK_CHECKSUM,
 	KS_HK_FLUSH,
+	KS_HK_GATHER,
 	KS_HK_COUNT
 };
 extern const char *const ks_harness_kernels[KS_HK_COUNT];
+
+/* Which element the j-th of k samples of a count-element buffer is (k < count): the first and last
+ * KS_SAMPLE_EDGE elements, then positions hashed from seed. The worker's gather kernel computes the
+ * same function, so the scoring process can name the element a bad sample came from. */
+#define KS_SAMPLE_EDGE 4096ull
+static inline unsigned long long ks_sample_mix(unsigned long long z)
+{
+	z += 0x9e3779b97f4a7c15ull;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+static inline unsigned long long ks_sample_index(unsigned long long j, unsigned long long k,
+						 unsigned long long count, unsigned long long seed)
+{
+	if (j < KS_SAMPLE_EDGE)
+		return j;
+	if (j >= k - KS_SAMPLE_EDGE)
+		return count - (k - j);
+	return ks_sample_mix(seed ^ ks_sample_mix(j)) % count;
+}
 
 #endif

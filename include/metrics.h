@@ -14,6 +14,13 @@ typedef struct {
 	double call_accuracy;       /* NaN when nothing ran (compile-only) */
 	double exec_accuracy;
 	size_t called, executed, compiled;
+	/* timing (when kernels were timed) */
+	int timed;                  /* at least one kernel was timed */
+	double score;               /* sum of the scores of the file's kernels */
+	double geomean_speedup;     /* over exec-correct, non-suspicious, timed kernels */
+	double fast_1, fast_2;      /* fraction of problems correct with speedup > 1 (> 2) */
+	double roofline_fraction;   /* mean over timed kernels */
+	size_t suspicious;
 } ks_file_metrics;
 
 /* Metrics of one file's results (all r[i] of the same pass). */

@@ -27,9 +27,12 @@ typedef struct {
 	const int *ks;                /* pass@k values */
 	size_t nks;
 	int progress;                 /* progress lines on stderr (callers pass isatty(2)) */
+	int no_timing;                /* check only: no timing, no speedups */
+	const char *config;           /* scoring/scoring.json; NULL: found beside refs, else defaults */
+	int recalibrate;              /* measure the ceilings even if cached */
 } ks_pipeline_options;
 
-#define KS_PIPELINE_OPTIONS_INIT { NULL, NULL, 0, 0, "sm_90a", 0, 4, NULL, 10.0, 60.0, 8192, 0, NULL, 0, 0 }
+#define KS_PIPELINE_OPTIONS_INIT { NULL, NULL, 0, 0, "sm_90a", 0, 4, NULL, 10.0, 60.0, 8192, 0, NULL, 0, 0, 0, NULL, 0 }
 
 typedef struct ks_pipeline ks_pipeline;
 
@@ -43,6 +46,8 @@ int ks_pipeline_has_gpu(const ks_pipeline *p);
 /* Why there is no GPU (NULL when there is one or compile-only was asked for). */
 const char *ks_pipeline_no_gpu_reason(const ks_pipeline *p);
 const ks_problem_set *ks_pipeline_problems(const ks_pipeline *p);
+
+
 
 /* What scoring one submission produced. */
 typedef struct {

@@ -18,7 +18,12 @@ typedef enum {
 	KS_MSG_LOAD,        /* -> {funcs} + CUBIN; <- {module, funcs: [attrs]} */
 	KS_MSG_UNLOAD,      /* -> {module}; <- ok */
 	KS_MSG_RUN,         /* -> {module, plan, fetch}; <- {status, ms, bufs} + data */
-	KS_MSG_TIME,        /* -> timing request; <- samples */
+	KS_MSG_TIME_START,  /* -> {module, plan, seeds, flush_bytes}: allocate and fill input sets */
+	KS_MSG_TIME_RUN,    /* -> {runs: [set...], flush}; <- {ms: [...]} one sample per run */
+	KS_MSG_TIME_VERIFY, /* -> {set, seed, fetch}: refill with a new seed, one timed run, fetch */
+	KS_MSG_TIME_END,
+	KS_MSG_CALIBRATE,   /* -> {funcs} + calibration CUBIN; <- measured ceilings */
+	KS_MSG_STATUS,      /* <- clocks, temperature, power, throttle reasons (NVML, when present) */
 	KS_MSG_QUIT,
 	KS_MSG_REPLY = 100
 } ks_msg_type;

@@ -12,6 +12,8 @@
 #include "problem.h"
 #include "result.h"
 #include "submission.h"
+#include "calibrate.h"
+#include "config.h"
 #include "worker.h"
 
 typedef struct {
@@ -31,6 +33,9 @@ typedef struct {
 	const ks_problem_set *problems;
 	time_t started;
 	double wall_s;
+	const ks_ceilings *ceilings;      /* NULL when not timed or not measured */
+	const ks_config *config;          /* the timing and roofline settings used (NULL: not timed) */
+	cJSON *status_start, *status_end; /* device clocks/temperature before and after timing */
 } ks_report;
 
 /* Writes every file of the folder. On success, *summary (if not NULL) receives the summary object

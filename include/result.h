@@ -50,6 +50,26 @@ typedef struct {
 	double ms;            /* event time of the launch sequence */
 } ks_case_result;
 
+/* One perf case of one kernel, timed against the golden kernel in the same session. */
+typedef struct {
+	char *label;
+	size_t case_index;
+	double ms, ms_min, ms_max, ms_stdev;     /* candidate: median, min, max, stdev */
+	size_t runs;
+	double rel_error;                        /* stdev / sqrt(runs) / mean */
+	double golden_ms, golden_min, golden_max, golden_stdev;
+	size_t golden_runs;
+	double golden_rel_error;
+	double speedup;                          /* golden median / candidate median */
+	double bytes, flops;                     /* the spec's minimum bytes and FLOPs */
+	double gbps, tflops;                     /* achieved by the candidate */
+	double floor_ms;                         /* roofline floor; 0 when there are no ceilings */
+	double roofline_fraction;                /* floor_ms / ms */
+	int verified;                            /* timed runs whose outputs were checked */
+	int suspicious;
+	char *why;                               /* why suspicious, with the numbers */
+} ks_perf_result;
+
 typedef struct {
 	char *name;           /* as launched */
 	ks_func_info info;
@@ -78,6 +98,21 @@ typedef struct {
 	size_t nkernels;
 	ks_case_result *cases;
 	size_t ncases;
+
+	/* timing and judging (only for kernels that passed their checks on a GPU) */
+	int timed;
+	char *timing_error;         /* timing could not be done, for a reason not the kernel's */
+	ks_perf_result *perf;
+	size_t nperf;
+	double speedup;             /* sum of golden medians / sum of candidate medians (GEAK's rule) */
+	double speedup_geomean;     /* geometric mean of the per-case speedups */
+	double roofline_fraction;   /* sum of floors / sum of candidate medians */
+	int suspicious;
+	char *suspicious_why;
+	double score;               /* speedup if exec-correct and not suspicious, else 0 */
+
+	double check_s, timing_s;   /* wall time of the check and timing stages */
+	double timing_gpu_ms;       /* GPU time of the timed runs themselves (both kernels) */
 } ks_kernel_result;
 
 void ks_kernel_result_clear(ks_kernel_result *r);

@@ -14,6 +14,11 @@
 
 typedef struct ks_runner ks_runner;
 
+/* Elements compared per output of a perf-size verification run (sampled, DESIGN §4.5: every
+ * element of every correctness case is compared; timed runs at perf sizes are checked on this many
+ * positions chosen after the run, plus the first and last elements). */
+#define KS_VERIFY_SAMPLES (1ull << 20)
+
 typedef struct {
 	int device;
 	const char *worker_exe;       /* NULL: found with ks_find_helper */
@@ -44,7 +49,8 @@ int ks_runner_has_golden(const ks_runner *r, const ks_problem *p);
 
 typedef struct {
 	ks_plan plan;          /* the golden plan (its bufs describe the blob) */
-	ks_run_result res;     /* FULL contents of every tensor */
+	ks_run_result res;     /* outputs in full; inputs in full (correctness) or as checksums (perf) */
+	ks_fetch_mode *fetch;  /* how each buffer was fetched */
 } ks_golden_run;
 
 /* The golden result for (problem, perf or correctness case, seed), computed on first use and
@@ -53,8 +59,20 @@ typedef struct {
 int ks_runner_golden(ks_runner *r, const ks_golden_run **out, const ks_problem *p, int perf,
 		     size_t case_index, uint64_t seed);
 
+/* The golden worker with p's golden module loaded in it (started or reloaded as needed), for
+ * timing. Returns NULL with a message when that fails. */
+ks_worker *ks_runner_golden_worker(ks_runner *r, const ks_problem *p, int *module);
+
+/* The candidate worker (after ks_runner_load), for timing; NULL when it is not running. */
+ks_worker *ks_runner_candidate_worker(ks_runner *r);
+
+/* Clocks, temperature, power and throttle reasons of the device now (NULL when unknown). */
+cJSON *ks_runner_status(ks_runner *r);
+
 /* Drops cached golden results of a problem (memory) once all its candidates are done. */
 void ks_runner_forget(ks_runner *r, const ks_problem *p);
+/* The same for its perf-case golden results only (large; used once per candidate). */
+void ks_runner_forget_perf(ks_runner *r, const ks_problem *p);
 
 /* Candidate side: load a module in the candidate worker, starting a fresh worker first if the last
  * one died. */

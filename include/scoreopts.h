@@ -32,7 +32,10 @@ enum {
 	KS_SO_UPLOAD_CONFIG,
 	KS_SO_TOKEN_FILE,
 	KS_SO_CA_BUNDLE,
-	KS_SO_SPOOL
+	KS_SO_SPOOL,
+	KS_SO_NO_TIMING,
+	KS_SO_CONFIG,
+	KS_SO_RECALIBRATE
 };
 
 #define KS_SCOREOPTS_SHORTOPTS "r:k:j:"
@@ -50,6 +53,9 @@ enum {
 	{ "cache-dir", required_argument, 0, KS_SO_CACHE_DIR },                              \
 	{ "no-cache", no_argument, 0, KS_SO_NO_CACHE },                                      \
 	{ "kernel-timeout", required_argument, 0, KS_SO_KERNEL_TIMEOUT },                    \
+	{ "no-timing", no_argument, 0, KS_SO_NO_TIMING },                                    \
+	{ "config", required_argument, 0, KS_SO_CONFIG },                                    \
+	{ "recalibrate", no_argument, 0, KS_SO_RECALIBRATE },                                \
 	{ "compile-timeout", required_argument, 0, KS_SO_COMPILE_TIMEOUT },                  \
 	{ "compile-memory", required_argument, 0, KS_SO_COMPILE_MEMORY },                    \
 	{ "upload", no_argument, 0, KS_SO_UPLOAD },                                          \
@@ -65,6 +71,8 @@ typedef struct {
 	int ks[32];
 	size_t nks;
 	int compile_only, require_gpu, no_cache, device, jobs;
+	int no_timing, recalibrate;
+	const char *config;       /* timing and roofline settings; NULL: the pipeline finds them */
 	int seed_given;
 	uint64_t seed;
 	double kernel_timeout, compile_timeout;

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <cJSON.h>
 #include "plan.h"
 
 typedef struct {
@@ -41,7 +42,9 @@ typedef enum {
 	KS_FETCH_NONE = 0,
 	KS_FETCH_FULL = 1,       /* guard + data + guard */
 	KS_FETCH_GUARDS = 2,     /* both guard bands, and a checksum of the data */
-	KS_FETCH_CHECKSUM = 3    /* only a checksum of the data */
+	KS_FETCH_CHECKSUM = 3,   /* only a checksum of the data */
+	KS_FETCH_SAMPLE = 4      /* both guard bands and sample_k sampled elements (ks_sample_index);
+				  * the worker sends small buffers whole (FULL) instead */
 } ks_fetch_mode;
 
 typedef struct {
@@ -49,6 +52,8 @@ typedef struct {
 	uint64_t total;          /* allocation size: guard + data + slack + guard */
 	uint64_t checksum;
 	int has_checksum;
+	ks_fetch_mode mode;      /* how it was actually fetched */
+	uint64_t sampled;        /* SAMPLE: elements sampled */
 } ks_fetched;
 
 typedef struct {
@@ -94,7 +99,28 @@ void ks_worker_unload(ks_worker *w, int module);
 /* Runs a plan on a loaded module: fills the buffers, launches, and returns the buffers per fetch
  * (one mode per plan buffer). Never returns an error code: everything is in *res. */
 void ks_worker_run(ks_worker *w, ks_run_result *res, int module, const ks_plan *plan,
-		   const ks_fetch_mode *fetch, double timeout_s);
+		   const ks_fetch_mode *fetch, uint64_t sample_k, uint64_t sample_seed, double timeout_s);
+
+/* Timing (DESIGN §4.6). time_start allocates nsets input sets of the plan, each filled from its
+ * seed, and an L2 flush buffer of flush_bytes; time_run runs the plan once per entry of sets[]
+ * (a set index each), flushing L2 before each run outside the timed window, and writes one event
+ * time per run to ms[]; time_verify refills a set from a new seed, runs it once (timed) and returns
+ * its buffers like ks_worker_run; time_end frees the session. */
+void ks_worker_time_start(ks_worker *w, ks_run_result *res, int module, const ks_plan *plan,
+			  const uint64_t *seeds, size_t nsets, uint64_t flush_bytes, double timeout_s);
+void ks_worker_time_run(ks_worker *w, ks_run_result *res, const int *sets, size_t n, double *ms,
+			double timeout_s);
+void ks_worker_time_verify(ks_worker *w, ks_run_result *res, const ks_plan *plan, int set, uint64_t seed,
+			   const ks_fetch_mode *fetch, uint64_t sample_k, double timeout_s);
+void ks_worker_time_end(ks_worker *w);
+
+/* Runs the calibration kernels (names in the order copy, fma, mma_f16, mma_bf16, wgmma_f16,
+ * wgmma_bf16; "" or NULL for one that did not compile). *out receives the measured figures. */
+void ks_worker_calibrate(ks_worker *w, ks_run_result *res, cJSON **out, const void *cubin, size_t len,
+			 char *const *names, size_t n, double timeout_s);
+
+/* Clocks, temperature, power and throttle reasons as JSON (NVML); NULL if the worker is gone. */
+cJSON *ks_worker_status(ks_worker *w);
 
 /* 1 while the worker process is running and usable. */
 int ks_worker_alive(const ks_worker *w);

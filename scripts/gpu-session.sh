@@ -1,7 +1,7 @@
 #!/bin/sh
 # One device call's worth of GPU work, from a build packed with gpu-pack into .gpu/:
 #   sh scripts/gpu-session.sh STEP...
-# Steps: tests (the GPU suite), example (score the bundled example), candidates (score every
+# Steps: calibrate (measure the ceilings), bench (make bench), tests (the GPU suite), example (score the bundled example), candidates (score every
 # honest candidate file), validate (prove the golden kernels against PyTorch and time them).
 # Everything lands in $OUT (or build/gpu-out): session.log and results.tgz.
 set -u
@@ -21,6 +21,11 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,
 for step in "$@"; do
 	t0=$(date +%s)
 	case "$step" in
+	calibrate)
+		say "calibrate"
+		"$KSCORE_BIN" calibrate --force >>"$log" 2>&1
+		echo "exit status $?" >>"$log"
+		;;
 	tests)
 		say "GPU test suite"
 		OUT="$work" sh tests/gpu/run.sh >>"$log" 2>&1
@@ -41,8 +46,12 @@ for step in "$@"; do
 		;;
 	validate)
 		say "validate goldens"
-		timeout 420 python3 tests/gpu/validate_goldens.py --perf --json "$work/validate.json" >>"$log" 2>&1
+		timeout 420 python3 tests/gpu/validate_goldens.py --perf --json "$work/validate.json" ${VALIDATE_ONLY:-} >>"$log" 2>&1
 		echo "exit status $?" >>"$log"
+		;;
+	bench)
+		say "bench"
+		OUT="$work" KSCORE_BIN="$KSCORE_BIN" sh bench/run.sh >>"$log" 2>&1
 		;;
 	*)
 		say "unknown step $step"

@@ -987,6 +987,8 @@ static cJSON *team_record(const batch *b, const ks_batch_team *t, const outcome 
 	cJSON_AddStringToObject(x, "name", "kscore");
 	cJSON_AddStringToObject(x, "version", KS_VERSION);
 	cJSON_AddStringToObject(r, "mode", b->mode);
+	cJSON_AddBoolToObject(r, "timing", !b->so.no_timing);
+	add_str_or_null(r, "config", b->so.config);
 	cJSON_AddStringToObject(r, "problems_sha256", b->problems_sha);
 	add_str_or_null(r, "submission_sha256", o->sha[0] ? o->sha : NULL);
 	ks_batch_format_time(ts, (int64_t)time(NULL));
@@ -1034,8 +1036,8 @@ static cJSON *existing_record(const batch *b, const ks_batch_team *t)
 	return rec;
 }
 
-/* A result already there for the same commit, submission bytes, scorer version, mode and
- * problems, with a score.json of the same submission (the result folder is renamed into place
+/* A result already there for the same commit, submission bytes, scorer version, mode, timing
+ * settings and problems, with a score.json of the same submission (the result folder is renamed into place
  * whole, so a score.json means a complete folder). */
 static int already_scored(const batch *b, const ks_batch_team *t, const cJSON *rec, const outcome *o)
 {
@@ -1045,7 +1047,10 @@ static int already_scored(const batch *b, const ks_batch_team *t, const cJSON *r
 	if (!rec || !same_str(rec, "status", "scored") || !same_str(rec, "commit", o->pick.chosen.id) ||
 	    !same_str(rec, "submission_sha256", o->sha) || !same_str(rec, "file", o->file) ||
 	    !same_version(rec) || !same_str(rec, "mode", b->mode) ||
-	    !same_str(rec, "problems_sha256", b->problems_sha))
+	    !same_str(rec, "problems_sha256", b->problems_sha) ||
+	    !cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(rec, "timing")) ||
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "timing")) != !b->so.no_timing ||
+	    !same_str(rec, "config", b->so.config))
 		return 0;
 	dir = team_dir(b, t);
 	sp = ks_path_join(dir, "score.json");

@@ -2,10 +2,12 @@
 #include "compare.h"
 #include "errors.h"
 #include "extract.h"
+#include "harness.h"
 #include "mem.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct {
 	const ks_problem *p;
@@ -123,14 +125,20 @@ static char *first_error_line(const char *log)
 
 /* ---- verification of one candidate run against the golden run */
 
-static const unsigned char *data_of(const ks_run_result *res, const ks_plan *plan, size_t i)
+/* The data of buffer i as fetched: all of it (FULL) or its samples (SAMPLE); *count elements. */
+static const unsigned char *data_of(const ks_run_result *res, const ks_plan *plan, size_t i, uint64_t *count)
 {
+	if (res->bufs[i].mode == KS_FETCH_SAMPLE) {
+		*count = res->bufs[i].sampled;
+		return res->blob + res->bufs[i].off + (res->bufs[i].total - plan->bufs[i].bytes);
+	}
+	*count = plan->bufs[i].count;
 	return res->blob + res->bufs[i].off + plan->guard;
 }
 
-static int guards_of(const ks_run_result *res, const ks_plan *plan, size_t i, ks_fetch_mode mode,
-		     char *msg, size_t len)
+static int guards_of(const ks_run_result *res, const ks_plan *plan, size_t i, char *msg, size_t len)
 {
+	ks_fetch_mode mode = res->bufs[i].mode;
 	const ks_plan_buf *b = &plan->bufs[i];
 	const unsigned char *base = res->blob + res->bufs[i].off;
 	uint64_t guard = plan->guard, back_len = res->bufs[i].total - guard - b->bytes;
@@ -149,16 +157,17 @@ static int guards_of(const ks_run_result *res, const ks_plan *plan, size_t i, ks
 	return 0;
 }
 
-static ks_reason verify(char **detail, const ks_run_result *res, const ks_plan *plan,
-			const ks_golden_run *g, const ks_problem *p, const ks_fetch_mode *fetch)
+ks_reason ks_check_run(char **detail, const ks_run_result *res, const ks_plan *plan,
+		       const ks_fetch_mode *fetch, const ks_golden_run *g, const ks_problem *p)
 {
 	char msg[1024];
 	size_t i;
 
+	(void)fetch;
 	for (i = 0; i < plan->nbufs; i++) {
-		if (fetch[i] == KS_FETCH_NONE || fetch[i] == KS_FETCH_CHECKSUM)
+		if (res->bufs[i].mode == KS_FETCH_NONE || res->bufs[i].mode == KS_FETCH_CHECKSUM)
 			continue;
-		if (guards_of(res, plan, i, fetch[i], msg, sizeof(msg)) < 0) {
+		if (guards_of(res, plan, i, msg, sizeof(msg)) < 0) {
 			*detail = ks_strdup(msg);
 			return KS_REASON_OOB_WRITE;
 		}
@@ -169,11 +178,29 @@ static ks_reason verify(char **detail, const ks_run_result *res, const ks_plan *
 		const unsigned char *got, *want;
 		const ks_arg *a;
 		ks_cmp_stats st;
+		uint64_t ngot, nwant;
 		if (b->scratch)
 			continue;
-		got = data_of(res, plan, i);
-		want = data_of(&g->res, &g->plan, i);
 		a = &p->args[b->stream];
+		if (b->role == KS_ROLE_IN &&
+		    (res->bufs[i].mode != KS_FETCH_FULL || g->res.bufs[i].mode != KS_FETCH_FULL)) {
+			/* perf sizes: inputs are compared by checksum */
+			if (!res->bufs[i].has_checksum || !g->res.bufs[i].has_checksum) {
+				*detail = ks_asprintf("internal: no checksum for input %s", b->name);
+				return KS_REASON_CRASH;
+			}
+			if (res->bufs[i].checksum != g->res.bufs[i].checksum) {
+				*detail = ks_asprintf("input %s was modified (its checksum changed)", b->name);
+				return KS_REASON_INPUT_MODIFIED;
+			}
+			continue;
+		}
+		got = data_of(res, plan, i, &ngot);
+		want = data_of(&g->res, &g->plan, i, &nwant);
+		if (ngot != nwant || res->bufs[i].mode != g->res.bufs[i].mode) {
+			*detail = ks_asprintf("internal: %s was fetched differently from the golden run", b->name);
+			return KS_REASON_CRASH;
+		}
 		if (b->role == KS_ROLE_IN) {
 			if (memcmp(got, want, b->bytes)) {
 				uint64_t k = 0;
@@ -187,9 +214,18 @@ static ks_reason verify(char **detail, const ks_run_result *res, const ks_plan *
 			}
 			continue;
 		}
-		ks_compare_tensor(&st, b->dtype, got, want, b->count, a->atol, a->rtol, plan->poison);
+		ks_compare_tensor(&st, b->dtype, got, want, ngot, a->atol, a->rtol, plan->poison);
 		if (st.bad) {
-			*detail = ks_compare_describe(&st, b->name, a->atol, a->rtol);
+			if (res->bufs[i].mode == KS_FETCH_SAMPLE) {
+				/* name the real element, and say that these were samples */
+				char *d;
+				st.first_bad = ks_sample_index(st.first_bad, ngot, b->count, plan->seed);
+				d = ks_compare_describe(&st, b->name, a->atol, a->rtol);
+				*detail = ks_asprintf("%s (of %llu elements sampled from %llu)", d,
+						      (unsigned long long)ngot, (unsigned long long)b->count);
+				ks_free(d);
+			} else
+				*detail = ks_compare_describe(&st, b->name, a->atol, a->rtol);
 			return st.unwritten == st.bad ? KS_REASON_UNWRITTEN : KS_REASON_MISMATCH;
 		}
 	}
@@ -292,7 +328,7 @@ static void check_one(ks_kernel_result *r, const ks_candidate_image *img, ks_run
 			} else {
 				if (first)
 					r->call = 1;
-				why = verify(&detail, &res, &plan, g, p, fetch);
+				why = ks_check_run(&detail, &res, &plan, fetch, g, p);
 				if (why == KS_REASON_OK) {
 					cr->passed = 1;
 				} else {
@@ -446,7 +482,13 @@ void ks_check_entries(ks_kernel_result *out, ks_candidate_image *images, const k
 		img.problem = pr[i].p;
 		if (o->progress)
 			o->progress(o->progress_ud, done, n, r->problem);
-		check_one(r, &img, runner, o);
+		{
+			struct timespec a, b;
+			clock_gettime(CLOCK_MONOTONIC, &a);
+			check_one(r, &img, runner, o);
+			clock_gettime(CLOCK_MONOTONIC, &b);
+			r->check_s = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) * 1e-9;
+		}
 		done++;
 		if (images) {
 			images[i] = img;

@@ -1,7 +1,7 @@
 #include "harness.h"
 
 const char *const ks_harness_kernels[KS_HK_COUNT] = {
-	"ks_fill_random", "ks_fill_pattern", "ks_checksum", "ks_flush",
+	"ks_fill_random", "ks_fill_pattern", "ks_checksum", "ks_flush", "ks_gather",
 };
 
 /* dtype and dist codes below match ks_dtype and ks_dist_kind. Random values are a pure function
@@ -85,6 +85,15 @@ static const char g_source[] =
 	"extern \"C\" __global__ void ks_flush(u64 *buf, u64 nwords, u64 value) {\n"
 	"  u64 step = (u64)gridDim.x * blockDim.x;\n"
 	"  for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < nwords; i += step) buf[i] = value + i;\n"
+	"}\n"
+	/* k sampled elements of a count-element buffer, positions as ks_sample_index() (harness.h) */
+	"extern \"C\" __global__ void ks_gather(const unsigned char *src, u64 count, int es, unsigned char *dst,\n"
+	"    u64 k, u64 seed) {\n"
+	"  u64 step = (u64)gridDim.x * blockDim.x;\n"
+	"  for (u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x; j < k; j += step) {\n"
+	"    u64 i = j < 4096 ? j : j >= k - 4096 ? count - (k - j) : ks_mix(seed ^ ks_mix(j)) % count;\n"
+	"    for (int b = 0; b < es; b++) dst[j * es + b] = src[i * es + b];\n"
+	"  }\n"
 	"}\n";
 
 const char *ks_harness_source(void)

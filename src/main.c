@@ -6,6 +6,7 @@
 #include "jsonutil.h"
 #include "mem.h"
 #include "metrics.h"
+#include "calibrate.h"
 #include "pipeline.h"
 #include "submission.h"
 #include "upload.h"
@@ -65,6 +66,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: score [OPTIONS] SUBMISSION...\n"
+		"       score calibrate [--force] [--json]\n"
 		"       score upload [OPTIONS] RESULT_DIR... | --pending\n"
 		"       score batch [OPTIONS] MANIFEST   (teams' git repositories; see score batch --help)\n"
 		"Score GPU-kernel submissions: compile each kernel with NVRTC, run it on the GPU against\n"
@@ -92,6 +94,9 @@ static void usage(FILE *f)
 		"      --kernel-timeout SEC  a kernel run longer than this is killed (default: 10)\n"
 		"      --compile-timeout SEC a compile longer than this is killed (default: 60)\n"
 		"      --compile-memory MIB  address-space limit of a compile (default: 8192)\n"
+		"      --no-timing           check correctness only: no timing, no speedups\n"
+		"      --config FILE         timing and roofline settings (default: scoring/scoring.json)\n"
+		"      --recalibrate         measure the GPU's ceilings again instead of using the cache\n"
 		"      --json                print a JSON summary on stdout instead of the table\n"
 		"      --upload              upload each result to the leaderboard (see score upload --help)\n"
 		"      --endpoint URL        leaderboard endpoint (default: from the upload config)\n"
@@ -208,15 +213,25 @@ static uint64_t random_seed(void)
 static void print_table(const ks_kernel_result *r, size_t n, int gpu)
 {
 	size_t i;
-	printf("%-4s %-28s %-8s %-6s %-6s %s\n", "pass", "problem", "compiled", "call", "exec", "reason");
+	printf("%-4s %-28s %-8s %-5s %-5s %8s  %s\n", "pass", "problem", "compiled", "call", "exec", "speedup",
+	       "verdict");
 	for (i = 0; i < n; i++) {
 		const char *ok = r[i].exec ? col("\033[32m") : col("\033[31m");
-		printf("%-4zu %-28.28s %-8s %-6s %s%-6s%s %s%s%s\n", r[i].pass,
+		char sp[32] = "-";
+		if (r[i].timed)
+			snprintf(sp, sizeof(sp), "%.3fx", r[i].speedup);
+		printf("%-4zu %-28.28s %-8s %-5s %s%-5s%s %8s  ", r[i].pass,
 		       r[i].problem ? r[i].problem : (r[i].file ? r[i].file : "?"), r[i].compiled ? "yes" : "no",
 		       gpu ? (r[i].call ? "yes" : "no") : "-", gpu ? ok : "", gpu ? (r[i].exec ? "yes" : "no") : "-",
-		       gpu ? col("\033[0m") : "", ks_reason_name(r[i].reason),
-		       r[i].reason == KS_REASON_OK ? "" : ": ", r[i].reason == KS_REASON_OK ? "" :
-		       (r[i].detail ? r[i].detail : ""));
+		       gpu ? col("\033[0m") : "", sp);
+		if (r[i].suspicious)
+			printf("%sSUSPICIOUS%s: %s\n", col("\033[33m"), col("\033[0m"), r[i].suspicious_why);
+		else if (r[i].reason != KS_REASON_OK)
+			printf("%s: %s\n", ks_reason_name(r[i].reason), r[i].detail ? r[i].detail : "");
+		else if (r[i].timing_error)
+			printf("ok (not timed: %s)\n", r[i].timing_error);
+		else
+			printf("ok\n");
 	}
 }
 
@@ -300,6 +315,9 @@ static int score_one(const options *o, ks_pipeline *pl, const char *input, cJSON
 			printf("Call Accuracy: %.4g  Exec Accuracy: %.4g  (%zu kernels)\n",
 			       isnan(fm.call_accuracy) ? 0 : fm.call_accuracy,
 			       isnan(fm.exec_accuracy) ? 0 : fm.exec_accuracy, sc.nresults);
+		if (gpu && fm.timed)
+			printf("Score: %.4f (sum of speedups)  geomean speedup: %.3fx  fast_1: %.3g  fast_2: %.3g  "
+			       "suspicious: %zu\n", fm.score, fm.geomean_speedup, fm.fast_1, fm.fast_2, fm.suspicious);
 		else
 			printf("Compile Accuracy: %.4g  (%zu kernels; compile-only: nothing was run)\n",
 			       fm.compile_accuracy, sc.nresults);
@@ -335,6 +353,9 @@ int main(int argc, char **argv)
 		{ "quiet", no_argument, 0, 'q' },
 		{ "color", optional_argument, 0, 13 },
 		{ "upload", no_argument, 0, 14 },
+		{ "no-timing", no_argument, 0, 21 },
+		{ "config", required_argument, 0, 22 },
+		{ "recalibrate", no_argument, 0, 23 },
 		{ "endpoint", required_argument, 0, 15 },
 		{ "upload-mode", required_argument, 0, 16 },
 		{ "upload-config", required_argument, 0, 17 },
@@ -354,6 +375,8 @@ int main(int argc, char **argv)
 	int c, i, rc = EXIT_ALL, bad_input = 0;
 	const char *nc = getenv("NO_COLOR");
 
+	if (argc > 1 && !strcmp(argv[1], "calibrate"))
+		return ks_calibrate_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "batch"))
 		return ks_batch_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "upload")) {
@@ -507,6 +530,15 @@ int main(int argc, char **argv)
 			break;
 		case 20:
 			o.up.spool_dir = optarg;
+			break;
+		case 21:
+			po.no_timing = 1;
+			break;
+		case 22:
+			po.config = optarg;
+			break;
+		case 23:
+			po.recalibrate = 1;
 			break;
 		case 'h':
 			usage(stdout);

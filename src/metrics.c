@@ -62,8 +62,33 @@ void ks_metrics_file(ks_file_metrics *m, const ks_kernel_result *r, size_t n)
 		m->executed += r[i].exec;
 		ran |= r[i].ran;
 	}
+	{
+		double logsum = 0, roof = 0;
+		size_t nlog = 0, nroof = 0, f1 = 0, f2 = 0;
+		for (i = 0; i < n; i++) {
+			m->score += r[i].score;
+			m->suspicious += (size_t)r[i].suspicious;
+			if (!r[i].timed)
+				continue;
+			m->timed = 1;
+			roof += r[i].roofline_fraction;
+			nroof++;
+			if (r[i].exec && !r[i].suspicious && r[i].speedup > 0) {
+				logsum += log(r[i].speedup);
+				nlog++;
+				f1 += r[i].speedup > 1.0;
+				f2 += r[i].speedup > 2.0;
+			}
+		}
+		m->geomean_speedup = nlog ? exp(logsum / (double)nlog) : 0;
+		m->roofline_fraction = nroof ? roof / (double)nroof : 0;
+		/* KernelBench's fast_p: correct and faster than p, over all kernels of the file */
+		m->fast_1 = n ? (double)f1 / (double)n : 0;
+		m->fast_2 = n ? (double)f2 / (double)n : 0;
+	}
 	ng = group_by_problem(&g, r, n);
 	m->problems = ng;
+
 	for (i = 0; i < ng; i++) {
 		comp += (double)g[i].compiled / g[i].n;
 		call += (double)g[i].call / g[i].n;

@@ -5,6 +5,11 @@
 #include "mem.h"
 #include "report.h"
 #include "runner.h"
+#include "calibrate.h"
+#include "config.h"
+#include "roofline.h"
+#include "timing.h"
+#include "worker.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +21,11 @@ struct ks_pipeline {
 	ks_runner *runner;
 	char *no_gpu;
 	char *nvrtc;
+	ks_config cfg;
+	char *config_path;
+	ks_ceilings ceil;
+	int have_ceil, tried_ceil;
+	char *ceil_error;
 };
 
 int ks_pipeline_new(ks_pipeline **out, const ks_pipeline_options *o)
@@ -27,6 +37,13 @@ int ks_pipeline_new(ks_pipeline **out, const ks_pipeline_options *o)
 
 	*out = NULL;
 	p->opts = *o;
+	{
+		ks_config dc = KS_CONFIG_INIT;
+		p->cfg = dc;
+	}
+	p->config_path = o->config ? ks_strdup(o->config) : ks_config_find(o->refs);
+	if (p->config_path && (rc = ks_config_load(&p->cfg, p->config_path)) < 0)
+		goto fail;
 	if ((rc = ks_problem_set_load(&p->problems, o->refs, o->suite)) < 0) {
 		ks_error_wrap(rc, "cannot load the reference problems from %s", o->refs);
 		goto fail;
@@ -74,6 +91,28 @@ const ks_problem_set *ks_pipeline_problems(const ks_pipeline *p)
 	return p->problems;
 }
 
+/* The ceilings, measured once per session (or read from the cache). */
+static const ks_ceilings *ceilings(ks_pipeline *p)
+{
+	ks_compile_options co = KS_COMPILE_OPTIONS_INIT;
+	char *exe;
+	if (p->tried_ceil)
+		return p->have_ceil ? &p->ceil : NULL;
+	p->tried_ceil = 1;
+	co.cache_dir = p->opts.cache_dir;
+	exe = ks_find_helper("kscore-worker");
+	if (exe && ks_ceilings_get(&p->ceil, p->opts.cache_dir, exe, p->opts.device, ks_runner_device(p->runner),
+				   &co, p->opts.recalibrate) == 0)
+		p->have_ceil = 1;
+	else {
+		p->ceil_error = ks_strdup(ks_error_msg());
+		fprintf(stderr, "score: warning: could not measure the device's ceilings: %s; no roofline "
+			"verdicts\n", p->ceil_error);
+	}
+	ks_free(exe);
+	return p->have_ceil ? &p->ceil : NULL;
+}
+
 typedef struct {
 	int tty;
 	const char *label;
@@ -96,6 +135,7 @@ int ks_pipeline_score(ks_pipeline *p, ks_scored *out, const ks_submission *sub, 
 {
 	ks_check_options co = KS_CHECK_OPTIONS_INIT;
 	const ks_entry **entries = NULL;
+	ks_candidate_image *images = NULL;
 	size_t *pass = NULL, n = 0, i, j;
 	progress_state pst = { p->opts.progress, sub->path };
 	struct timespec t0, t1;
@@ -130,7 +170,41 @@ int ks_pipeline_score(ks_pipeline *p, ks_scored *out, const ks_submission *sub, 
 	co.seed = p->opts.seed;
 	co.progress = progress;
 	co.progress_ud = &pst;
-	ks_check_entries(out->results, NULL, entries, pass, n, p->runner, &co);
+	images = ks_calloc(n + 1, sizeof(*images));
+	ks_check_entries(out->results, images, entries, pass, n, p->runner, &co);
+	if (p->runner && !p->opts.no_timing) {
+		const ks_ceilings *ceil = ceilings(p);
+		ks_timing_options to;
+		size_t done = 0, todo = 0;
+		memset(&to, 0, sizeof(to));
+		to.cfg = p->cfg;
+		to.seed = p->opts.seed;
+		to.limits = co.limits;
+		to.flush_bytes = 2ull * (uint64_t)ks_runner_device(p->runner)->l2_bytes;
+		if (to.flush_bytes < (64ull << 20))
+			to.flush_bytes = 64ull << 20;
+		to.timeout_s = p->opts.kernel_timeout_s * 3 + 30;
+		rep.status_start = ks_runner_status(p->runner);
+		for (i = 0; i < n; i++)
+			todo += out->results[i].exec && images[i].cubin;
+		for (i = 0; i < n; i++) {
+			ks_kernel_result *r = &out->results[i];
+			const ks_problem *prob;
+			if (!r->exec || !images[i].cubin)
+				continue;
+			prob = images[i].problem;
+			progress(&pst, done++, todo, r->problem ? r->problem : "timing");
+			ks_time_kernel(r, &images[i], p->runner, &to);
+			ks_judge_kernel(r, prob, ceil, &p->cfg);
+		}
+		progress(&pst, todo, todo, NULL);
+		rep.status_end = ks_runner_status(p->runner);
+		rep.ceilings = ceil;
+		rep.config = &p->cfg;
+	}
+	for (i = 0; i < n; i++)
+		ks_candidate_image_clear(&images[i]);
+	ks_free(images);
 
 	rep.out_dir = out_dir;
 	rep.team = team;
@@ -154,6 +228,8 @@ int ks_pipeline_score(ks_pipeline *p, ks_scored *out, const ks_submission *sub, 
 	rc = ks_report_write(&rep, &out->summary);
 	if (rc < 0)
 		ks_error_wrap(rc, "writing results");
+	cJSON_Delete(rep.status_start);
+	cJSON_Delete(rep.status_end);
 	ks_free(entries);
 	ks_free(pass);
 	return rc;
@@ -178,5 +254,8 @@ void ks_pipeline_free(ks_pipeline *p)
 	ks_problem_set_free(p->problems);
 	ks_free(p->no_gpu);
 	ks_free(p->nvrtc);
+	ks_free(p->config_path);
+	ks_free(p->ceil_error);
 	ks_free(p);
 }
+

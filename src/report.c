@@ -91,6 +91,24 @@ static cJSON *device_json(const ks_report *rep)
 	return o;
 }
 
+static void add_timing_summary(cJSON *o, const ks_file_metrics *m)
+{
+	if (!m->timed) {
+		cJSON_AddNullToObject(o, "score");
+		cJSON_AddNullToObject(o, "geomean_speedup");
+		cJSON_AddNullToObject(o, "fast_1");
+		cJSON_AddNullToObject(o, "fast_2");
+		cJSON_AddNullToObject(o, "roofline_fraction");
+	} else {
+		ks_json_add_num(o, "score", m->score);
+		ks_json_add_num(o, "geomean_speedup", m->geomean_speedup);
+		ks_json_add_num(o, "fast_1", m->fast_1);
+		ks_json_add_num(o, "fast_2", m->fast_2);
+		ks_json_add_num(o, "roofline_fraction", m->roofline_fraction);
+	}
+	cJSON_AddNumberToObject(o, "suspicious", (double)m->suspicious);
+}
+
 cJSON *ks_report_record(const ks_report *rep)
 {
 	cJSON *o = cJSON_CreateObject(), *x, *a, *sum, *pk;
@@ -138,6 +156,7 @@ cJSON *ks_report_record(const ks_report *rep)
 	ks_json_add_num(sum, "compile_accuracy", fm.compile_accuracy);
 	ks_json_add_num(sum, "call_accuracy", fm.call_accuracy);
 	ks_json_add_num(sum, "exec_accuracy", fm.exec_accuracy);
+	add_timing_summary(sum, &fm);
 	a = cJSON_AddArrayToObject(sum, "passes");
 	for (i = 0; i < s->npasses; i++) {
 		size_t first = 0, n = 0, k;
@@ -154,6 +173,7 @@ cJSON *ks_report_record(const ks_report *rep)
 		ks_json_add_num(p, "call_accuracy", pm.call_accuracy);
 		ks_json_add_num(p, "exec_accuracy", pm.exec_accuracy);
 		ks_json_add_num(p, "compile_accuracy", pm.compile_accuracy);
+		add_timing_summary(p, &pm);
 		cJSON_AddItemToArray(a, p);
 	}
 	ks_metrics_passk(passk, rep->ks, rep->nks, rep->results, rep->nresults);
@@ -175,6 +195,47 @@ cJSON *ks_report_record(const ks_report *rep)
 	a = cJSON_AddArrayToObject(o, "kernels");
 	for (i = 0; i < rep->nresults; i++)
 		cJSON_AddItemToArray(a, ks_kernel_result_json(&rep->results[i]));
+	a = cJSON_AddArrayToObject(o, "suspicious");
+	for (i = 0; i < rep->nresults; i++) {
+		const ks_kernel_result *r = &rep->results[i];
+		cJSON *q;
+		if (!r->suspicious)
+			continue;
+		q = cJSON_CreateObject();
+		add_str(q, "problem", r->problem);
+		add_str(q, "file", r->file);
+		cJSON_AddNumberToObject(q, "pass", (double)r->pass);
+		cJSON_AddNumberToObject(q, "index", (double)r->index);
+		ks_json_add_num(q, "speedup", r->speedup);
+		add_str(q, "why", r->suspicious_why);
+		cJSON_AddItemToArray(a, q);
+	}
+	if (rep->ceilings)
+		cJSON_AddItemToObject(o, "ceilings", ks_ceilings_json(rep->ceilings));
+	else
+		cJSON_AddNullToObject(o, "ceilings");
+	x = cJSON_AddObjectToObject(o, "timing");
+	if (rep->config) {
+		const ks_config *c = rep->config;
+		cJSON *t = cJSON_AddObjectToObject(x, "protocol");
+		cJSON_AddNumberToObject(t, "input_sets", c->input_sets);
+		cJSON_AddNumberToObject(t, "warmup_runs", c->warmup_runs);
+		cJSON_AddNumberToObject(t, "min_runs", c->min_runs);
+		cJSON_AddNumberToObject(t, "max_runs", c->max_runs);
+		cJSON_AddNumberToObject(t, "target_rel_error", c->target_rel_error);
+		cJSON_AddNumberToObject(t, "max_seconds_per_case", c->max_seconds_per_case);
+		cJSON_AddNumberToObject(t, "verify_runs", c->verify_runs);
+		cJSON_AddStringToObject(t, "l2", "flushed before every timed run (2x L2 written); persisting L2 "
+					"size 0 and reset");
+		t = cJSON_AddObjectToObject(x, "roofline");
+		cJSON_AddNumberToObject(t, "margin", c->roofline_margin);
+		cJSON_AddNumberToObject(t, "timer_floor_us", c->timer_floor_us);
+		cJSON_AddNumberToObject(t, "max_speedup", c->max_speedup);
+	}
+	cJSON_AddItemToObject(x, "device_status_start",
+			      rep->status_start ? cJSON_Duplicate(rep->status_start, 1) : cJSON_CreateNull());
+	cJSON_AddItemToObject(x, "device_status_end",
+			      rep->status_end ? cJSON_Duplicate(rep->status_end, 1) : cJSON_CreateNull());
 	if (rep->problems) {
 		x = cJSON_AddObjectToObject(o, "problems");
 		for (i = 0; i < rep->nresults; i++) {
@@ -200,6 +261,122 @@ static int write_json(const char *dir, const char *name, const cJSON *v)
 	char *path = ks_path_join(dir, name);
 	int rc = ks_json_write_file(path, v, 1);
 	ks_free(path);
+	return rc;
+}
+
+static const char *verdict(const ks_kernel_result *r)
+{
+	if (!r->exec)
+		return "incorrect";
+	if (!r->timed)
+		return "not timed";
+	return r->suspicious ? "SUSPICIOUS" : "ok";
+}
+
+/* out.json_perf_<pass>.json, exec/gen_perf/<op>.json and exec/performance_analysis.txt. */
+static int write_perf_files(const ks_report *rep, const char *dir)
+{
+	const ks_submission *s = rep->submission;
+	char *gp = ks_asprintf("%s/exec/gen_perf", dir), name[300];
+	ks_buf txt = KS_BUF_INIT(64u << 20);
+	size_t i, k, c;
+	int rc;
+
+	if ((rc = ks_fs_mkdir_p(gp, 0755)) < 0)
+		goto done;
+	ks_buf_printf(&txt, "Performance analysis (kscore %s)\n", KS_VERSION);
+	if (rep->device)
+		ks_buf_printf(&txt, "device: %s, %s\n", rep->device->name, rep->arch ? rep->arch : "");
+	if (rep->ceilings)
+		ks_buf_printf(&txt, "measured ceilings: %.0f GB/s, FP32 %.1f TFLOP/s, FP16 tensor %.0f TFLOP/s, "
+			      "BF16 tensor %.0f TFLOP/s\n", rep->ceilings->bandwidth_gbps,
+			      rep->ceilings->fp32_tflops, rep->ceilings->f16_tc_tflops,
+			      rep->ceilings->bf16_tc_tflops);
+	else
+		ks_buf_printf(&txt, "no measured ceilings: no roofline verdicts\n");
+	ks_buf_printf(&txt, "suspicious when faster than the roofline floor by more than %.0f%%, faster than "
+		      "%.3g us, or a speedup above %.3gx\n\n", 100 * rep->config->roofline_margin,
+		      rep->config->timer_floor_us, rep->config->max_speedup);
+	for (i = 0; i < s->npasses && rc == 0; i++) {
+		cJSON *o = cJSON_CreateObject(), *sp = cJSON_AddArrayToObject(o, "speed_up"),
+		      *ef = cJSON_AddArrayToObject(o, "efficiency"), *kn = cJSON_AddArrayToObject(o, "kernels"),
+		      *sus = cJSON_AddArrayToObject(o, "suspicious");
+		for (k = 0; k < rep->nresults; k++) {
+			const ks_kernel_result *r = &rep->results[k];
+			cJSON *cases;
+			if (r->pass != i)
+				continue;
+			ks_buf_printf(&txt, "== %s (pass %zu, entry %zu): %s", r->problem ? r->problem : "?", r->pass,
+				      r->index, verdict(r));
+			if (r->timed)
+				ks_buf_printf(&txt, ", speedup %.3fx (geomean %.3fx), %.1f%% of roofline, score %.3f",
+					      r->speedup, r->speedup_geomean, 100 * r->roofline_fraction, r->score);
+			ks_buf_printf(&txt, "\n");
+			if (r->reason != KS_REASON_OK)
+				ks_buf_printf(&txt, "   %s: %s\n", ks_reason_name(r->reason), r->detail ? r->detail : "");
+			if (r->timing_error)
+				ks_buf_printf(&txt, "   not timed: %s\n", r->timing_error);
+			if (r->suspicious)
+				ks_buf_printf(&txt, "   SUSPICIOUS: %s\n", r->suspicious_why);
+			for (c = 0; c < r->nkernels; c++)
+				ks_buf_printf(&txt, "   kernel %s: %d registers, %d B static shared, %d B local "
+					      "(spills)\n", r->kernels[c].name, r->kernels[c].info.registers,
+					      r->kernels[c].info.shared_static, r->kernels[c].info.local_bytes);
+			if (r->nperf)
+				ks_buf_printf(&txt, "   %-34s %10s %10s %8s %9s %9s %10s %7s %s\n", "case", "ms",
+					      "golden ms", "speedup", "GB/s", "TFLOP/s", "floor ms", "roof%",
+					      "runs / verified");
+			cases = cJSON_CreateArray();
+			for (c = 0; c < r->nperf; c++) {
+				const ks_perf_result *pc = &r->perf[c];
+				cJSON *e = cJSON_CreateObject();
+				ks_buf_printf(&txt, "   %-34.34s %10.4f %10.4f %8.3f %9.1f %9.2f %10.4f %7.1f %zu+%zu/%d%s%s\n",
+					      pc->label, pc->ms, pc->golden_ms, pc->speedup, pc->gbps, pc->tflops,
+					      pc->floor_ms, 100 * pc->roofline_fraction, pc->runs, pc->golden_runs,
+					      pc->verified, pc->suspicious ? "  SUSPICIOUS: " : "",
+					      pc->suspicious ? pc->why : "");
+				cJSON_AddStringToObject(e, "input_size", pc->label);
+				ks_json_add_num(e, "ms", pc->ms);
+				ks_json_add_num(e, "golden_ms", pc->golden_ms);
+				ks_json_add_num(e, "speedup", pc->speedup);
+				ks_json_add_num(e, "GB/s", pc->gbps);
+				ks_json_add_num(e, "TFLOPS", pc->tflops);
+				ks_json_add_num(e, "floor_ms", pc->floor_ms);
+				ks_json_add_num(e, "roofline_fraction", pc->roofline_fraction);
+				cJSON_AddBoolToObject(e, "suspicious", pc->suspicious);
+				cJSON_AddItemToArray(cases, e);
+			}
+			ks_buf_printf(&txt, "\n");
+			if (r->nperf && r->problem) {
+				char *path;
+				if (s->npasses == 1)
+					snprintf(name, sizeof(name), "%s.json", r->problem);
+				else
+					snprintf(name, sizeof(name), "%s_pass%zu.json", r->problem, r->pass);
+				path = ks_path_join(gp, name);
+				if (rc == 0)
+					rc = ks_json_write_file(path, cases, 1);
+				ks_free(path);
+			}
+			cJSON_Delete(cases);
+			/* GEAK-eval's lists hold the kernels that count for the score, named here */
+			if (r->timed && r->exec && !r->suspicious) {
+				cJSON_AddItemToArray(sp, cJSON_CreateNumber(round(r->speedup * 1e4) / 1e4));
+				cJSON_AddItemToArray(ef, cJSON_CreateNumber(round(r->roofline_fraction * 1e6) / 1e4));
+				cJSON_AddItemToArray(kn, cJSON_CreateString(r->problem ? r->problem : "?"));
+			} else if (r->suspicious)
+				cJSON_AddItemToArray(sus, cJSON_CreateString(r->problem ? r->problem : "?"));
+		}
+		snprintf(name, sizeof(name), "out.json_perf_%zu.json", i);
+		if (rc == 0)
+			rc = write_json(dir, name, o);
+		cJSON_Delete(o);
+	}
+	if (rc == 0)
+		rc = write_text(dir, "exec/performance_analysis.txt", txt.ptr ? txt.ptr : "");
+done:
+	ks_buf_free(&txt);
+	ks_free(gp);
 	return rc;
 }
 
@@ -291,6 +468,8 @@ static int write_files(const ks_report *rep, const char *dir, cJSON *record)
 		if (rc == 0)
 			rc = write_text(dir, "out.jsonpassk.txt", pk.ptr ? pk.ptr : "");
 	}
+	if (rc == 0 && rep->config)
+		rc = write_perf_files(rep, dir);
 	if (rc == 0)
 		rc = write_json(dir, "score.json", record);
 	cJSON_Delete(all);

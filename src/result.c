@@ -38,6 +38,13 @@ void ks_kernel_result_clear(ks_kernel_result *r)
 		ks_free(r->cases[i].detail);
 	}
 	ks_free(r->cases);
+	for (i = 0; i < r->nperf; i++) {
+		ks_free(r->perf[i].label);
+		ks_free(r->perf[i].why);
+	}
+	ks_free(r->perf);
+	ks_free(r->timing_error);
+	ks_free(r->suspicious_why);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -104,6 +111,53 @@ cJSON *ks_kernel_result_json(const ks_kernel_result *r)
 		cJSON_AddNumberToObject(k, "max_threads_per_block", f->max_threads);
 		cJSON_AddItemToArray(a, k);
 	}
+	if (r->timed) {
+		ks_json_add_num(o, "speedup", r->speedup);
+		ks_json_add_num(o, "speedup_geomean", r->speedup_geomean);
+		ks_json_add_num(o, "roofline_fraction", r->roofline_fraction);
+	} else {
+		cJSON_AddNullToObject(o, "speedup");
+		cJSON_AddNullToObject(o, "speedup_geomean");
+		cJSON_AddNullToObject(o, "roofline_fraction");
+	}
+	cJSON_AddBoolToObject(o, "suspicious", r->suspicious);
+	add_str(o, "suspicious_why", r->suspicious_why);
+	ks_json_add_num(o, "score", r->score);
+	add_str(o, "timing_error", r->timing_error);
+	a = cJSON_AddArrayToObject(o, "perf");
+	for (i = 0; i < r->nperf; i++) {
+		const ks_perf_result *pc = &r->perf[i];
+		cJSON *k = cJSON_CreateObject();
+		cJSON_AddStringToObject(k, "case", pc->label);
+		cJSON_AddNumberToObject(k, "case_index", (double)pc->case_index);
+		ks_json_add_num(k, "ms", pc->ms);
+		ks_json_add_num(k, "ms_min", pc->ms_min);
+		ks_json_add_num(k, "ms_max", pc->ms_max);
+		ks_json_add_num(k, "ms_stdev", pc->ms_stdev);
+		cJSON_AddNumberToObject(k, "runs", (double)pc->runs);
+		ks_json_add_num(k, "rel_error", pc->rel_error);
+		ks_json_add_num(k, "golden_ms", pc->golden_ms);
+		ks_json_add_num(k, "golden_ms_min", pc->golden_min);
+		ks_json_add_num(k, "golden_ms_max", pc->golden_max);
+		ks_json_add_num(k, "golden_ms_stdev", pc->golden_stdev);
+		cJSON_AddNumberToObject(k, "golden_runs", (double)pc->golden_runs);
+		ks_json_add_num(k, "speedup", pc->speedup);
+		ks_json_add_num(k, "bytes", pc->bytes);
+		ks_json_add_num(k, "flops", pc->flops);
+		ks_json_add_num(k, "gbps", pc->gbps);
+		ks_json_add_num(k, "tflops", pc->tflops);
+		ks_json_add_num(k, "floor_ms", pc->floor_ms);
+		ks_json_add_num(k, "roofline_fraction", pc->roofline_fraction);
+		cJSON_AddNumberToObject(k, "verified_runs", pc->verified);
+		cJSON_AddBoolToObject(k, "suspicious", pc->suspicious);
+		add_str(k, "why", pc->why);
+		cJSON_AddItemToArray(a, k);
+	}
+	a = cJSON_AddObjectToObject(o, "seconds");
+	ks_json_add_num(a, "compile", r->compile_s);
+	ks_json_add_num(a, "check", r->check_s);
+	ks_json_add_num(a, "timing", r->timing_s);
+	ks_json_add_num(a, "timed_gpu", r->timing_gpu_ms / 1e3);
 	a = cJSON_AddArrayToObject(o, "cases");
 	for (i = 0; i < r->ncases; i++) {
 		const ks_case_result *c = &r->cases[i];

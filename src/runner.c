@@ -185,6 +185,8 @@ static void golden_run_clear(ks_golden_run *g)
 {
 	ks_plan_clear(&g->plan);
 	ks_run_result_clear(&g->res);
+	ks_free(g->fetch);
+	g->fetch = NULL;
 }
 
 /* The golden worker died: every module in it is gone. */
@@ -204,17 +206,24 @@ static int validate_golden(const ks_golden_run *g, const char *problem, const ch
 		const ks_plan_buf *b = &g->plan.bufs[i];
 		const unsigned char *base = g->res.blob + g->res.bufs[i].off;
 		uint64_t guard = g->plan.guard, back = g->res.bufs[i].total - guard - b->bytes;
+		ks_fetch_mode md = g->res.bufs[i].mode;
+		const unsigned char *backp = md == KS_FETCH_FULL ? base + guard + b->bytes : base + guard;
 		ks_cmp_stats st;
-		if (b->scratch)
+		if (b->scratch || md == KS_FETCH_NONE || md == KS_FETCH_CHECKSUM)
 			continue;
 		if (ks_compare_guard(base, guard, 0) >= 0 ||
-		    ks_compare_guard(base + guard + b->bytes, back, (guard + b->bytes) % 8) >= 0)
+		    ks_compare_guard(backp, back, (guard + b->bytes) % 8) >= 0)
 			return ks_error_set(KS_ERROR, "the golden kernel of %s wrote outside %s on case %s",
 					    problem, b->name, label);
-		if (b->role == KS_ROLE_IN)
+		if (b->role == KS_ROLE_IN || (md != KS_FETCH_FULL && md != KS_FETCH_SAMPLE))
 			continue;
 		/* Compare the output with itself: only poison (unwritten) elements can be "bad". */
-		ks_compare_tensor(&st, b->dtype, base + guard, base + guard, b->count, 0, 0, g->plan.poison);
+		if (md == KS_FETCH_FULL)
+			ks_compare_tensor(&st, b->dtype, base + guard, base + guard, b->count, 0, 0, g->plan.poison);
+		else {
+			const unsigned char *smp = base + g->res.bufs[i].total - b->bytes;
+			ks_compare_tensor(&st, b->dtype, smp, smp, g->res.bufs[i].sampled, 0, 0, g->plan.poison);
+		}
 		if (st.unwritten)
 			return ks_error_set(KS_ERROR, "the golden kernel of %s left %llu elements of %s "
 					    "unwritten on case %s", problem, (unsigned long long)st.unwritten,
@@ -223,13 +232,64 @@ static int validate_golden(const ks_golden_run *g, const char *problem, const ch
 	return 0;
 }
 
+static int ensure_golden_module(ks_runner *r, golden_module *m, const ks_problem *p)
+{
+	ks_run_result res;
+	ks_func_info fi[KS_LAUNCH_MAX_KERNELS];
+	int rc;
+	if (!r->golden && (rc = start_worker(r, &r->golden, "golden")) < 0)
+		return rc;
+	if (m->module >= 0)
+		return 0;
+	ks_worker_load(r->golden, &res, &m->module, fi, m->cubin, m->len, m->lowered, m->n,
+		       r->opts.kernel_timeout_s * 3);
+	if (res.status != KS_RUN_OK) {
+		m->broken = 1;
+		m->why = ks_asprintf("the golden kernel of %s could not be loaded: %s", p->name,
+				     res.message ? res.message : "?");
+		if (!ks_worker_alive(r->golden))
+			golden_worker_lost(r);
+		m->module = -1;
+		ks_run_result_clear(&res);
+		return ks_error_set(KS_ERROR, "%s", m->why);
+	}
+	ks_run_result_clear(&res);
+	return 0;
+}
+
+ks_worker *ks_runner_golden_worker(ks_runner *r, const ks_problem *p, int *module)
+{
+	golden_module *m = find_module(r, p);
+	if (!m) {
+		ks_error_set(KS_ERROR, "the golden kernel of %s was not compiled", p->name);
+		return NULL;
+	}
+	if (m->broken) {
+		ks_error_set(KS_ERROR, "%s", m->why);
+		return NULL;
+	}
+	if (ensure_golden_module(r, m, p) < 0)
+		return NULL;
+	*module = m->module;
+	return r->golden;
+}
+
+ks_worker *ks_runner_candidate_worker(ks_runner *r)
+{
+	return r->cand && ks_worker_alive(r->cand) ? r->cand : NULL;
+}
+
+cJSON *ks_runner_status(ks_runner *r)
+{
+	return ks_worker_status(r->golden);
+}
+
 int ks_runner_golden(ks_runner *r, const ks_golden_run **out, const ks_problem *p, int perf,
 		     size_t case_index, uint64_t seed)
 {
 	golden_module *m = find_module(r, p);
 	const ks_case *c = perf ? &p->perf[case_index] : &p->correctness[case_index];
 	golden_entry *e;
-	ks_fetch_mode fetch[KS_LAUNCH_MAX_SCRATCH + 80];
 	ks_env env = KS_ENV_INIT;
 	size_t i;
 	int rc = 0;
@@ -244,25 +304,8 @@ int ks_runner_golden(ks_runner *r, const ks_golden_run **out, const ks_problem *
 		return ks_error_set(KS_ERROR, "the golden kernel of %s was not compiled", p->name);
 	if (m->broken)
 		return ks_error_set(KS_ERROR, "%s", m->why);
-	if (!r->golden && (rc = start_worker(r, &r->golden, "golden")) < 0)
+	if ((rc = ensure_golden_module(r, m, p)) < 0)
 		return rc;
-	if (m->module < 0) {
-		ks_run_result res;
-		ks_func_info fi[KS_LAUNCH_MAX_KERNELS];
-		ks_worker_load(r->golden, &res, &m->module, fi, m->cubin, m->len, m->lowered, m->n,
-			       r->opts.kernel_timeout_s * 3);
-		if (res.status != KS_RUN_OK) {
-			m->broken = 1;
-			m->why = ks_asprintf("the golden kernel of %s could not be loaded: %s", p->name,
-					     res.message ? res.message : "?");
-			if (!ks_worker_alive(r->golden))
-				golden_worker_lost(r);
-			m->module = -1;
-			ks_run_result_clear(&res);
-			return ks_error_set(KS_ERROR, "%s", m->why);
-		}
-		ks_run_result_clear(&res);
-	}
 	e = ks_calloc(1, sizeof(*e));
 	e->p = p;
 	e->perf = perf;
@@ -276,9 +319,15 @@ int ks_runner_golden(ks_runner *r, const ks_golden_run **out, const ks_problem *
 		rc = ks_error_set(KS_ERROR, "%s", m->why);
 		goto fail;
 	}
-	for (i = 0; i < e->run.plan.nbufs; i++)
-		fetch[i] = e->run.plan.bufs[i].scratch ? KS_FETCH_GUARDS : KS_FETCH_FULL;
-	ks_worker_run(r->golden, &e->run.res, m->module, &e->run.plan, fetch,
+	/* perf-size inputs travel as checksums: the outputs are what candidates are compared with */
+	e->run.fetch = ks_calloc(e->run.plan.nbufs + 1, sizeof(ks_fetch_mode));
+	for (i = 0; i < e->run.plan.nbufs; i++) {
+		const ks_plan_buf *b = &e->run.plan.bufs[i];
+		e->run.fetch[i] = b->scratch || (perf && b->role == KS_ROLE_IN) ? KS_FETCH_GUARDS
+				  : perf ? KS_FETCH_SAMPLE : KS_FETCH_FULL;
+	}
+	ks_worker_run(r->golden, &e->run.res, m->module, &e->run.plan, e->run.fetch, perf ? KS_VERIFY_SAMPLES : 0,
+		      seed,
 		      r->opts.kernel_timeout_s * (perf ? 6 : 3));
 	if (e->run.res.status != KS_RUN_OK) {
 		m->broken = 1;
@@ -307,12 +356,12 @@ fail:
 	return rc;
 }
 
-void ks_runner_forget(ks_runner *r, const ks_problem *p)
+static void forget(ks_runner *r, const ks_problem *p, int perf_only)
 {
 	golden_entry **pp = &r->cache;
 	while (*pp) {
 		golden_entry *e = *pp;
-		if (e->p == p) {
+		if (e->p == p && (!perf_only || e->perf)) {
 			*pp = e->next;
 			golden_run_clear(&e->run);
 			ks_free(e);
@@ -356,13 +405,23 @@ void ks_runner_run(ks_runner *r, ks_run_result *res, int module, const ks_plan *
 		res->stage = ks_strdup("run");
 		return;
 	}
-	ks_worker_run(r->cand, res, module, plan, fetch, r->opts.kernel_timeout_s);
+	ks_worker_run(r->cand, res, module, plan, fetch, 0, 0, r->opts.kernel_timeout_s);
 }
 
 void ks_runner_unload(ks_runner *r, int module)
 {
 	if (r->cand && ks_worker_alive(r->cand))
 		ks_worker_unload(r->cand, module);
+}
+
+void ks_runner_forget(ks_runner *r, const ks_problem *p)
+{
+	forget(r, p, 0);
+}
+
+void ks_runner_forget_perf(ks_runner *r, const ks_problem *p)
+{
+	forget(r, p, 1);
 }
 
 int ks_runner_candidate_starts(const ks_runner *r)

@@ -111,6 +111,15 @@ int ks_scoreopts_parse(ks_scoreopts *o, int code, const char *arg)
 		if (*end || o->compile_memory < 256)
 			return ks_error_set(KS_EINVALID, "--compile-memory takes MiB (at least 256)");
 		return 1;
+	case KS_SO_NO_TIMING:
+		o->no_timing = 1;
+		return 1;
+	case KS_SO_CONFIG:
+		o->config = arg;
+		return 1;
+	case KS_SO_RECALIBRATE:
+		o->recalibrate = 1;
+		return 1;
 	case KS_SO_UPLOAD:
 		o->upload = 1;
 		return 1;
@@ -182,6 +191,9 @@ void ks_scoreopts_usage(FILE *f)
 	      "      --kernel-timeout SEC  a kernel run longer than this is killed (default: 10)\n"
 	      "      --compile-timeout SEC a compile longer than this is killed (default: 60)\n"
 	      "      --compile-memory MIB  address-space limit of a compile (default: 8192)\n"
+	      "      --no-timing           check correctness only: no timing, no speedups\n"
+	      "      --config FILE         timing and roofline settings (default: scoring/scoring.json)\n"
+	      "      --recalibrate         measure the GPU's ceilings again instead of using the cache\n"
 	      "      --upload              upload each result to the leaderboard (see score upload --help)\n"
 	      "      --endpoint URL        leaderboard endpoint (default: from the upload config)\n"
 	      "      --upload-mode MODE    native or gradio\n"
@@ -245,5 +257,8 @@ void ks_scoreopts_pipeline(ks_pipeline_options *po, const ks_scoreopts *o, const
 	po->seed = o->seed;
 	po->ks = o->ks;
 	po->nks = o->nks;
+	po->no_timing = o->no_timing;
+	po->config = o->config;
+	po->recalibrate = o->recalibrate;
 	po->progress = 0;
 }

@@ -5,6 +5,7 @@
 #include "mem.h"
 #include "proto.h"
 #include "sandbox.h"
+#include "harness.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -65,24 +66,66 @@ static void kill_worker(ks_worker *w)
 	w->alive = 0;
 }
 
+extern char **environ;
+
+/* The worker's environment: CUDA_VISIBLE_DEVICES only, unless KSCORE_WORKER_ENV names more
+ * variables to pass (comma-separated, or "*" for all: for running under a profiler such as
+ * Nsight Compute, which injects itself through the environment). */
+static char **worker_env(void)
+{
+	const char *pass = getenv("KSCORE_WORKER_ENV"), *cvd = getenv("CUDA_VISIBLE_DEVICES");
+	size_t n = 0, cap = 0, i;
+	char **env = NULL;
+	if (pass && !strcmp(pass, "*")) {
+		for (i = 0; environ[i]; i++) {
+			env = ks_grow(env, sizeof(char *), &cap, n + 2);
+			env[n++] = ks_strdup(environ[i]);
+		}
+	} else {
+		env = ks_grow(env, sizeof(char *), &cap, 2);
+		if (cvd)
+			env[n++] = ks_asprintf("CUDA_VISIBLE_DEVICES=%s", cvd);
+		if (pass) {
+			char *dup = ks_strdup(pass), *tok, *save = NULL;
+			for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				const char *v = getenv(tok);
+				if (!v || !strcmp(tok, "CUDA_VISIBLE_DEVICES"))
+					continue;
+				env = ks_grow(env, sizeof(char *), &cap, n + 2);
+				env[n++] = ks_asprintf("%s=%s", tok, v);
+			}
+			ks_free(dup);
+		}
+	}
+	env = ks_grow(env, sizeof(char *), &cap, n + 1);
+	env[n] = NULL;
+	return env;
+}
+
+static void free_env(char **env)
+{
+	size_t i;
+	for (i = 0; env && env[i]; i++)
+		ks_free(env[i]);
+	ks_free(env);
+}
+
 static int spawn(ks_worker *w)
 {
 	int sv[2];
 	pid_t pid;
-	const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
-	char *envbuf = cvd ? ks_asprintf("CUDA_VISIBLE_DEVICES=%s", cvd) : NULL;
-	char *const envp[] = { envbuf, NULL };
+	char **envp = worker_env();
 	char *const argv[] = { (char *)w->opts.exe, w->role, NULL };
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
-		ks_free(envbuf);
+		free_env(envp);
 		return ks_error_set(KS_EIO, "socketpair: %s", strerror(errno));
 	}
 	pid = fork();
 	if (pid < 0) {
 		close(sv[0]);
 		close(sv[1]);
-		ks_free(envbuf);
+		free_env(envp);
 		return ks_error_set(KS_EIO, "fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
@@ -94,11 +137,11 @@ static int spawn(ks_worker *w)
 			_exit(127);
 		if (ks_sandbox_child_setup(&lim, 3) < 0)
 			_exit(127);
-		execve(w->opts.exe, argv, envbuf ? envp : (char *const[]){ NULL });
+		execve(w->opts.exe, argv, envp);
 		_exit(127);
 	}
 	close(sv[1]);
-	ks_free(envbuf);
+	free_env(envp);
 	w->pid = pid;
 	w->fd = sv[0];
 	w->alive = 1;
@@ -251,7 +294,7 @@ static cJSON *names_json(char *const *names, size_t n)
 	cJSON *a = cJSON_CreateArray();
 	size_t i;
 	for (i = 0; i < n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(names[i]));
+		cJSON_AddItemToArray(a, cJSON_CreateString(names[i] ? names[i] : ""));
 	return a;
 }
 
@@ -265,7 +308,7 @@ int ks_worker_harness(ks_worker *w, const void *cubin, size_t len, char *const *
 	int rc = 0;
 
 	memset(&res, 0, sizeof(res));
-	cJSON_AddItemToObject(req, "funcs", names_json(lowered, 4));
+	cJSON_AddItemToObject(req, "funcs", names_json(lowered, KS_HK_COUNT));
 	st = call(w, &reply, KS_MSG_HARNESS, req, cubin, len, w->opts.start_timeout_s, &why);
 	cJSON_Delete(req);
 	if (st != KS_RUN_OK)
@@ -344,36 +387,35 @@ void ks_worker_unload(ks_worker *w, int module)
 	ks_free(why);
 }
 
-void ks_worker_run(ks_worker *w, ks_run_result *res, int module, const ks_plan *plan,
-		   const ks_fetch_mode *fetch, double timeout_s)
+/* Sends a request and turns every failure into res; on success *reply holds the answer. */
+static int request(ks_worker *w, ks_run_result *res, ks_msg *reply, uint32_t type, const cJSON *req,
+		   const void *blob, uint64_t len, double timeout_s)
 {
-	cJSON *req = cJSON_CreateObject(), *fa;
-	const cJSON *ba, *b;
-	ks_msg reply;
 	char *why = NULL;
-	size_t i;
-
 	memset(res, 0, sizeof(*res));
-	cJSON_AddNumberToObject(req, "module", module);
-	cJSON_AddItemToObject(req, "plan", ks_plan_to_json(plan));
-	fa = cJSON_AddArrayToObject(req, "fetch");
-	for (i = 0; i < plan->nbufs; i++)
-		cJSON_AddItemToArray(fa, cJSON_CreateNumber(fetch[i]));
-	res->status = call(w, &reply, KS_MSG_RUN, req, NULL, 0, timeout_s, &why);
-	cJSON_Delete(req);
+	res->status = call(w, reply, type, req, blob, len, timeout_s, &why);
 	if (res->status != KS_RUN_OK) {
 		res->message = why;
 		res->stage = ks_strdup("run");
-		return;
+		return -1;
 	}
-	if ((res->status = reply_status(w, reply.json, res)) != KS_RUN_OK) {
-		ks_msg_clear(&reply);
-		return;
+	if ((res->status = reply_status(w, reply->json, res)) != KS_RUN_OK) {
+		ks_msg_clear(reply);
+		return -1;
 	}
-	ks_json_num(&res->ms, reply.json, "ms", 0);
-	ba = cJSON_GetObjectItemCaseSensitive(reply.json, "bufs");
+	return 0;
+}
+
+/* Takes the buffer layout and blob of a run-like reply into res, checking it against the plan. */
+static void take_buffers(ks_worker *w, ks_run_result *res, ks_msg *reply, const ks_plan *plan,
+			 const ks_fetch_mode *fetch)
+{
+	const cJSON *ba, *b;
+	size_t i = 0;
+
+	ks_json_num(&res->ms, reply->json, "ms", 0);
+	ba = cJSON_GetObjectItemCaseSensitive(reply->json, "bufs");
 	res->bufs = ks_calloc(plan->nbufs + 1, sizeof(ks_fetched));
-	i = 0;
 	cJSON_ArrayForEach(b, ba)
 	{
 		const char *cs = NULL;
@@ -388,34 +430,188 @@ void ks_worker_run(ks_worker *w, ks_run_result *res, int module, const ks_plan *
 			res->bufs[i].checksum = strtoull(cs, NULL, 10);
 			res->bufs[i].has_checksum = 1;
 		}
+		d = fetch[i];
+		ks_json_num(&d, b, "mode", 0);
+		res->bufs[i].mode = (ks_fetch_mode)d;
+		d = 0;
+		ks_json_num(&d, b, "sampled", 0);
+		res->bufs[i].sampled = (uint64_t)d;
 		i++;
 	}
 	res->nbufs = i;
 	/* Validate the layout the worker claims against the blob before anyone reads it. */
 	for (i = 0; i < res->nbufs; i++) {
-		uint64_t need = fetch[i] == KS_FETCH_FULL ? res->bufs[i].total
-				: fetch[i] == KS_FETCH_GUARDS ? res->bufs[i].total - plan->bufs[i].bytes
-							       : 0;
+		ks_fetch_mode md = res->bufs[i].mode;
+		uint64_t band = res->bufs[i].total - plan->bufs[i].bytes;
+		uint64_t need = md == KS_FETCH_FULL ? res->bufs[i].total
+				: md == KS_FETCH_GUARDS ? band
+				: md == KS_FETCH_SAMPLE ? band + res->bufs[i].sampled * ks_dtype_size(plan->bufs[i].dtype)
+							: 0;
+		if (md != fetch[i] && !(fetch[i] == KS_FETCH_SAMPLE && md == KS_FETCH_FULL))
+			break;
+		if (md == KS_FETCH_SAMPLE && (res->bufs[i].sampled < 2 * KS_SAMPLE_EDGE ||
+					      res->bufs[i].sampled >= plan->bufs[i].count))
+			break;
 		if (res->bufs[i].total < plan->bufs[i].bytes + 2ull * plan->guard ||
-		    res->bufs[i].off > reply.blob_len || need > reply.blob_len - res->bufs[i].off) {
-			res->status = KS_RUN_CRASH;
-			res->message = ks_asprintf("the %s worker sent an inconsistent reply", w->role);
-			ks_msg_clear(&reply);
-			kill_worker(w);
-			return;
-		}
+		    res->bufs[i].off > reply->blob_len || need > reply->blob_len - res->bufs[i].off)
+			break;
 	}
-	if (res->nbufs != plan->nbufs) {
+	if (i < res->nbufs || res->nbufs != plan->nbufs) {
 		res->status = KS_RUN_CRASH;
-		res->message = ks_asprintf("the %s worker sent an incomplete reply", w->role);
-		ks_msg_clear(&reply);
+		res->message = ks_asprintf("the %s worker sent an inconsistent reply", w->role);
+		ks_msg_clear(reply);
 		kill_worker(w);
 		return;
 	}
-	res->blob = reply.blob;
-	res->blob_len = reply.blob_len;
-	reply.blob = NULL;
-	ks_msg_clear(&reply);
+	res->blob = reply->blob;
+	res->blob_len = reply->blob_len;
+	reply->blob = NULL;
+	ks_msg_clear(reply);
+}
+
+static cJSON *fetch_json(const ks_fetch_mode *fetch, size_t n)
+{
+	cJSON *fa = cJSON_CreateArray();
+	size_t i;
+	for (i = 0; i < n; i++)
+		cJSON_AddItemToArray(fa, cJSON_CreateNumber(fetch[i]));
+	return fa;
+}
+
+static void add_sample(cJSON *req, uint64_t k, uint64_t seed)
+{
+	char s[32];
+	snprintf(s, sizeof(s), "%llu", (unsigned long long)seed);
+	cJSON_AddNumberToObject(req, "sample_k", (double)k);
+	cJSON_AddStringToObject(req, "sample_seed", s);
+}
+
+void ks_worker_run(ks_worker *w, ks_run_result *res, int module, const ks_plan *plan,
+		   const ks_fetch_mode *fetch, uint64_t sample_k, uint64_t sample_seed, double timeout_s)
+{
+	cJSON *req = cJSON_CreateObject();
+	ks_msg reply;
+	int rc;
+
+	add_sample(req, sample_k, sample_seed);
+	cJSON_AddNumberToObject(req, "module", module);
+	cJSON_AddItemToObject(req, "plan", ks_plan_to_json(plan));
+	cJSON_AddItemToObject(req, "fetch", fetch_json(fetch, plan->nbufs));
+	rc = request(w, res, &reply, KS_MSG_RUN, req, NULL, 0, timeout_s);
+	cJSON_Delete(req);
+	if (rc == 0)
+		take_buffers(w, res, &reply, plan, fetch);
+}
+
+void ks_worker_time_start(ks_worker *w, ks_run_result *res, int module, const ks_plan *plan,
+			  const uint64_t *seeds, size_t nsets, uint64_t flush_bytes, double timeout_s)
+{
+	cJSON *req = cJSON_CreateObject(), *sa;
+	ks_msg reply;
+	size_t i;
+
+	cJSON_AddNumberToObject(req, "module", module);
+	cJSON_AddItemToObject(req, "plan", ks_plan_to_json(plan));
+	sa = cJSON_AddArrayToObject(req, "seeds");
+	for (i = 0; i < nsets; i++) {
+		char s[32];
+		snprintf(s, sizeof(s), "%llu", (unsigned long long)seeds[i]);
+		cJSON_AddItemToArray(sa, cJSON_CreateString(s));
+	}
+	cJSON_AddNumberToObject(req, "flush_bytes", (double)flush_bytes);
+	if (request(w, res, &reply, KS_MSG_TIME_START, req, NULL, 0, timeout_s) == 0)
+		ks_msg_clear(&reply);
+	cJSON_Delete(req);
+}
+
+void ks_worker_time_run(ks_worker *w, ks_run_result *res, const int *sets, size_t n, double *ms,
+			double timeout_s)
+{
+	cJSON *req = cJSON_CreateObject(), *ra = cJSON_AddArrayToObject(req, "runs");
+	const cJSON *a, *x;
+	ks_msg reply;
+	size_t i = 0;
+
+	for (i = 0; i < n; i++)
+		cJSON_AddItemToArray(ra, cJSON_CreateNumber(sets[i]));
+	cJSON_AddBoolToObject(req, "flush", 1);
+	if (request(w, res, &reply, KS_MSG_TIME_RUN, req, NULL, 0, timeout_s) == 0) {
+		a = cJSON_GetObjectItemCaseSensitive(reply.json, "ms");
+		i = 0;
+		cJSON_ArrayForEach(x, a)
+		{
+			if (i < n && cJSON_IsNumber(x))
+				ms[i++] = x->valuedouble;
+		}
+		if (i != n) {
+			res->status = KS_RUN_CRASH;
+			res->message = ks_asprintf("the %s worker sent %zu timings for %zu runs", w->role, i, n);
+			kill_worker(w);
+		}
+		ks_msg_clear(&reply);
+	}
+	cJSON_Delete(req);
+}
+
+void ks_worker_time_verify(ks_worker *w, ks_run_result *res, const ks_plan *plan, int set, uint64_t seed,
+			   const ks_fetch_mode *fetch, uint64_t sample_k, double timeout_s)
+{
+	cJSON *req = cJSON_CreateObject();
+	ks_msg reply;
+	char s[32];
+	int rc;
+
+	add_sample(req, sample_k, seed);
+	snprintf(s, sizeof(s), "%llu", (unsigned long long)seed);
+	cJSON_AddNumberToObject(req, "set", set);
+	cJSON_AddStringToObject(req, "seed", s);
+	cJSON_AddItemToObject(req, "fetch", fetch_json(fetch, plan->nbufs));
+	rc = request(w, res, &reply, KS_MSG_TIME_VERIFY, req, NULL, 0, timeout_s);
+	cJSON_Delete(req);
+	if (rc == 0)
+		take_buffers(w, res, &reply, plan, fetch);
+}
+
+void ks_worker_time_end(ks_worker *w)
+{
+	ks_run_result res;
+	ks_msg reply;
+	if (!w || !w->alive)
+		return;
+	if (request(w, &res, &reply, KS_MSG_TIME_END, NULL, NULL, 0, w->opts.start_timeout_s) == 0)
+		ks_msg_clear(&reply);
+	ks_run_result_clear(&res);
+}
+
+void ks_worker_calibrate(ks_worker *w, ks_run_result *res, cJSON **out, const void *cubin, size_t len,
+			 char *const *names, size_t n, double timeout_s)
+{
+	cJSON *req = cJSON_CreateObject();
+	ks_msg reply;
+	*out = NULL;
+	cJSON_AddItemToObject(req, "funcs", names_json(names, n));
+	if (request(w, res, &reply, KS_MSG_CALIBRATE, req, cubin, len, timeout_s) == 0) {
+		*out = reply.json;
+		reply.json = NULL;
+		ks_msg_clear(&reply);
+	}
+	cJSON_Delete(req);
+}
+
+cJSON *ks_worker_status(ks_worker *w)
+{
+	ks_run_result res;
+	ks_msg reply;
+	cJSON *out = NULL;
+	if (!w || !w->alive)
+		return NULL;
+	if (request(w, &res, &reply, KS_MSG_STATUS, NULL, NULL, 0, w->opts.start_timeout_s) == 0) {
+		out = reply.json;
+		reply.json = NULL;
+		ks_msg_clear(&reply);
+	}
+	ks_run_result_clear(&res);
+	return out;
 }
 
 int ks_worker_alive(const ks_worker *w)

@@ -7,6 +7,7 @@
 #include "errors.h"
 #include "harness.h"
 #include "jsonutil.h"
+#include "nvml.h"
 #include "mem.h"
 #include "plan.h"
 #include "proto.h"
@@ -349,6 +350,7 @@ static int check_params(const ks_plan_kernel *k, CUfunction f, char *err, size_t
 	return -1;
 }
 
+
 typedef union {
 	CUdeviceptr p;
 	int32_t i32;
@@ -358,89 +360,89 @@ typedef union {
 	double f64;
 } param_val;
 
-static void do_run(const ks_msg *m)
-{
-	const cJSON *pj = cJSON_GetObjectItemCaseSensitive(m->json, "plan");
-	const cJSON *fetch = cJSON_GetObjectItemCaseSensitive(m->json, "fetch");
-	ks_plan plan;
-	dev_buf *bufs = NULL;
-	module_slot *mod;
-	CUevent e0 = NULL, e1 = NULL;
-	CUresult r = CUDA_SUCCESS;
-	const char *stage = "alloc";
-	char err[1024] = "";
-	unsigned char *blob = NULL;
-	uint64_t blob_len = 0, off = 0;
-	float ms = 0;
-	double modid = -1;
-	size_t i, k;
-	cJSON *j, *ba;
-	int *modes = NULL;
+/* The device buffers of one plan instance. */
+typedef struct {
+	dev_buf *b;
+	size_t n;
+} buf_set;
 
-	if (ks_plan_from_json(&plan, pj) < 0) {
-		reply_error("plan", CUDA_ERROR_INVALID_VALUE, ks_error_msg(), 0);
-		return;
-	}
-	ks_json_num(&modid, m->json, "module", 1);
-	if (modid < 0 || modid >= MAX_MODULES || !g_mods[(int)modid].used ||
-	    !cJSON_IsArray(fetch) || (size_t)cJSON_GetArraySize(fetch) != plan.nbufs) {
-		ks_plan_clear(&plan);
-		reply_error("plan", CUDA_ERROR_INVALID_VALUE, "bad run request", 0);
-		return;
-	}
-	mod = &g_mods[(int)modid];
-	modes = ks_calloc(plan.nbufs + 1, sizeof(int));
-	for (i = 0; i < plan.nbufs; i++)
-		modes[i] = (int)cJSON_GetArrayItem(fetch, (int)i)->valuedouble;
-	for (k = 0; k < plan.nkernels; k++) {
-		if (plan.kernels[k].func >= (uint32_t)mod->nfn) {
-			snprintf(err, sizeof(err), "kernel %s is not loaded", plan.kernels[k].name);
-			goto fail;
-		}
-		if (check_params(&plan.kernels[k], mod->fn[plan.kernels[k].func], err, sizeof(err)) < 0) {
-			stage = "launch";
-			goto fail;
+static CUresult alloc_set(const ks_plan *plan, buf_set *s, char *err, size_t errlen)
+{
+	size_t i;
+	CUresult r;
+	s->b = ks_calloc(plan->nbufs + 1, sizeof(dev_buf));
+	s->n = plan->nbufs;
+	for (i = 0; i < plan->nbufs; i++) {
+		uint64_t body = (plan->bufs[i].bytes + 255) & ~255ull;
+		s->b[i].total = 2ull * plan->guard + body;
+		if ((r = cu.cuMemAlloc(&s->b[i].base, s->b[i].total)) != CUDA_SUCCESS) {
+			snprintf(err, errlen, "allocating %s (%llu bytes): %s", plan->bufs[i].name,
+				 (unsigned long long)s->b[i].total, ks_cu_error(&cu, r));
+			return r;
 		}
 	}
-	bufs = ks_calloc(plan.nbufs + 1, sizeof(dev_buf));
-	for (i = 0; i < plan.nbufs; i++) {
-		const ks_plan_buf *b = &plan.bufs[i];
-		uint64_t body = (b->bytes + 255) & ~255ull;
-		bufs[i].total = 2ull * plan.guard + body;
-		if ((r = cu.cuMemAlloc(&bufs[i].base, bufs[i].total)) != CUDA_SUCCESS) {
-			snprintf(err, sizeof(err), "allocating %s (%llu bytes): %s", b->name,
-				 (unsigned long long)bufs[i].total, ks_cu_error(&cu, r));
-			goto fail;
-		}
-		if ((r = fill_pattern(bufs[i].base, bufs[i].total, GUARD_WORD, 8)) != CUDA_SUCCESS ||
-		    (r = fill_buffer(&plan, b, bufs[i].base + plan.guard)) != CUDA_SUCCESS) {
-			stage = "fill";
-			snprintf(err, sizeof(err), "filling %s: %s", b->name, ks_cu_error(&cu, r));
-			goto fail;
+	return CUDA_SUCCESS;
+}
+
+static void free_set(buf_set *s)
+{
+	size_t i;
+	for (i = 0; s->b && i < s->n; i++)
+		if (s->b[i].base)
+			cu.cuMemFree(s->b[i].base);
+	ks_free(s->b);
+	s->b = NULL;
+	s->n = 0;
+}
+
+/* Guard bands and contents of every buffer, inputs from `seed`. */
+static CUresult fill_set(const ks_plan *plan, buf_set *s, uint64_t seed, char *err, size_t errlen)
+{
+	ks_plan p = *plan;
+	size_t i;
+	CUresult r;
+	p.seed = seed;
+	for (i = 0; i < plan->nbufs; i++) {
+		if ((r = fill_pattern(s->b[i].base, s->b[i].total, GUARD_WORD, 8)) != CUDA_SUCCESS ||
+		    (r = fill_buffer(&p, &plan->bufs[i], s->b[i].base + plan->guard)) != CUDA_SUCCESS) {
+			snprintf(err, errlen, "filling %s: %s", plan->bufs[i].name, ks_cu_error(&cu, r));
+			return r;
 		}
 	}
-	stage = "fill";
-	if ((r = cu.cuStreamSynchronize(g_stream)) != CUDA_SUCCESS) {
-		snprintf(err, sizeof(err), "%s", ks_cu_error(&cu, r));
-		goto fail;
-	}
-	stage = "launch";
-	cu.cuEventCreate(&e0, CU_EVENT_DEFAULT);
-	cu.cuEventCreate(&e1, CU_EVENT_DEFAULT);
-	cu.cuEventRecord(e0, g_stream);
-	for (k = 0; k < plan.nkernels; k++) {
-		const ks_plan_kernel *pk = &plan.kernels[k];
+	return CUDA_SUCCESS;
+}
+
+/* Zeroes the scratch buffers that ask for it (before every launch sequence). */
+static CUresult zero_scratch(const ks_plan *plan, buf_set *s)
+{
+	size_t i;
+	CUresult r;
+	for (i = 0; i < plan->nbufs; i++)
+		if (plan->bufs[i].fill == KS_FILL_ZERO && plan->bufs[i].bytes &&
+		    (r = cu.cuMemsetD8Async(s->b[i].base + plan->guard, 0, plan->bufs[i].bytes, g_stream)) !=
+			    CUDA_SUCCESS)
+			return r;
+	return CUDA_SUCCESS;
+}
+
+static CUresult launch_plan(const ks_plan *plan, const module_slot *mod, const buf_set *s, char *err,
+			    size_t errlen)
+{
+	size_t k;
+	for (k = 0; k < plan->nkernels; k++) {
+		const ks_plan_kernel *pk = &plan->kernels[k];
 		CUfunction f = mod->fn[pk->func];
 		param_val vals[KS_LAUNCH_MAX_ARGS];
 		void *ptrs[KS_LAUNCH_MAX_ARGS];
 		size_t p;
+		CUresult r;
 		if (!pk->grid[0] || !pk->grid[1] || !pk->grid[2])
 			continue; /* nothing to launch for an empty size */
 		for (p = 0; p < pk->nparams; p++) {
 			const ks_plan_param *pp = &pk->params[p];
 			switch (pp->kind) {
 			case KS_PARAM_BUF:
-				vals[p].p = bufs[pp->buf].base + plan.guard;
+				vals[p].p = s->b[pp->buf].base + plan->guard;
 				break;
 			case KS_PARAM_I32:
 				vals[p].i32 = (int32_t)pp->i;
@@ -465,90 +467,680 @@ static void do_run(const ks_msg *m)
 		r = cu.cuLaunchKernel(f, pk->grid[0], pk->grid[1], pk->grid[2], pk->block[0], pk->block[1],
 				      pk->block[2], pk->shared, g_stream, pk->nparams ? ptrs : NULL, NULL);
 		if (r != CUDA_SUCCESS) {
-			snprintf(err, sizeof(err), "launching %s (launch %zu, grid %ux%ux%u, block %ux%ux%u, "
-				 "%u bytes shared): %s", pk->name, k + 1, pk->grid[0], pk->grid[1],
-				 pk->grid[2], pk->block[0], pk->block[1], pk->block[2], pk->shared,
-				 ks_cu_error(&cu, r));
-			goto fail;
+			snprintf(err, errlen, "launching %s (launch %zu, grid %ux%ux%u, block %ux%ux%u, "
+				 "%u bytes shared): %s", pk->name, k + 1, pk->grid[0], pk->grid[1], pk->grid[2],
+				 pk->block[0], pk->block[1], pk->block[2], pk->shared, ks_cu_error(&cu, r));
+			return r;
 		}
 	}
-	cu.cuEventRecord(e1, g_stream);
-	stage = "sync";
-	if ((r = cu.cuStreamSynchronize(g_stream)) != CUDA_SUCCESS) {
-		snprintf(err, sizeof(err), "%s", ks_cu_error(&cu, r));
-		goto fail;
-	}
-	cu.cuEventElapsedTime(&ms, e0, e1);
+	return CUDA_SUCCESS;
+}
 
-	stage = "fetch";
-	for (i = 0; i < plan.nbufs; i++) {
+/* Copies buffers back per fetch mode into a blob and describes them in j's "bufs". */
+/* Gathers k sampled elements of a buffer (positions as ks_sample_index) into host memory. */
+static CUresult gather(CUdeviceptr src, uint64_t count, int es, uint64_t k, uint64_t seed, unsigned char *host)
+{
+	CUdeviceptr dst = 0;
+	CUresult r;
+	void *p[] = { &src, &count, &es, &dst, &k, &seed };
+	if ((r = cu.cuMemAlloc(&dst, k * (uint64_t)es)) != CUDA_SUCCESS)
+		return r;
+	p[3] = &dst;
+	if ((r = launch_h(KS_HK_GATHER, grid_for(k), p)) == CUDA_SUCCESS &&
+	    (r = cu.cuStreamSynchronize(g_stream)) == CUDA_SUCCESS)
+		r = cu.cuMemcpyDtoH(host, dst, k * (uint64_t)es);
+	cu.cuMemFree(dst);
+	return r;
+}
+
+static CUresult fetch_set(const ks_plan *plan, const buf_set *s, int *modes, uint64_t sample_k,
+			  uint64_t sample_seed, cJSON *j, unsigned char **blob_out, uint64_t *len_out, char *err,
+			  size_t errlen)
+{
+	uint64_t blob_len = 0, off = 0;
+	unsigned char *blob;
+	cJSON *ba = cJSON_AddArrayToObject(j, "bufs");
+	CUresult r = CUDA_SUCCESS;
+	size_t i;
+
+	for (i = 0; i < plan->nbufs; i++) {
+		if (modes[i] == 4 && (sample_k < 2 * KS_SAMPLE_EDGE || sample_k >= plan->bufs[i].count))
+			modes[i] = 1; /* small enough to send whole */
 		if (modes[i] == 1)
-			blob_len += bufs[i].total;
+			blob_len += s->b[i].total;
 		else if (modes[i] == 2)
-			blob_len += bufs[i].total - plan.bufs[i].bytes;
+			blob_len += s->b[i].total - plan->bufs[i].bytes;
+		else if (modes[i] == 4)
+			blob_len += s->b[i].total - plan->bufs[i].bytes + sample_k * ks_dtype_size(plan->bufs[i].dtype);
 	}
 	blob = ks_malloc(blob_len ? blob_len : 1);
-	j = ok_reply();
-	cJSON_AddNumberToObject(j, "ms", ms);
-	ba = cJSON_AddArrayToObject(j, "bufs");
-	for (i = 0; i < plan.nbufs; i++) {
+	for (i = 0; i < plan->nbufs && r == CUDA_SUCCESS; i++) {
 		cJSON *o = cJSON_CreateObject();
-		char cs[32];
-		uint64_t body_end = plan.guard + plan.bufs[i].bytes;
+		uint64_t body_end = plan->guard + plan->bufs[i].bytes;
 		cJSON_AddNumberToObject(o, "off", (double)off);
 		if (modes[i] == 1) {
-			r = cu.cuMemcpyDtoH(blob + off, bufs[i].base, bufs[i].total);
-			off += bufs[i].total;
-		} else if (modes[i] >= 2) {
+			r = cu.cuMemcpyDtoH(blob + off, s->b[i].base, s->b[i].total);
+			off += s->b[i].total;
+		} else if (modes[i] == 4) {
+			int es = (int)ks_dtype_size(plan->bufs[i].dtype);
+			r = cu.cuMemcpyDtoH(blob + off, s->b[i].base, plan->guard);
+			if (r == CUDA_SUCCESS)
+				r = cu.cuMemcpyDtoH(blob + off + plan->guard, s->b[i].base + body_end,
+						    s->b[i].total - body_end);
+			off += s->b[i].total - plan->bufs[i].bytes;
+			if (r == CUDA_SUCCESS)
+				r = gather(s->b[i].base + plan->guard, plan->bufs[i].count, es, sample_k, sample_seed,
+					   blob + off);
+			off += sample_k * (uint64_t)es;
+			cJSON_AddNumberToObject(o, "sampled", (double)sample_k);
+		} else if (modes[i] == 2 || modes[i] == 3) {
+			char cs[32];
+			uint64_t sum = 0;
 			if (modes[i] == 2) {
-				r = cu.cuMemcpyDtoH(blob + off, bufs[i].base, plan.guard);
+				r = cu.cuMemcpyDtoH(blob + off, s->b[i].base, plan->guard);
 				if (r == CUDA_SUCCESS)
-					r = cu.cuMemcpyDtoH(blob + off + plan.guard, bufs[i].base + body_end,
-							    bufs[i].total - body_end);
-				off += bufs[i].total - plan.bufs[i].bytes;
+					r = cu.cuMemcpyDtoH(blob + off + plan->guard, s->b[i].base + body_end,
+							    s->b[i].total - body_end);
+				off += s->b[i].total - plan->bufs[i].bytes;
 			}
 			if (r == CUDA_SUCCESS)
-				r = checksum(bufs[i].base + plan.guard, plan.bufs[i].bytes, &bufs[i].checksum);
-			snprintf(cs, sizeof(cs), "%llu", (unsigned long long)bufs[i].checksum);
+				r = checksum(s->b[i].base + plan->guard, plan->bufs[i].bytes, &sum);
+			snprintf(cs, sizeof(cs), "%llu", (unsigned long long)sum);
 			cJSON_AddStringToObject(o, "checksum", cs);
 		}
-		cJSON_AddNumberToObject(o, "total", (double)bufs[i].total);
+		cJSON_AddNumberToObject(o, "total", (double)s->b[i].total);
+		cJSON_AddNumberToObject(o, "mode", modes[i]);
 		cJSON_AddItemToArray(ba, o);
-		if (r != CUDA_SUCCESS) {
-			cJSON_Delete(j);
-			snprintf(err, sizeof(err), "reading back %s: %s", plan.bufs[i].name, ks_cu_error(&cu, r));
-			goto fail;
-		}
+		if (r != CUDA_SUCCESS)
+			snprintf(err, errlen, "reading back %s: %s", plan->bufs[i].name, ks_cu_error(&cu, r));
 	}
-	for (i = 0; i < plan.nbufs; i++)
-		cu.cuMemFree(bufs[i].base);
+	if (r != CUDA_SUCCESS) {
+		ks_free(blob);
+		return r;
+	}
+	*blob_out = blob;
+	*len_out = blob_len;
+	return CUDA_SUCCESS;
+}
+
+static uint64_t sample_k(const cJSON *j)
+{
+	double d = 0;
+	ks_json_num(&d, j, "sample_k", 0);
+	return d > 0 && d < 1e9 ? (uint64_t)d : 0;
+}
+
+static uint64_t sample_seed(const cJSON *j)
+{
+	const char *s = NULL;
+	return ks_json_str(&s, j, "sample_seed", 0) == 0 ? strtoull(s, NULL, 10) : 0;
+}
+
+static int *parse_modes(const cJSON *fetch, size_t n)
+{
+	int *modes;
+	size_t i;
+	if (!cJSON_IsArray(fetch) || (size_t)cJSON_GetArraySize(fetch) != n)
+		return NULL;
+	modes = ks_calloc(n + 1, sizeof(int));
+	for (i = 0; i < n; i++)
+		modes[i] = (int)cJSON_GetArrayItem(fetch, (int)i)->valuedouble;
+	return modes;
+}
+
+static module_slot *module_of(const cJSON *j)
+{
+	double id = -1;
+	ks_json_num(&id, j, "module", 1);
+	if (id < 0 || id >= MAX_MODULES || !g_mods[(int)id].used)
+		return NULL;
+	return &g_mods[(int)id];
+}
+
+static int check_plan(const ks_plan *plan, const module_slot *mod, char *err, size_t errlen)
+{
+	size_t k;
+	for (k = 0; k < plan->nkernels; k++) {
+		if (plan->kernels[k].func >= (uint32_t)mod->nfn) {
+			snprintf(err, errlen, "kernel %s is not loaded", plan->kernels[k].name);
+			return -1;
+		}
+		if (check_params(&plan->kernels[k], mod->fn[plan->kernels[k].func], err, errlen) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* One run of the plan on a buffer set between two events; the caller syncs. */
+static CUresult timed_launch(const ks_plan *plan, const module_slot *mod, buf_set *s, CUevent e0, CUevent e1,
+			     char *err, size_t errlen)
+{
+	CUresult r;
+	if ((r = zero_scratch(plan, s)) != CUDA_SUCCESS)
+		return r;
+	cu.cuEventRecord(e0, g_stream);
+	if ((r = launch_plan(plan, mod, s, err, errlen)) != CUDA_SUCCESS)
+		return r;
+	return cu.cuEventRecord(e1, g_stream);
+}
+
+static void do_run(const ks_msg *m)
+{
+	ks_plan plan;
+	module_slot *mod = module_of(m->json);
+	buf_set s = { NULL, 0 };
+	CUevent e0 = NULL, e1 = NULL;
+	CUresult r = CUDA_SUCCESS;
+	const char *stage = "plan";
+	char err[1024] = "";
+	unsigned char *blob = NULL;
+	uint64_t blob_len = 0;
+	float ms = 0;
+	int *modes = NULL;
+	cJSON *j;
+
+	if (ks_plan_from_json(&plan, cJSON_GetObjectItemCaseSensitive(m->json, "plan")) < 0) {
+		reply_error("plan", CUDA_ERROR_INVALID_VALUE, ks_error_msg(), 0);
+		return;
+	}
+	modes = parse_modes(cJSON_GetObjectItemCaseSensitive(m->json, "fetch"), plan.nbufs);
+	if (!mod || !modes) {
+		snprintf(err, sizeof(err), "bad run request");
+		r = CUDA_ERROR_INVALID_VALUE;
+		goto fail;
+	}
+	stage = "launch";
+	if (check_plan(&plan, mod, err, sizeof(err)) < 0) {
+		r = CUDA_ERROR_INVALID_VALUE;
+		goto fail;
+	}
+	stage = "alloc";
+	if ((r = alloc_set(&plan, &s, err, sizeof(err))) != CUDA_SUCCESS)
+		goto fail;
+	stage = "fill";
+	if ((r = fill_set(&plan, &s, plan.seed, err, sizeof(err))) != CUDA_SUCCESS ||
+	    (r = cu.cuStreamSynchronize(g_stream)) != CUDA_SUCCESS)
+		goto fail;
+	stage = "launch";
+	cu.cuEventCreate(&e0, CU_EVENT_DEFAULT);
+	cu.cuEventCreate(&e1, CU_EVENT_DEFAULT);
+	if ((r = timed_launch(&plan, mod, &s, e0, e1, err, sizeof(err))) != CUDA_SUCCESS)
+		goto fail;
+	stage = "sync";
+	if ((r = cu.cuStreamSynchronize(g_stream)) != CUDA_SUCCESS)
+		goto fail;
+	cu.cuEventElapsedTime(&ms, e0, e1);
+	stage = "fetch";
+	j = ok_reply();
+	cJSON_AddNumberToObject(j, "ms", ms);
+	if ((r = fetch_set(&plan, &s, modes, sample_k(m->json), sample_seed(m->json), j, &blob, &blob_len, err,
+			    sizeof(err))) != CUDA_SUCCESS) {
+		cJSON_Delete(j);
+		goto fail;
+	}
+	free_set(&s);
 	cu.cuEventDestroy(e0);
 	cu.cuEventDestroy(e1);
 	reply(j, blob, blob_len);
 	ks_free(blob);
-	ks_free(bufs);
 	ks_free(modes);
 	ks_plan_clear(&plan);
 	return;
 fail:
 	if (!err[0])
 		snprintf(err, sizeof(err), "%s", ks_cu_error(&cu, r));
-	{
-		int sticky = ks_cu_error_is_sticky(r);
-		if (!sticky && bufs)
-			for (i = 0; i < plan.nbufs; i++)
-				if (bufs[i].base)
-					cu.cuMemFree(bufs[i].base);
-		if (e0)
-			cu.cuEventDestroy(e0);
-		if (e1)
-			cu.cuEventDestroy(e1);
-		ks_free(blob);
-		ks_free(bufs);
-		ks_free(modes);
-		ks_plan_clear(&plan);
-		reply_error(stage, r, err, sticky);
+	if (!ks_cu_error_is_sticky(r))
+		free_set(&s);
+	if (e0)
+		cu.cuEventDestroy(e0);
+	if (e1)
+		cu.cuEventDestroy(e1);
+	ks_free(modes);
+	ks_plan_clear(&plan);
+	reply_error(stage, r, err, ks_cu_error_is_sticky(r));
+}
+
+/* ---- timing sessions (DESIGN §4.6): several input sets, rotated; L2 flushed and persisting lines
+ * reset outside the timed window; inout tensors restored from a pristine copy before each run. */
+
+#define MAX_SETS 8
+#define MAX_RUNS_PER_CALL 256
+
+static struct {
+	int active;
+	ks_plan plan;
+	module_slot *mod;
+	buf_set sets[MAX_SETS];
+	CUdeviceptr *pristine[MAX_SETS]; /* per buffer: a copy of an inout tensor's initial contents */
+	int nsets;
+	CUdeviceptr flush;
+	uint64_t flush_words;
+} g_t;
+
+static void time_end(void)
+{
+	int i;
+	size_t k;
+	if (!g_t.active)
+		return;
+	for (i = 0; i < g_t.nsets; i++) {
+		for (k = 0; g_t.pristine[i] && k < g_t.plan.nbufs; k++)
+			if (g_t.pristine[i][k])
+				cu.cuMemFree(g_t.pristine[i][k]);
+		ks_free(g_t.pristine[i]);
+		free_set(&g_t.sets[i]);
 	}
+	if (g_t.flush)
+		cu.cuMemFree(g_t.flush);
+	ks_plan_clear(&g_t.plan);
+	memset(&g_t, 0, sizeof(g_t));
+}
+
+static CUresult snapshot_inout(int set)
+{
+	size_t k;
+	CUresult r;
+	for (k = 0; k < g_t.plan.nbufs; k++) {
+		const ks_plan_buf *b = &g_t.plan.bufs[k];
+		if (b->role != KS_ROLE_INOUT || !b->bytes)
+			continue;
+		if (!g_t.pristine[set][k] && (r = cu.cuMemAlloc(&g_t.pristine[set][k], b->bytes)) != CUDA_SUCCESS)
+			return r;
+		if ((r = cu.cuMemcpyDtoDAsync(g_t.pristine[set][k], g_t.sets[set].b[k].base + g_t.plan.guard,
+					      b->bytes, g_stream)) != CUDA_SUCCESS)
+			return r;
+	}
+	return CUDA_SUCCESS;
+}
+
+/* Everything that must happen before a timed run, outside its window. */
+static CUresult prepare_run(int set, int flush)
+{
+	size_t k;
+	CUresult r;
+	for (k = 0; k < g_t.plan.nbufs; k++)
+		if (g_t.pristine[set][k] &&
+		    (r = cu.cuMemcpyDtoDAsync(g_t.sets[set].b[k].base + g_t.plan.guard, g_t.pristine[set][k],
+					      g_t.plan.bufs[k].bytes, g_stream)) != CUDA_SUCCESS)
+			return r;
+	if (flush && g_t.flush) {
+		uint64_t v = (uint64_t)set;
+		void *p[] = { &g_t.flush, &g_t.flush_words, &v };
+		if ((r = cu.cuLaunchKernel(g_hk[KS_HK_FLUSH], 1024, 1, 1, 256, 1, 1, 0, g_stream, p, NULL)) !=
+		    CUDA_SUCCESS)
+			return r;
+	}
+	return CUDA_SUCCESS;
+}
+
+static void do_time_start(const ks_msg *m)
+{
+	const cJSON *seeds = cJSON_GetObjectItemCaseSensitive(m->json, "seeds"), *it;
+	double fb = 0;
+	char err[1024] = "";
+	CUresult r = CUDA_SUCCESS;
+	const char *stage = "plan";
+	int i;
+
+	time_end();
+	if (ks_plan_from_json(&g_t.plan, cJSON_GetObjectItemCaseSensitive(m->json, "plan")) < 0) {
+		reply_error("plan", CUDA_ERROR_INVALID_VALUE, ks_error_msg(), 0);
+		return;
+	}
+	g_t.active = 1;
+	g_t.mod = module_of(m->json);
+	if (!g_t.mod || !cJSON_IsArray(seeds) || cJSON_GetArraySize(seeds) < 1 ||
+	    cJSON_GetArraySize(seeds) > MAX_SETS) {
+		snprintf(err, sizeof(err), "bad timing request");
+		r = CUDA_ERROR_INVALID_VALUE;
+		goto fail;
+	}
+	stage = "launch";
+	if (check_plan(&g_t.plan, g_t.mod, err, sizeof(err)) < 0) {
+		r = CUDA_ERROR_INVALID_VALUE;
+		goto fail;
+	}
+	stage = "alloc";
+	i = 0;
+	cJSON_ArrayForEach(it, seeds)
+	{
+		uint64_t seed = cJSON_IsString(it) ? strtoull(it->valuestring, NULL, 10) : 0;
+		g_t.nsets++;
+		g_t.pristine[i] = ks_calloc(g_t.plan.nbufs + 1, sizeof(CUdeviceptr));
+		if ((r = alloc_set(&g_t.plan, &g_t.sets[i], err, sizeof(err))) != CUDA_SUCCESS ||
+		    (r = fill_set(&g_t.plan, &g_t.sets[i], seed, err, sizeof(err))) != CUDA_SUCCESS ||
+		    (r = snapshot_inout(i)) != CUDA_SUCCESS)
+			goto fail;
+		i++;
+	}
+	ks_json_num(&fb, m->json, "flush_bytes", 0);
+	if (fb >= 8) {
+		g_t.flush_words = (uint64_t)fb / 8;
+		if ((r = cu.cuMemAlloc(&g_t.flush, g_t.flush_words * 8)) != CUDA_SUCCESS) {
+			snprintf(err, sizeof(err), "allocating the L2 flush buffer: %s", ks_cu_error(&cu, r));
+			goto fail;
+		}
+	}
+	/* no persisting L2 lines: a kernel cannot keep its data resident across timed runs */
+	if (cu.cuCtxSetLimit)
+		cu.cuCtxSetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE, 0);
+	stage = "fill";
+	if ((r = cu.cuStreamSynchronize(g_stream)) != CUDA_SUCCESS)
+		goto fail;
+	reply(ok_reply(), NULL, 0);
+	return;
+fail:
+	if (!err[0])
+		snprintf(err, sizeof(err), "%s", ks_cu_error(&cu, r));
+	if (!ks_cu_error_is_sticky(r))
+		time_end();
+	reply_error(stage, r, err, ks_cu_error_is_sticky(r));
+}
+
+static void do_time_run(const ks_msg *m)
+{
+	const cJSON *runs = cJSON_GetObjectItemCaseSensitive(m->json, "runs"), *it;
+	CUevent ev[2 * MAX_RUNS_PER_CALL];
+	int set[MAX_RUNS_PER_CALL], n = 0, i, flush = 1;
+	char err[1024] = "";
+	CUresult r = CUDA_SUCCESS;
+	const char *stage = "launch";
+	cJSON *j, *ms;
+
+	if (!g_t.active || !cJSON_IsArray(runs) || cJSON_GetArraySize(runs) < 1 ||
+	    cJSON_GetArraySize(runs) > MAX_RUNS_PER_CALL) {
+		reply_error("plan", CUDA_ERROR_INVALID_VALUE, "bad timing run request", 0);
+		return;
+	}
+	ks_json_bool(&flush, m->json, "flush", 0);
+	cJSON_ArrayForEach(it, runs)
+	{
+		set[n] = (int)it->valuedouble;
+		if (set[n] < 0 || set[n] >= g_t.nsets)
+			set[n] = 0;
+		n++;
+	}
+	for (i = 0; i < 2 * n; i++)
+		cu.cuEventCreate(&ev[i], CU_EVENT_DEFAULT);
+	if (cu.cuCtxResetPersistingL2Cache)
+		cu.cuCtxResetPersistingL2Cache();
+	for (i = 0; i < n && r == CUDA_SUCCESS; i++) {
+		if ((r = prepare_run(set[i], flush)) == CUDA_SUCCESS)
+			r = timed_launch(&g_t.plan, g_t.mod, &g_t.sets[set[i]], ev[2 * i], ev[2 * i + 1], err,
+					 sizeof(err));
+	}
+	if (r == CUDA_SUCCESS) {
+		stage = "sync";
+		r = cu.cuStreamSynchronize(g_stream);
+	}
+	if (r != CUDA_SUCCESS) {
+		if (!err[0])
+			snprintf(err, sizeof(err), "%s", ks_cu_error(&cu, r));
+		for (i = 0; i < 2 * n; i++)
+			cu.cuEventDestroy(ev[i]);
+		reply_error(stage, r, err, ks_cu_error_is_sticky(r));
+		return;
+	}
+	j = ok_reply();
+	ms = cJSON_AddArrayToObject(j, "ms");
+	for (i = 0; i < n; i++) {
+		float t = 0;
+		cu.cuEventElapsedTime(&t, ev[2 * i], ev[2 * i + 1]);
+		cJSON_AddItemToArray(ms, cJSON_CreateNumber(t));
+	}
+	for (i = 0; i < 2 * n; i++)
+		cu.cuEventDestroy(ev[i]);
+	reply(j, NULL, 0);
+}
+
+/* Refills a set from a new seed (outputs poisoned again), runs it once, timed, and returns the
+ * buffers: the scoring process checks this run's outputs, so a kernel that replays an earlier
+ * result from the same addresses is caught. */
+static void do_time_verify(const ks_msg *m)
+{
+	const char *seed_s = NULL;
+	double setd = 0;
+	int set, *modes;
+	CUevent e0 = NULL, e1 = NULL;
+	char err[1024] = "";
+	CUresult r;
+	const char *stage = "fill";
+	unsigned char *blob = NULL;
+	uint64_t blob_len = 0;
+	float ms = 0;
+	cJSON *j;
+
+	ks_json_num(&setd, m->json, "set", 0);
+	set = (int)setd;
+	modes = g_t.active ? parse_modes(cJSON_GetObjectItemCaseSensitive(m->json, "fetch"), g_t.plan.nbufs)
+			   : NULL;
+	if (!modes || set < 0 || set >= g_t.nsets || ks_json_str(&seed_s, m->json, "seed", 1) < 0) {
+		ks_free(modes);
+		reply_error("plan", CUDA_ERROR_INVALID_VALUE, "bad verify request", 0);
+		return;
+	}
+	cu.cuEventCreate(&e0, CU_EVENT_DEFAULT);
+	cu.cuEventCreate(&e1, CU_EVENT_DEFAULT);
+	if ((r = fill_set(&g_t.plan, &g_t.sets[set], strtoull(seed_s, NULL, 10), err, sizeof(err))) !=
+		    CUDA_SUCCESS ||
+	    (r = snapshot_inout(set)) != CUDA_SUCCESS || (r = prepare_run(set, 1)) != CUDA_SUCCESS)
+		goto fail;
+	stage = "launch";
+	if (cu.cuCtxResetPersistingL2Cache)
+		cu.cuCtxResetPersistingL2Cache();
+	if ((r = timed_launch(&g_t.plan, g_t.mod, &g_t.sets[set], e0, e1, err, sizeof(err))) != CUDA_SUCCESS)
+		goto fail;
+	stage = "sync";
+	if ((r = cu.cuStreamSynchronize(g_stream)) != CUDA_SUCCESS)
+		goto fail;
+	cu.cuEventElapsedTime(&ms, e0, e1);
+	stage = "fetch";
+	j = ok_reply();
+	cJSON_AddNumberToObject(j, "ms", ms);
+	if ((r = fetch_set(&g_t.plan, &g_t.sets[set], modes, sample_k(m->json), sample_seed(m->json), j, &blob,
+			   &blob_len, err, sizeof(err))) != CUDA_SUCCESS) {
+		cJSON_Delete(j);
+		goto fail;
+	}
+	cu.cuEventDestroy(e0);
+	cu.cuEventDestroy(e1);
+	ks_free(modes);
+	reply(j, blob, blob_len);
+	ks_free(blob);
+	return;
+fail:
+	if (!err[0])
+		snprintf(err, sizeof(err), "%s", ks_cu_error(&cu, r));
+	cu.cuEventDestroy(e0);
+	cu.cuEventDestroy(e1);
+	ks_free(modes);
+	reply_error(stage, r, err, ks_cu_error_is_sticky(r));
+}
+
+/* ---- calibration: the device's own ceilings, measured (DESIGN §4.7) */
+
+static double best_ms(CUresult (*fn)(void *), void *ud, int reps, CUresult *rc)
+{
+	CUevent e0, e1;
+	double best = 1e30;
+	int i;
+	cu.cuEventCreate(&e0, CU_EVENT_DEFAULT);
+	cu.cuEventCreate(&e1, CU_EVENT_DEFAULT);
+	*rc = CUDA_SUCCESS;
+	for (i = 0; i < reps + 2 && *rc == CUDA_SUCCESS; i++) {
+		float t = 0;
+		cu.cuEventRecord(e0, g_stream);
+		if ((*rc = fn(ud)) != CUDA_SUCCESS)
+			break;
+		cu.cuEventRecord(e1, g_stream);
+		if ((*rc = cu.cuStreamSynchronize(g_stream)) != CUDA_SUCCESS)
+			break;
+		cu.cuEventElapsedTime(&t, e0, e1);
+		if (i >= 2 && t < best)
+			best = t; /* the first two are warm-up */
+	}
+	cu.cuEventDestroy(e0);
+	cu.cuEventDestroy(e1);
+	return best;
+}
+
+typedef struct {
+	CUfunction f;
+	CUdeviceptr a, b;
+	uint64_t n;
+	unsigned grid, block;
+	int iters;
+} cal_job;
+
+static CUresult cal_memcpy(void *ud)
+{
+	cal_job *c = ud;
+	return cu.cuMemcpyDtoDAsync(c->b, c->a, c->n, g_stream);
+}
+
+static CUresult cal_copy(void *ud)
+{
+	cal_job *c = ud;
+	uint64_t words = c->n / 16;
+	void *p[] = { &c->a, &c->b, &words };
+	return cu.cuLaunchKernel(c->f, c->grid, 1, 1, 256, 1, 1, 0, g_stream, p, NULL);
+}
+
+static CUresult cal_fma(void *ud)
+{
+	cal_job *c = ud;
+	float b = 0.999f;
+	void *p[] = { &c->a, &c->iters, &b };
+	return cu.cuLaunchKernel(c->f, c->grid, 1, 1, c->block, 1, 1, 0, g_stream, p, NULL);
+}
+
+static CUresult cal_mma(void *ud)
+{
+	cal_job *c = ud;
+	void *p[] = { &c->a, &c->iters };
+	return cu.cuLaunchKernel(c->f, c->grid, 1, 1, c->block, 1, 1, 0, g_stream, p, NULL);
+}
+
+static void do_calibrate(const ks_msg *m)
+{
+	enum { COPY, FMA, MMA_F16, MMA_BF16, WG_F16, WG_BF16, NCAL };
+	static const char *keys[NCAL] = { "copy", "fma", "mma_f16", "mma_bf16", "wgmma_f16", "wgmma_bf16" };
+	const cJSON *funcs = cJSON_GetObjectItemCaseSensitive(m->json, "funcs");
+	CUfunction fn[NCAL] = { 0 };
+	CUmodule mod;
+	cal_job c;
+	CUresult r;
+	size_t free_b = 0, total_b = 0;
+	int sms = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT), i;
+	double ms, flops;
+	cJSON *j;
+
+	if (!m->blob || !cJSON_IsArray(funcs) || cJSON_GetArraySize(funcs) != NCAL) {
+		reply_error("calibrate", CUDA_ERROR_INVALID_VALUE, "bad calibration request", 0);
+		return;
+	}
+	if ((r = cu.cuModuleLoadDataEx(&mod, m->blob, 0, NULL, NULL)) != CUDA_SUCCESS) {
+		reply_error("calibrate", r, ks_cu_error(&cu, r), ks_cu_error_is_sticky(r));
+		return;
+	}
+	for (i = 0; i < NCAL; i++) {
+		const cJSON *f = cJSON_GetArrayItem(funcs, i);
+		if (cJSON_IsString(f) && *f->valuestring)
+			cu.cuModuleGetFunction(&fn[i], mod, f->valuestring);
+	}
+	j = ok_reply();
+	memset(&c, 0, sizeof(c));
+	cu.cuMemGetInfo(&free_b, &total_b);
+	/* bandwidth: 1 GiB copies (or an eighth of free memory), read + written bytes counted */
+	c.n = 1ull << 30;
+	while (c.n > free_b / 8 && c.n > (64ull << 20))
+		c.n /= 2;
+	if (cu.cuMemAlloc(&c.a, c.n) == CUDA_SUCCESS && cu.cuMemAlloc(&c.b, c.n) == CUDA_SUCCESS) {
+		cu.cuMemsetD8Async(c.a, 0x3c, c.n, g_stream);
+		ms = best_ms(cal_memcpy, &c, 10, &r);
+		if (r == CUDA_SUCCESS)
+			cJSON_AddNumberToObject(j, "memcpy_gbps", 2.0 * (double)c.n / (ms * 1e-3) / 1e9);
+		if (fn[COPY]) {
+			c.f = fn[COPY];
+			c.grid = (unsigned)sms * 16;
+			ms = best_ms(cal_copy, &c, 10, &r);
+			if (r == CUDA_SUCCESS)
+				cJSON_AddNumberToObject(j, "copy_kernel_gbps", 2.0 * (double)c.n / (ms * 1e-3) / 1e9);
+		}
+	}
+	if (c.a)
+		cu.cuMemFree(c.a);
+	if (c.b)
+		cu.cuMemFree(c.b);
+	c.a = c.b = 0;
+	cu.cuMemAlloc(&c.a, 256);
+	if (fn[FMA]) {
+		c.f = fn[FMA];
+		c.grid = (unsigned)sms * 8;
+		c.block = 256;
+		c.iters = 2048;
+		ms = best_ms(cal_fma, &c, 5, &r);
+		flops = 2.0 * 8 * 16 * (double)c.iters * c.grid * c.block;
+		if (r == CUDA_SUCCESS)
+			cJSON_AddNumberToObject(j, "fp32_tflops", flops / (ms * 1e-3) / 1e12);
+	}
+	/* tensor cores, mma.sync first, then wgmma (most likely to be refused: done last) */
+	for (i = MMA_F16; i < NCAL; i++) {
+		if (!fn[i])
+			continue;
+		c.f = fn[i];
+		if (i <= MMA_BF16) {
+			c.grid = (unsigned)sms * 8;
+			c.block = 256;
+			c.iters = 4096;
+			flops = 2.0 * 16 * 8 * 16 * 4 * (double)c.iters * (c.grid * (c.block / 32));
+		} else {
+			c.grid = (unsigned)sms;
+			c.block = 256;
+			c.iters = 2048;
+			flops = 2.0 * 64 * 256 * 16 * 4 * (double)c.iters * (c.grid * 2);
+		}
+		ms = best_ms(cal_mma, &c, 5, &r);
+		if (r != CUDA_SUCCESS) {
+			char k[64];
+			snprintf(k, sizeof(k), "%s_error", keys[i]);
+			cJSON_AddStringToObject(j, k, ks_cu_error(&cu, r));
+			if (ks_cu_error_is_sticky(r))
+				break;
+			continue;
+		}
+		{
+			char k[64];
+			snprintf(k, sizeof(k), "%s_tflops", keys[i]);
+			cJSON_AddNumberToObject(j, k, flops / (ms * 1e-3) / 1e12);
+		}
+	}
+	cJSON_AddNumberToObject(j, "bandwidth_bytes", (double)c.n);
+	reply(j, NULL, 0);
+	if (ks_cu_error_is_sticky(r))
+		_exit(0);
+	cu.cuMemFree(c.a);
+	cu.cuModuleUnload(mod);
+}
+
+static void do_status(void)
+{
+	char pci[64] = "";
+	ks_gpu_status st;
+	cJSON *j = ok_reply();
+	cu.cuDeviceGetPCIBusId(pci, sizeof(pci), g_dev);
+	ks_nvml_status(&st, pci);
+	cJSON_AddBoolToObject(j, "valid", st.valid);
+	if (st.valid) {
+		cJSON_AddNumberToObject(j, "sm_mhz", st.sm_mhz);
+		cJSON_AddNumberToObject(j, "sm_max_mhz", st.sm_max_mhz);
+		cJSON_AddNumberToObject(j, "mem_mhz", st.mem_mhz);
+		cJSON_AddNumberToObject(j, "temperature_c", st.temperature_c);
+		cJSON_AddNumberToObject(j, "power_w", st.power_mw / 1000.0);
+		cJSON_AddStringToObject(j, "throttle", ks_nvml_throttle_names(st.throttle));
+	} else
+		cJSON_AddStringToObject(j, "error", st.error);
+	reply(j, NULL, 0);
 }
 
 int main(int argc, char **argv)
@@ -579,6 +1171,25 @@ int main(int argc, char **argv)
 			break;
 		case KS_MSG_RUN:
 			do_run(&m);
+			break;
+		case KS_MSG_TIME_START:
+			do_time_start(&m);
+			break;
+		case KS_MSG_TIME_RUN:
+			do_time_run(&m);
+			break;
+		case KS_MSG_TIME_VERIFY:
+			do_time_verify(&m);
+			break;
+		case KS_MSG_TIME_END:
+			time_end();
+			reply(ok_reply(), NULL, 0);
+			break;
+		case KS_MSG_CALIBRATE:
+			do_calibrate(&m);
+			break;
+		case KS_MSG_STATUS:
+			do_status();
 			break;
 		case KS_MSG_QUIT:
 			ks_msg_clear(&m);

@@ -131,7 +131,67 @@ static void test_gpu_same_seed_same_verdicts(void)
 	cJSON_Delete(b);
 }
 
+static void test_gpu_timing_catches_planted_cheats_and_spares_honest_kernels(void)
+{
+	char args[4400], *t = NULL;
+	cJSON *j, *exp = NULL;
+	const cJSON *ks, *e;
+	int wrong = 0;
+	need_gpu();
+	snprintf(args, sizeof(args), "--require-gpu --kernel-timeout 5 --refs tests/fixtures/problems "
+		 "--out '%s/r' tests/fixtures/gpu/timing_cheats.json", kt_tmpdir());
+	KT_EQ_INT(score(args), 1);
+	j = load_json("r/score.json");
+	ks = cJSON_GetObjectItem(j, "kernels");
+	KT_EQ_INT(ks_fs_read(&t, NULL, "tests/fixtures/gpu/timing_cheats.expected.json", 1 << 20), 0);
+	KT_EQ_INT(ks_json_parse(&exp, t, strlen(t), 16, "expected"), 0);
+	cJSON_ArrayForEach(e, exp)
+	{
+		int idx = (int)cJSON_GetObjectItem(e, "index")->valuedouble;
+		const char *kind = cJSON_GetObjectItem(e, "kind")->valuestring;
+		const cJSON *k = cJSON_GetArrayItem(ks, idx), *perf = cJSON_GetObjectItem(k, "perf");
+		const cJSON *d = cJSON_GetObjectItem(k, "detail");
+		int exec = cJSON_IsTrue(cJSON_GetObjectItem(k, "exec"));
+		int sus = cJSON_IsTrue(cJSON_GetObjectItem(k, "suspicious"));
+		const cJSON *sp = cJSON_GetObjectItem(k, "speedup");
+		if (!strcmp(kind, "ok")) {
+			/* honest: correct, timed against the golden, verified, not flagged */
+			const cJSON *p0 = cJSON_GetArrayItem(perf, 0);
+			if (!exec || sus || !cJSON_IsNumber(sp) || sp->valuedouble <= 0 || !p0 ||
+			    cJSON_GetObjectItem(p0, "verified_runs")->valuedouble < 1 ||
+			    cJSON_GetObjectItem(p0, "runs")->valuedouble < 10) {
+				fprintf(stderr, "  entry %d (honest): exec %d suspicious %d speedup %s: %s\n", idx, exec,
+					sus, cJSON_IsNumber(sp) ? "set" : "missing",
+					cJSON_IsString(d) ? d->valuestring : "");
+				wrong++;
+			}
+		} else if (exec || !cJSON_IsString(d) || !strstr(d->valuestring, "during timing")) {
+			fprintf(stderr, "  entry %d (%s cheat): exec %d: %s\n", idx, kind, exec,
+				cJSON_IsString(d) ? d->valuestring : "");
+			wrong++;
+		}
+	}
+	KT_ASSERT_MSG(wrong == 0, "%d entries had the wrong verdict", wrong);
+	KT_ASSERT(cJSON_IsObject(cJSON_GetObjectItem(j, "ceilings")));
+	KT_ASSERT(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "ceilings"), "bandwidth_gbps")->valuedouble > 100);
+	t = (ks_free(t), NULL);
+	{
+		char path[4400];
+		snprintf(path, sizeof(path), "%s/r/exec/performance_analysis.txt", kt_tmpdir());
+		KT_EQ_INT(ks_fs_read(&t, NULL, path, 1 << 20), 0);
+		KT_CONTAINS(t, "speedup");
+		snprintf(path, sizeof(path), "%s/r/out.json_perf_0.json", kt_tmpdir());
+		ks_free(t);
+		KT_EQ_INT(ks_fs_read(&t, NULL, path, 1 << 20), 0);
+		KT_CONTAINS(t, "speed_up");
+	}
+	cJSON_Delete(exp);
+	cJSON_Delete(j);
+	ks_free(t);
+}
+
 static const kt_test tests[] = {
+	KT(test_gpu_timing_catches_planted_cheats_and_spares_honest_kernels),
 	KT(test_gpu_correct_kernels_pass), KT(test_gpu_adversarial_kernels_fail_with_their_reason_in_one_run),
 	KT(test_gpu_same_seed_same_verdicts), { 0 }
 };

@@ -42,7 +42,8 @@ static void test_values_are_parsed(void)
 			 "--no-cache", "--kernel-timeout", "2.5", "--compile-timeout", "30",
 			 "--compile-memory", "512", "--upload", "--endpoint", "https://lb.example.org/x",
 			 "--upload-mode", "gradio", "--upload-config", "u.json", "--token-file", "t",
-			 "--ca-bundle", "ca.pem", "--spool", "sp", NULL };
+			 "--ca-bundle", "ca.pem", "--spool", "sp", "--no-timing", "--config", "sc.json",
+			 "--recalibrate", NULL };
 	ks_scoreopts o;
 	ks_pipeline_options po;
 	KT_EQ_INT(run(&o, (int)(sizeof(argv) / sizeof(argv[0])) - 1, argv), 1);
@@ -73,6 +74,8 @@ static void test_values_are_parsed(void)
 	KT_EQ_INT(po.nks, 3);
 	KT_ASSERT(po.cache_dir == NULL);
 	KT_NEAR(po.compile_timeout_s, 30, 0);
+	KT_ASSERT(po.no_timing && po.recalibrate);
+	KT_EQ_STR(po.config, "sc.json");
 }
 
 static void test_bad_values_are_usage_errors(void)

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Summarises a bench/run.sh work folder: wall times, per-kernel split, NVRTC cold vs cached,
+overhead ratio (wall / GPU time of the timed runs), repeatability, and the Nsight comparison."""
+import csv, glob, json, math, os, statistics, sys
+
+work = sys.argv[1]
+out = {}
+
+def load(name):
+    p = os.path.join(work, name, "score.json")
+    return json.load(open(p)) if os.path.exists(p) else None
+
+def walls():
+    w, cur = {}, None
+    for line in open(os.path.join(os.environ.get("OUT", work), "bench.log")) if False else []:
+        pass
+    return w
+
+def summary(name, rec):
+    ks = rec["kernels"]
+    compile_s = sum((k["seconds"]["compile"] or 0) for k in ks)
+    check_s = sum((k["seconds"]["check"] or 0) for k in ks)
+    timing_s = sum((k["seconds"]["timing"] or 0) for k in ks)
+    gpu_s = sum((k["seconds"]["timed_gpu"] or 0) for k in ks)
+    wall = rec["wall_seconds"]
+    row = {"kernels": len(ks), "wall_s": wall, "compile_s": compile_s, "check_s": check_s,
+           "timing_s": timing_s, "timed_gpu_s": gpu_s,
+           "overhead_ratio": wall / gpu_s if gpu_s > 0 else None,
+           "nvrtc_per_kernel_s": statistics.median([k["seconds"]["compile"] or 0 for k in ks if k["compiled"]] or [0]),
+           "cached": sum(1 for k in ks if k["compile"]["cached"]),
+           "score": rec["summary"].get("score")}
+    out[name] = row
+    r = row
+    print(f"{name:22s} {r['kernels']:3d} kernels  wall {r['wall_s']:7.2f} s  compile {r['compile_s']:6.2f}  "
+          f"check {r['check_s']:6.2f}  timing {r['timing_s']:7.2f}  timed GPU {r['timed_gpu_s']:6.2f} s  "
+          f"wall/GPU {r['overhead_ratio'] or float('nan'):5.2f}  NVRTC median {r['nvrtc_per_kernel_s']:.3f} s "
+          f"({r['cached']} cached)")
+    return row
+
+print("run                    kernels  wall, split (s)")
+recs = {}
+for name in ["ex-cold", "ex-warm"] + sorted(os.path.basename(p) for p in glob.glob(os.path.join(work, "cand-*"))):
+    rec = load(name)
+    if rec:
+        recs[name] = rec
+        summary(name, rec)
+cands = [n for n in recs if n.startswith("cand-")]
+if cands:
+    tot_wall = sum(recs[n]["wall_seconds"] for n in cands)
+    tot_gpu = sum(out[n]["timed_gpu_s"] for n in cands)
+    nk = sum(out[n]["kernels"] for n in cands)
+    out["suite"] = {"kernels": nk, "wall_s": tot_wall, "timed_gpu_s": tot_gpu}
+    print(f"whole suite: {nk} kernels, wall {tot_wall:.1f} s, timed GPU {tot_gpu:.1f} s, ratio {tot_wall / tot_gpu:.2f}")
+
+print("\nper kernel (example, cached run):")
+if "ex-warm" in recs:
+    for k in recs["ex-warm"]["kernels"]:
+        s = k["seconds"]
+        print(f"  {k['problem'] or '?':26s} compile {s['compile'] or 0:6.3f}  check {s['check'] or 0:6.3f}  "
+              f"timing {s['timing'] or 0:6.3f}  timed GPU {s['timed_gpu'] or 0:6.3f}  exec {k['exec']}")
+
+if "ex-cold" in recs and "ex-warm" in recs:
+    print("\nrepeatability (same submission, same seed, two runs; perf cases over 50 us):")
+    rep = []
+    for a, b in zip(recs["ex-cold"]["kernels"], recs["ex-warm"]["kernels"]):
+        if not a.get("speedup") or not b.get("speedup"):
+            continue
+        if min(p["ms"] for p in a["perf"]) < 0.05:
+            continue
+        d = abs(a["speedup"] - b["speedup"]) / a["speedup"]
+        rep.append({"problem": a["problem"], "speedup_1": a["speedup"], "speedup_2": b["speedup"], "rel_diff": d})
+        print(f"  {a['problem']:26s} {a['speedup']:.4f} vs {b['speedup']:.4f}  ({100 * d:.2f}%)")
+    out["repeatability"] = rep
+
+ncu = os.path.join(work, "ncu.csv")
+if os.path.exists(ncu):
+    durs = []
+    with open(ncu) as f:
+        lines = [l for l in f if l.startswith('"')]
+    for row in csv.DictReader(lines):
+        if row.get("Metric Name") == "gpu__time_duration.sum":
+            v = float(row["Metric Value"].replace(",", ""))
+            unit = row.get("Metric Unit", "nsecond")
+            durs.append(v / 1e6 if unit == "nsecond" else v / 1e3 if unit in ("usecond", "us") else v)
+    rec = load("ncu-run") or recs.get("ex-warm")
+    k = next((k for k in (rec or {}).get("kernels", []) if k["problem"] == "sin_kernel"), None)
+    print("\nNsight Compute gpu__time_duration vs kscore golden medians (sin_kernel):")
+    cmp = []
+    if k:
+        for p in k["perf"]:
+            near = [d for d in durs if abs(d - p["golden_ms"]) < 0.3 * p["golden_ms"]]
+            if near:
+                m = statistics.median(near)
+                cmp.append({"case": p["case"], "kscore_ms": p["golden_ms"], "ncu_ms": m,
+                            "rel_diff": abs(m - p["golden_ms"]) / m})
+                print(f"  {p['case']:30s} kscore {p['golden_ms']:.4f} ms  ncu {m:.4f} ms ({len(near)} launches)  "
+                      f"diff {100 * abs(m - p['golden_ms']) / m:.2f}%")
+    out["ncu"] = cmp
+json.dump(out, open(os.path.join(work, "bench.json"), "w"), indent=1)

@@ -1,0 +1,53 @@
+#!/bin/sh
+# make bench: the scorer's own speed on a GPU host (docs/benchmarks.md says how to read it).
+# Uses build/ (or a packed .gpu/ when KSCORE_BIN is set), writes logs and bench.json to $OUT
+# (default build/bench-out). Steps, each timed:
+#   1. the bundled example with an empty compile cache (cold NVRTC), then again (cached), same seed
+#   2. every honest-candidate file (the whole reference suite), cached
+#   3. repeatability: step 1's two runs compared kernel by kernel
+#   4. Nsight Compute (if present, --clock-control none) on one golden kernel, against kscore's median
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 2
+out="${OUT:-$root/build/bench-out}"
+work="$root/build/bench-work"
+rm -rf "$work"
+mkdir -p "$out" "$work"
+bin="${KSCORE_BIN:-$root/build/score}"
+export XDG_CACHE_HOME="$work/cache"
+log="$out/bench.log"
+: >"$log"
+seed=20261122
+ex=submissions/example/reflexion_oneshot_tritonbench_4.json
+t() { /usr/bin/time -f "%e" -o "$work/time.$1" "$@" >/dev/null; }
+
+echo "== calibrate (measured once, then cached)" | tee -a "$log"
+"$bin" calibrate >>"$log" 2>&1
+echo "== example, cold compile cache" | tee -a "$log"
+rm -rf "$work/cache/kscore/cubin" "$work/cache/kscore/"[0-9a-f][0-9a-f] 2>/dev/null
+s=$(date +%s.%N); "$bin" --require-gpu --seed $seed -q --out "$work/ex-cold" "$ex" 2>>"$log"; e=$(date +%s.%N)
+echo "wall $(echo "$e $s" | awk '{print $1 - $2}')" >>"$log"
+echo "== example, cached" | tee -a "$log"
+s=$(date +%s.%N); "$bin" --require-gpu --seed $seed -q --out "$work/ex-warm" "$ex" 2>>"$log"; e=$(date +%s.%N)
+echo "wall $(echo "$e $s" | awk '{print $1 - $2}')" >>"$log"
+for f in submissions/candidates/*.json; do
+	case "$f" in *expected*) continue ;; esac
+	n=$(basename "$f" .json)
+	echo "== suite candidates $n" | tee -a "$log"
+	"$bin" --require-gpu --seed $seed -q --out "$work/cand-$n" "$f" 2>>"$log"
+done
+if command -v ncu >/dev/null 2>&1; then
+	echo "== Nsight Compute: sin_kernel golden, --clock-control none" | tee -a "$log"
+	python3 - "$ex" "$work/sin.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+json.dump([e for e in d if e["file"].startswith("sin_kernel")], open(sys.argv[2], "w"))
+PY
+	KSCORE_WORKER_ENV='*' timeout 300 ncu --target-processes all --clock-control none --metrics gpu__time_duration.sum \
+		-k regex:'^sin_kernel_golden$' --csv "$bin" --require-gpu --seed $seed -q --out "$work/ncu-run" \
+		"$work/sin.json" >"$work/ncu.csv" 2>>"$log"
+	echo "ncu exit $?" >>"$log"
+fi
+python3 bench/report.py "$work" >"$out/bench.txt" 2>>"$log"
+cp "$work/bench.json" "$out/bench.json" 2>/dev/null
+cat "$out/bench.txt"

@@ -1,0 +1,46 @@
+/* timing: the "time" stage (DESIGN §4.6). For every perf case of a kernel that passed its checks,
+ * the candidate and the golden kernel are timed in the same session on the same device, in
+ * alternating batches (so clock or thermal drift hits both alike), each run bracketed by CUDA
+ * events on the worker's own stream, with L2 flushed and persisting lines reset outside the timed
+ * window, rotating among several input sets. Runs continue until the noise of the mean is small
+ * (or a cap is reached). A few timed runs, at random points, are made on freshly generated inputs
+ * at addresses used before, and their outputs are checked like a correctness case: a kernel that
+ * skips work at perf sizes, or replays an earlier result, fails there. */
+#ifndef KS_TIMING_H
+#define KS_TIMING_H
+
+#include <stddef.h>
+#include "check.h"
+#include "config.h"
+#include "result.h"
+#include "runner.h"
+
+typedef struct {
+	double median, mean, min, max, stdev;
+	double rel_error;  /* stdev / sqrt(n) / mean: the relative noise of the estimate */
+	size_t n;
+} ks_stats;
+
+/* Statistics of x[0..n) (n >= 1). */
+void ks_stats_compute(ks_stats *st, const double *x, size_t n);
+
+/* The stop rule: 1 once there are at least min_runs samples and the relative error is at most the
+ * target, or max_runs samples, or gpu_ms has reached the time cap. */
+int ks_timing_done(const ks_stats *st, double gpu_ms, const ks_config *cfg);
+
+typedef struct {
+	ks_config cfg;
+	uint64_t seed;               /* the session's base seed */
+	ks_plan_limits limits;
+	uint64_t flush_bytes;        /* size of the L2 flush buffer (twice the L2) */
+	double timeout_s;            /* per worker request */
+} ks_timing_options;
+
+/* Times every perf case of the candidate in img against its golden kernel and fills r->perf
+ * (medians, spreads, speedups). A failure of the candidate during timing (fault, hang, or a
+ * verified run that is wrong) clears r->exec and sets the reason; a failure that is not the
+ * candidate's (the golden worker) sets r->timing_error. */
+void ks_time_kernel(ks_kernel_result *r, const ks_candidate_image *img, ks_runner *run,
+		    const ks_timing_options *o);
+
+#endif

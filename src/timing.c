@@ -1,0 +1,354 @@
+#include "timing.h"
+#include "errors.h"
+#include "mem.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+void ks_stats_compute(ks_stats *st, const double *x, size_t n)
+{
+	double *s = ks_malloc((n ? n : 1) * sizeof(double)), sum = 0, sq = 0;
+	size_t i;
+	memset(st, 0, sizeof(*st));
+	st->n = n;
+	if (!n) {
+		ks_free(s);
+		return;
+	}
+	memcpy(s, x, n * sizeof(double));
+	qsort(s, n, sizeof(double), cmp_double);
+	st->min = s[0];
+	st->max = s[n - 1];
+	st->median = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+	for (i = 0; i < n; i++)
+		sum += s[i];
+	st->mean = sum / (double)n;
+	for (i = 0; i < n; i++)
+		sq += (s[i] - st->mean) * (s[i] - st->mean);
+	st->stdev = n > 1 ? sqrt(sq / (double)(n - 1)) : 0;
+	st->rel_error = n > 1 && st->mean > 0 ? st->stdev / sqrt((double)n) / st->mean : INFINITY;
+	ks_free(s);
+}
+
+int ks_timing_done(const ks_stats *st, double gpu_ms, const ks_config *cfg)
+{
+	if (st->n >= (size_t)cfg->max_runs)
+		return 1;
+	if (gpu_ms >= cfg->max_seconds_per_case * 1e3 && st->n >= 3)
+		return 1;
+	return st->n >= (size_t)cfg->min_runs && st->rel_error <= cfg->target_rel_error;
+}
+
+typedef struct {
+	double *x;
+	size_t n, cap;
+	double gpu_ms;
+	ks_stats st;
+	int done;
+} series;
+
+static void push(series *s, const double *x, size_t n)
+{
+	size_t i;
+	s->x = ks_grow(s->x, sizeof(double), &s->cap, s->n + n);
+	for (i = 0; i < n; i++) {
+		s->x[s->n++] = x[i];
+		s->gpu_ms += x[i];
+	}
+}
+
+static uint64_t xorshift(uint64_t *s)
+{
+	uint64_t x = *s ? *s : 0x9e3779b97f4a7c15ull;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* Runs `count` timed runs rotating over nsets sets, starting at *next. */
+static int batch(ks_worker *w, ks_run_result *res, series *s, int count, int nsets, int *next, double timeout)
+{
+	int sets[256], i;
+	double ms[256];
+	if (count > 256)
+		count = 256;
+	for (i = 0; i < count; i++)
+		sets[i] = (*next)++ % nsets;
+	ks_worker_time_run(w, res, sets, (size_t)count, ms, timeout);
+	if (res->status != KS_RUN_OK)
+		return -1;
+	push(s, ms, (size_t)count);
+	ks_run_result_clear(res);
+	return 0;
+}
+
+static ks_reason failure_reason(const ks_run_result *res)
+{
+	switch (res->status) {
+	case KS_RUN_FAULT:
+		return KS_REASON_FAULT;
+	case KS_RUN_TIMEOUT:
+		return KS_REASON_TIMEOUT;
+	case KS_RUN_CRASH:
+		return KS_REASON_CRASH;
+	default:
+		return KS_REASON_LAUNCH_ERROR;
+	}
+}
+
+/* The candidate failed during timing: it is not correct after all. */
+static void candidate_failed(ks_kernel_result *r, ks_reason why, const char *label, const char *detail)
+{
+	r->exec = 0;
+	r->reason = KS_REASON_OK;
+	ks_kernel_result_fail(r, why, "perf case %s, during timing: %s", label, detail ? detail : "?");
+}
+
+static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate_image *img, ks_runner *run,
+		     size_t ci, const ks_timing_options *o, int cmod)
+{
+	const ks_problem *p = img->problem;
+	const ks_case *c = &p->perf[ci];
+	ks_worker *cw = ks_runner_candidate_worker(run), *gw;
+	ks_env env = KS_ENV_INIT;
+	ks_plan cplan, gplan;
+	ks_run_result res;
+	uint64_t seeds[8], rng = o->seed ^ (uint64_t)ci * 0x2545f4914f6cdd1dull;
+	ks_fetch_mode *fetch = NULL;
+	series cs, gs;
+	int gmod = -1, nsets = o->cfg.input_sets, i, cnext = 0, gnext = 0, verified = 0, rc = 0, round = 0;
+	int64_t v;
+	double tc, tg, t_out = o->timeout_s;
+
+	memset(&cs, 0, sizeof(cs));
+	memset(&gs, 0, sizeof(gs));
+	memset(&cplan, 0, sizeof(cplan));
+	memset(&gplan, 0, sizeof(gplan));
+	memset(&res, 0, sizeof(res));
+	pc->label = ks_strdup(c->label);
+	pc->case_index = ci;
+	if (nsets > 8)
+		nsets = 8;
+	for (i = 0; i < nsets; i++)
+		seeds[i] = ks_seed_derive(o->seed, p->name, 1, ci, 100 + i);
+	if (ks_problem_env(&env, p, c) < 0 ||
+	    ks_plan_build(&cplan, p, &img->launch, c, &env, seeds[0], 0, &o->limits) < 0) {
+		candidate_failed(r, KS_REASON_BAD_LAUNCH, c->label, ks_error_msg());
+		rc = -1;
+		goto done;
+	}
+	if (ks_plan_build(&gplan, p, &p->golden_launch, c, &env, seeds[0], 0, &o->limits) < 0) {
+		r->timing_error = ks_asprintf("the golden plan of %s does not build for %s: %s", p->name,
+					      c->label, ks_error_msg());
+		rc = -1;
+		goto done;
+	}
+	if (p->flops && ks_expr_eval(&v, p->flops, &env) == 0)
+		pc->flops = (double)v;
+	if (ks_expr_eval(&v, p->bytes, &env) == 0)
+		pc->bytes = (double)v;
+	if (!cw) {
+		candidate_failed(r, KS_REASON_CRASH, c->label, "the candidate worker is not running");
+		rc = -1;
+		goto done;
+	}
+	gw = ks_runner_golden_worker(run, p, &gmod);
+	if (!gw) {
+		r->timing_error = ks_strdup(ks_error_msg());
+		rc = -1;
+		goto done;
+	}
+	ks_worker_time_start(cw, &res, cmod, &cplan, seeds, (size_t)nsets, o->flush_bytes, t_out);
+	if (res.status != KS_RUN_OK) {
+		candidate_failed(r, res.status == KS_RUN_ERROR ? KS_REASON_LAUNCH_ERROR : failure_reason(&res),
+				 c->label, res.message);
+		rc = -1;
+		goto done;
+	}
+	ks_run_result_clear(&res);
+	ks_worker_time_start(gw, &res, gmod, &gplan, seeds, (size_t)nsets, o->flush_bytes, t_out);
+	if (res.status != KS_RUN_OK) {
+		r->timing_error = ks_asprintf("the golden kernel could not be timed on %s: %s", c->label,
+					      res.message ? res.message : "?");
+		rc = -1;
+		goto done;
+	}
+	ks_run_result_clear(&res);
+
+	/* warm-up (discarded), which also tells how long one run takes */
+	{
+		series wc, wg;
+		memset(&wc, 0, sizeof(wc));
+		memset(&wg, 0, sizeof(wg));
+		if (batch(cw, &res, &wc, o->cfg.warmup_runs, nsets, &cnext, t_out) < 0) {
+			candidate_failed(r, failure_reason(&res), c->label, res.message);
+			ks_free(wc.x);
+			rc = -1;
+			goto done;
+		}
+		if (batch(gw, &res, &wg, o->cfg.warmup_runs, nsets, &gnext, t_out) < 0) {
+			r->timing_error = ks_asprintf("the golden kernel failed while being timed on %s: %s",
+						      c->label, res.message ? res.message : "?");
+			ks_free(wc.x);
+			ks_free(wg.x);
+			rc = -1;
+			goto done;
+		}
+		ks_stats_compute(&wc.st, wc.x, wc.n);
+		ks_stats_compute(&wg.st, wg.x, wg.n);
+		tc = wc.st.median > 1e-4 ? wc.st.median : 1e-4;
+		tg = wg.st.median > 1e-4 ? wg.st.median : 1e-4;
+		/* warm-up runs count as GPU time spent, not towards the per-case cap */
+		r->timing_gpu_ms += wc.gpu_ms + wg.gpu_ms;
+		ks_free(wc.x);
+		ks_free(wg.x);
+	}
+	fetch = ks_calloc(cplan.nbufs + 1, sizeof(*fetch));
+	for (i = 0; i < (int)cplan.nbufs; i++)
+		fetch[i] = cplan.bufs[i].scratch || cplan.bufs[i].role == KS_ROLE_IN ? KS_FETCH_GUARDS
+										       : KS_FETCH_SAMPLE;
+	while (!cs.done || !gs.done || verified < o->cfg.verify_runs) {
+		int bc = (int)(o->cfg.batch_ms / tc), bg = (int)(o->cfg.batch_ms / tg), k;
+		int cand_first = (int)(xorshift(&rng) & 1);
+		bc = bc < 1 ? 1 : bc > 64 ? 64 : bc;
+		bg = bg < 1 ? 1 : bg > 64 ? 64 : bg;
+		for (k = 0; k < 2; k++) {
+			int cand = k == 0 ? cand_first : !cand_first;
+			if (cand && !cs.done) {
+				if (batch(cw, &res, &cs, bc, nsets, &cnext, t_out) < 0) {
+					candidate_failed(r, failure_reason(&res), c->label, res.message);
+					rc = -1;
+					goto done;
+				}
+				ks_stats_compute(&cs.st, cs.x, cs.n);
+				cs.done = ks_timing_done(&cs.st, cs.gpu_ms, &o->cfg);
+			} else if (!cand && !gs.done) {
+				if (batch(gw, &res, &gs, bg, nsets, &gnext, t_out) < 0) {
+					r->timing_error = ks_asprintf("the golden kernel failed while being timed "
+								      "on %s: %s", c->label,
+								      res.message ? res.message : "?");
+					rc = -1;
+					goto done;
+				}
+				ks_stats_compute(&gs.st, gs.x, gs.n);
+				gs.done = ks_timing_done(&gs.st, gs.gpu_ms, &o->cfg);
+			}
+		}
+		round++;
+		/* a verified run after a random number of rounds, on a set refilled with new inputs;
+		 * always before the timing ends */
+		if (verified < o->cfg.verify_runs && ((xorshift(&rng) % 3) == 0 || (cs.done && gs.done))) {
+			uint64_t vseed = ks_seed_derive(o->seed, p->name, 1, ci, 1000 + verified);
+			/* the set the candidate ran last: any cache of results by address holds it */
+			int set = (cnext + nsets - 1) % nsets;
+			const ks_golden_run *g = NULL;
+			char *detail = NULL;
+			ks_reason why;
+			if (ks_runner_golden(run, &g, p, 1, ci, vseed) < 0) {
+				r->timing_error = ks_strdup(ks_error_msg());
+				rc = -1;
+				goto done;
+			}
+			ks_worker_time_verify(cw, &res, &cplan, set, vseed, fetch, KS_VERIFY_SAMPLES, t_out);
+			cplan.seed = vseed; /* the inputs (and sample positions) of this run */
+			if (res.status != KS_RUN_OK) {
+				candidate_failed(r, failure_reason(&res), c->label, res.message);
+				rc = -1;
+				goto done;
+			}
+			why = ks_check_run(&detail, &res, &cplan, fetch, g, p);
+			if (why != KS_REASON_OK) {
+				char *d = ks_asprintf("a timed run on fresh inputs (set %d, round %d) was wrong: %s",
+						      set, round, detail);
+				candidate_failed(r, why, c->label, d);
+				ks_free(d);
+				ks_free(detail);
+				rc = -1;
+				goto done;
+			}
+			push(&cs, &res.ms, 1);
+			ks_run_result_clear(&res);
+			verified++;
+			pc->verified = verified;
+		}
+	}
+	ks_stats_compute(&cs.st, cs.x, cs.n);
+	ks_stats_compute(&gs.st, gs.x, gs.n);
+	pc->ms = cs.st.median;
+	pc->ms_min = cs.st.min;
+	pc->ms_max = cs.st.max;
+	pc->ms_stdev = cs.st.stdev;
+	pc->runs = cs.st.n;
+	pc->rel_error = cs.st.rel_error;
+	pc->golden_ms = gs.st.median;
+	pc->golden_min = gs.st.min;
+	pc->golden_max = gs.st.max;
+	pc->golden_stdev = gs.st.stdev;
+	pc->golden_runs = gs.st.n;
+	pc->golden_rel_error = gs.st.rel_error;
+done:
+	r->timing_gpu_ms += cs.gpu_ms + gs.gpu_ms;
+	if (ks_runner_candidate_worker(run))
+		ks_worker_time_end(ks_runner_candidate_worker(run));
+	{
+		int m;
+		ks_worker *g2 = ks_runner_golden_worker(run, p, &m);
+		if (g2)
+			ks_worker_time_end(g2);
+	}
+	ks_run_result_clear(&res);
+	ks_free(fetch);
+	ks_free(cs.x);
+	ks_free(gs.x);
+	ks_plan_clear(&cplan);
+	ks_plan_clear(&gplan);
+	ks_env_free(&env);
+	return rc;
+}
+
+void ks_time_kernel(ks_kernel_result *r, const ks_candidate_image *img, ks_runner *run,
+		    const ks_timing_options *o)
+{
+	const ks_problem *p = img->problem;
+	ks_func_info fi[KS_LAUNCH_MAX_KERNELS];
+	ks_run_result res;
+	double t0 = now_s();
+	int module = -1;
+	size_t ci;
+
+	if (!p->nperf)
+		return;
+	ks_runner_load(run, &res, &module, fi, img->cubin, img->len, img->lowered, img->nlowered);
+	if (res.status != KS_RUN_OK) {
+		candidate_failed(r, failure_reason(&res), "(loading)", res.message);
+		ks_run_result_clear(&res);
+		return;
+	}
+	ks_run_result_clear(&res);
+	r->perf = ks_calloc(p->nperf, sizeof(ks_perf_result));
+	for (ci = 0; ci < p->nperf; ci++) {
+		r->nperf++;
+		if (time_case(r, &r->perf[ci], img, run, ci, o, module) < 0)
+			break;
+	}
+	r->timed = r->exec && !r->timing_error && r->nperf == p->nperf;
+	ks_runner_unload(run, module);
+	ks_runner_forget_perf(run, p);
+	r->timing_s = now_s() - t0;
+}

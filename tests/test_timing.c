@@ -1,0 +1,63 @@
+#include "ktest.h"
+#include "config.h"
+#include "timing.h"
+
+static void test_stats(void)
+{
+	double x[5] = { 3, 1, 2, 5, 4 }, y[4] = { 1, 2, 3, 10 };
+	ks_stats st;
+	ks_stats_compute(&st, x, 5);
+	KT_NEAR(st.median, 3, 0);
+	KT_NEAR(st.mean, 3, 0);
+	KT_NEAR(st.min, 1, 0);
+	KT_NEAR(st.max, 5, 0);
+	KT_NEAR(st.stdev, sqrt(2.5), 1e-12);
+	KT_NEAR(st.rel_error, sqrt(2.5) / sqrt(5.0) / 3.0, 1e-12);
+	ks_stats_compute(&st, y, 4);
+	KT_NEAR(st.median, 2.5, 0); /* even count: midpoint */
+	ks_stats_compute(&st, y, 1);
+	KT_ASSERT(isinf(st.rel_error)); /* one sample says nothing about noise */
+}
+
+static void test_stop_rule(void)
+{
+	ks_config c = KS_CONFIG_INIT;
+	ks_stats st;
+	double quiet[10], noisy[10];
+	int i;
+	for (i = 0; i < 10; i++) {
+		quiet[i] = 1.0 + 1e-4 * i;
+		noisy[i] = i % 2 ? 1.0 : 2.0;
+	}
+	ks_stats_compute(&st, quiet, 9);
+	KT_ASSERT(!ks_timing_done(&st, 9, &c)); /* quiet but under min_runs (10) */
+	ks_stats_compute(&st, quiet, 10);
+	KT_ASSERT(ks_timing_done(&st, 10, &c));
+	ks_stats_compute(&st, noisy, 10);
+	KT_ASSERT(!ks_timing_done(&st, 15, &c));                       /* too noisy */
+	KT_ASSERT(ks_timing_done(&st, c.max_seconds_per_case * 1e3, &c)); /* time cap reached */
+	st.n = (size_t)c.max_runs;
+	KT_ASSERT(ks_timing_done(&st, 1, &c)); /* run cap reached */
+}
+
+static void test_config_file(void)
+{
+	ks_config c = KS_CONFIG_INIT;
+	const char *p;
+	KT_EQ_INT(ks_config_load(&c, "scoring/scoring.json"), 0);
+	KT_EQ_INT(c.input_sets, 3);
+	p = kt_write("c.json", "{\"timing\": {\"min_runs\": 20}, \"roofline\": {\"margin\": 0.3}}", 58);
+	KT_EQ_INT(ks_config_load(&c, p), 0);
+	KT_EQ_INT(c.min_runs, 20);
+	KT_NEAR(c.roofline_margin, 0.3, 0);
+	KT_EQ_INT(c.verify_runs, 2); /* untouched keys keep their values */
+	p = kt_write("bad.json", "{\"roofline\": {\"margin\": 2}}", 27);
+	KT_ASSERT(ks_config_load(&c, p) < 0);
+	KT_CONTAINS(ks_error_msg(), "margin must be between");
+	p = kt_write("bad2.json", "{\"timing\": {\"min_runs\": 50, \"max_runs\": 10}}", 45);
+	KT_ASSERT(ks_config_load(&c, p) < 0);
+	KT_CONTAINS(ks_error_msg(), "max_runs is below min_runs");
+}
+
+static const kt_test tests[] = { KT(test_stats), KT(test_stop_rule), KT(test_config_file), { 0 } };
+KT_MAIN("timing", tests)
