@@ -63,6 +63,11 @@ int ks_runner_golden(ks_runner *r, const ks_golden_run **out, const ks_problem *
  * timing. Returns NULL with a message when that fails. */
 ks_worker *ks_runner_golden_worker(ks_runner *r, const ks_problem *p, int *module);
 
+/* Runs an arbitrary plan on p's golden module in the golden worker (for check-refs, which
+ * probes the golden kernel: repeat runs, fill-only plans). Failures are in *res. */
+void ks_runner_golden_plan(ks_runner *r, ks_run_result *res, const ks_problem *p, const ks_plan *plan,
+			   const ks_fetch_mode *fetch);
+
 /* The candidate worker (after ks_runner_load), for timing; NULL when it is not running. */
 ks_worker *ks_runner_candidate_worker(ks_runner *r);
 

@@ -49,6 +49,11 @@ for step in "$@"; do
 		timeout 420 python3 tests/gpu/validate_goldens.py --perf --json "$work/validate.json" ${VALIDATE_ONLY:-} >>"$log" 2>&1
 		echo "exit status $?" >>"$log"
 		;;
+	check-refs)
+		say "check-refs"
+		"$KSCORE_BIN" check-refs --json "$work/check-refs.json" >>"$log" 2>&1
+		echo "exit status $?" >>"$log"
+		;;
 	bench)
 		say "bench"
 		OUT="$work" KSCORE_BIN="$KSCORE_BIN" sh bench/run.sh >>"$log" 2>&1

@@ -7,6 +7,8 @@
 #include "mem.h"
 #include "metrics.h"
 #include "calibrate.h"
+#include "catalog.h"
+#include "refcheck.h"
 #include "pipeline.h"
 #include "submission.h"
 #include "upload.h"
@@ -67,6 +69,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: score [OPTIONS] SUBMISSION...\n"
 		"       score calibrate [--force] [--json]\n"
+		"       score problems [--suite NAME] [--json] [--export-prompts FILE]\n"
+		"       score check-refs [--suite NAME] [--compile-only] [--json FILE]\n"
 		"       score upload [OPTIONS] RESULT_DIR... | --pending\n"
 		"       score batch [OPTIONS] MANIFEST   (teams' git repositories; see score batch --help)\n"
 		"Score GPU-kernel submissions: compile each kernel with NVRTC, run it on the GPU against\n"
@@ -375,6 +379,10 @@ int main(int argc, char **argv)
 	int c, i, rc = EXIT_ALL, bad_input = 0;
 	const char *nc = getenv("NO_COLOR");
 
+	if (argc > 1 && !strcmp(argv[1], "check-refs"))
+		return ks_refcheck_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "problems"))
+		return ks_catalog_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "calibrate"))
 		return ks_calibrate_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "batch"))

@@ -274,6 +274,23 @@ ks_worker *ks_runner_golden_worker(ks_runner *r, const ks_problem *p, int *modul
 	return r->golden;
 }
 
+void ks_runner_golden_plan(ks_runner *r, ks_run_result *res, const ks_problem *p, const ks_plan *plan,
+			   const ks_fetch_mode *fetch)
+{
+	int module = -1;
+	ks_worker *w = ks_runner_golden_worker(r, p, &module);
+	if (!w) {
+		memset(res, 0, sizeof(*res));
+		res->status = KS_RUN_ERROR;
+		res->message = ks_strdup(ks_error_msg());
+		res->stage = ks_strdup("load");
+		return;
+	}
+	ks_worker_run(w, res, module, plan, fetch, 0, 0, r->opts.kernel_timeout_s * 6);
+	if (!ks_worker_alive(r->golden))
+		golden_worker_lost(r);
+}
+
 ks_worker *ks_runner_candidate_worker(ks_runner *r)
 {
 	return r->cand && ks_worker_alive(r->cand) ? r->cand : NULL;

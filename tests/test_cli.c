@@ -204,7 +204,35 @@ static void test_missing_refs(void)
 	KT_CONTAINS(g_err, "reference problems");
 }
 
+static void test_problems_listing_and_prompt_export(void)
+{
+	char args[8192];
+	char *t;
+	cJSON *j = NULL;
+	KT_EQ_INT(score("problems --refs tests/fixtures/problems"), 0);
+	KT_CONTAINS(g_out, "rowsum");
+	KT_CONTAINS(g_out, "2 problems");
+	snprintf(args, sizeof(args), "problems --refs tests/fixtures/problems --export-prompts '%s/p.json'", kt_tmpdir());
+	KT_EQ_INT(score(args), 0);
+	t = slurp("p.json");
+	KT_EQ_INT(ks_json_parse(&j, t, strlen(t), 16, "prompts"), 0);
+	KT_EQ_INT(cJSON_GetArraySize(j), 2);
+	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(j, 1), "file")->valuestring, "vadd.cu");
+	KT_CONTAINS(cJSON_GetObjectItem(cJSON_GetArrayItem(j, 1), "instruction")->valuestring, "c[i] = a[i] + b[i]");
+	cJSON_Delete(j);
+	ks_free(t);
+}
+
+static void test_every_shipped_problem_loads_and_its_golden_compiles(void)
+{
+	/* the whole reference suite, as CI sees it: every spec valid, every golden kernel compiles */
+	KT_EQ_INT(score("check-refs --compile-only"), 0);
+	KT_CONTAINS(g_out, "0 failed (compile-only");
+	KT_NOT_CONTAINS(g_out, "FAIL");
+}
+
 static const kt_test tests[] = {
+	KT(test_problems_listing_and_prompt_export), KT(test_every_shipped_problem_loads_and_its_golden_compiles),
 	KT(test_help_version_and_usage_errors), KT(test_compile_only_writes_results),
 	KT(test_rerun_replaces_the_folder), KT(test_default_output_folder_and_gzip_jsonl),
 	KT(test_bad_input_is_named_and_others_still_scored), KT(test_json_summary),
