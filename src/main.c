@@ -1,5 +1,6 @@
 /* score: the command-line front end. Parses options, finds the reference problems and helpers,
  * and runs the pipeline load -> compile -> run and check -> report for each submission. */
+#include "batch.h"
 #include "errors.h"
 #include "fsutil.h"
 #include "jsonutil.h"
@@ -71,6 +72,7 @@ static void usage(FILE *f)
 		"       score problems [--suite NAME] [--json] [--export-prompts FILE]\n"
 		"       score check-refs [--suite NAME] [--compile-only] [--json FILE]\n"
 		"       score upload [OPTIONS] RESULT_DIR... | --pending\n"
+		"       score batch [OPTIONS] MANIFEST   (teams' git repositories; see score batch --help)\n"
 		"Score GPU-kernel submissions: compile each kernel with NVRTC, run it on the GPU against\n"
 		"the golden kernel of its problem, and write a result folder per SUBMISSION.\n"
 		"\n"
@@ -383,6 +385,8 @@ int main(int argc, char **argv)
 		return ks_catalog_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "calibrate"))
 		return ks_calibrate_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "batch"))
+		return ks_batch_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "upload")) {
 		curl_global_init(CURL_GLOBAL_ALL);
 		rc = ks_upload_main(argc - 1, argv + 1);

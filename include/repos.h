@@ -1,0 +1,151 @@
+/* repos: teams' git repositories for batch scoring (DESIGN §7), through libgit2.
+ *
+ * Each repository is mirrored once into a cache folder, <cache_dir>/repos/<sha256 of its
+ * location>, as a bare repository without a working tree, and refreshed by fetching. Branches,
+ * tags and GitHub's pull-request heads (refs/pull/N/head) are fetched into the mirror under the
+ * same names. Files are read from a commit's tree, never checked out, and copied out with a size
+ * cap: the blobs come from teams and are untrusted.
+ *
+ * A location is a URL (https://, http://, ssh://, git://, file://, or scp-like user@host:path) or
+ * a local path. Credentials in a URL (https://user:token@host/...) are used by libgit2 but never
+ * printed, stored in the mirror's configuration, or put in a message: ks_repo_display is the
+ * location without them, and every message from libgit2 is scrubbed of them.
+ *
+ * Every function that reports an error sets a message (ks_error_set) naming the repository (its
+ * display form), the ref or file and the reason. */
+#ifndef KS_REPOS_H
+#define KS_REPOS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+typedef struct ks_repo ks_repo;
+
+typedef struct {
+	const char *cache_dir;     /* required: mirrors live in <cache_dir>/repos/ */
+	const char *base_dir;      /* relative local paths are relative to this folder [cwd] */
+	uint64_t max_fetch_bytes;  /* a fetch that receives more is stopped [4 GiB] */
+	double fetch_timeout_s;    /* a fetch that runs longer is stopped [900] */
+} ks_repo_options;
+
+#define KS_REPO_OPTIONS_INIT { NULL, NULL, 4ull << 30, 900.0 }
+
+/* The location with any user information (user name, password, token) removed, for messages and
+ * records: "https://tok@host/x.git" -> "https://host/x.git". Local paths are returned as given.
+ * Caller frees. */
+char *ks_repo_redact(const char *location);
+
+/* 1 when `location` is a URL (has a scheme, or is scp-like user@host:path), 0 for a local path. */
+int ks_repo_is_url(const char *location);
+
+/* Opens the cached mirror of `location`, creating an empty bare repository the first time. Does
+ * not touch the network (ks_repo_fetch does). A relative local path is resolved against
+ * opts->base_dir, so the cache key is the same from any working directory. Fails with KS_EIO when
+ * the cache cannot be created or opened, KS_EINVALID for an empty location. Caller frees with
+ * ks_repo_free. */
+int ks_repo_open(ks_repo **out, const char *location, const ks_repo_options *opts);
+
+/* Fetches every branch, tag and pull-request head (refs/heads/X, refs/tags/X, refs/pull/N/head)
+ * from the location into the mirror under the same names, forced, and points the mirror's HEAD
+ * at the remote's default branch. A fetch that passes max_fetch_bytes or fetch_timeout_s is
+ * stopped (KS_ELIMIT / KS_ETIMEOUT); an unreachable location, refused credentials or a broken
+ * transfer fail with KS_ERROR. On success the fetch time is recorded in the mirror
+ * (ks_repo_fetched_at). Refs deleted upstream are kept in the mirror, so a frozen batch stays
+ * reproducible. The time cap is checked as data arrives: a server that accepts the connection
+ * and then sends nothing is limited only by the operating system's TCP timeouts (libgit2 1.5 has
+ * no read timeout). */
+int ks_repo_fetch(ks_repo *r);
+
+/* The location as safe to show (see ks_repo_redact). */
+const char *ks_repo_display(const ks_repo *r);
+/* The mirror's folder. */
+const char *ks_repo_path(const ks_repo *r);
+/* When the mirror was last fetched successfully, by any process (0: never). */
+time_t ks_repo_fetched_at(const ks_repo *r);
+/* 1 when the mirror holds at least one ref (a previous fetch got something). */
+int ks_repo_has_refs(ks_repo *r);
+
+/* Resolves `ref` to a commit id (40 hex characters + NUL): "HEAD" (the remote's default branch),
+ * a full ref name ("refs/pull/3/head", "refs/heads/x"), a branch name, a tag name (annotated tags
+ * are peeled), or a full or abbreviated (at least 4 hex digits, unambiguous) commit id, tried in
+ * that order. KS_ENOTFOUND when nothing matches, KS_EINVALID when an abbreviated id is
+ * ambiguous or the ref does not lead to a commit. */
+int ks_repo_resolve(char id[41], ks_repo *r, const char *ref);
+
+typedef struct {
+	char id[41];
+	int64_t time;            /* committer time, seconds since the epoch */
+	int offset_min;          /* the committer's time-zone offset, minutes east of UTC */
+	char *subject;           /* first line of the message (libgit2's summary); "" if none */
+	int ancestor_of_chosen;  /* a later-dated commit that the chosen commit contains */
+} ks_repo_commit;
+
+typedef struct {
+	int found;               /* 0: no commit at or before the deadline */
+	ks_repo_commit chosen;
+	ks_repo_commit *later;   /* commits dated after the deadline, newest first; up to max_later */
+	size_t nlater;
+	size_t later_total;      /* how many there are in all */
+} ks_repo_pick;
+
+/* Applies a deadline to the history of commit `tip`. Commits are walked from the tip in committer
+ * time order (newest first); the first one whose committer time is <= deadline is chosen, and
+ * every commit walked before it (all dated after the deadline) is listed as later. Then the chosen
+ * commit's own ancestry is searched for commits dated after the deadline: a commit that contains
+ * later-dated work has a forged or skewed date, and those are listed too with ancestor_of_chosen
+ * set. Fills *out in every case (out->found = 0 when no commit qualifies: not an error). Fails
+ * with KS_ENOTFOUND for an unknown tip, KS_ELIMIT beyond a million commits. Caller frees with
+ * ks_repo_pick_clear. */
+int ks_repo_pick_commit(ks_repo_pick *out, ks_repo *r, const char *tip, int64_t deadline,
+			size_t max_later);
+
+void ks_repo_pick_clear(ks_repo_pick *p);
+
+/* 1 when commit `id` is `tip` or one of its ancestors, 0 when it is not (or is not in the
+ * mirror), a negative code on error. */
+int ks_repo_contains(ks_repo *r, const char *tip, const char *id);
+
+/* Fills the details (time, offset, subject) of commit `id`. Caller frees with
+ * ks_repo_commit_clear. */
+int ks_repo_commit_info(ks_repo_commit *out, ks_repo *r, const char *id);
+void ks_repo_commit_clear(ks_repo_commit *c);
+
+/* Reads one file from the tree of commit `id` without a checkout. `spec` is a path inside the
+ * repository ("sub/x.json") or a pattern: '*' in any component matches any run of characters
+ * other than '/', and "<N>" in the last component (once) matches a decimal integer. A pattern must
+ * select exactly one regular file: the one with the highest N (compared as integers, so 10 beats
+ * 9); several files at the highest N (or several matches without <N>) are ambiguous.
+ *
+ * *data (NUL-terminated, caller frees) gets the blob's bytes and *path (caller frees; may be
+ * NULL) the file's path in the tree. Fails with KS_ENOTFOUND when nothing matches, KS_ELIMIT when
+ * the blob is larger than max_bytes, and KS_EINVALID when the match is ambiguous, the path is a
+ * symbolic link, a folder or a submodule, or the blob is a Git LFS pointer (whose content is not
+ * in the repository). */
+int ks_repo_read_file(char **data, size_t *len, char **path, ks_repo *r, const char *id,
+		      const char *spec, size_t max_bytes);
+
+/* Checks a pattern's syntax (see ks_repo_read_file): not empty, relative, no "." or ".."
+ * components, no empty component, at most one "<N>" and only in the last component. */
+int ks_repo_pattern_check(const char *spec);
+
+/* Matches one path component against a pattern component. Returns 1 on a match and then, when the
+ * pattern has "<N>", *number points into `name` at the digits and *ndigits is their count (else
+ * *number is NULL). Returns 0 when it does not match. */
+int ks_repo_pattern_match(const char *pattern, const char *name, const char **number,
+			  size_t *ndigits);
+
+typedef struct {
+	unsigned long number;    /* N of refs/pull/N/head */
+	char id[41];             /* the head commit */
+	char *subject;           /* the head commit's subject */
+} ks_repo_pull;
+
+/* Lists the mirror's refs/pull/N/head refs, by increasing N. Caller frees with
+ * ks_repo_pulls_free. */
+int ks_repo_pull_requests(ks_repo_pull **out, size_t *n, ks_repo *r);
+void ks_repo_pulls_free(ks_repo_pull *p, size_t n);
+
+void ks_repo_free(ks_repo *r);
+
+#endif

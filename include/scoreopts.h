@@ -1,0 +1,114 @@
+/* scoreopts: the scoring and upload options that every scoring command accepts (`score`, `score
+ * batch`), parsed once, with the same names, meanings, defaults and messages, and turned into
+ * ks_pipeline_options. A command lists KS_SCOREOPTS_LONGOPTS among its own getopt_long options
+ * and KS_SCOREOPTS_SHORTOPTS in its short-option string, and hands every option it does not
+ * know itself to ks_scoreopts_parse. */
+#ifndef KS_SCOREOPTS_H
+#define KS_SCOREOPTS_H
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "pipeline.h"
+#include "upload.h"
+
+/* getopt codes of the long-only options; far from ASCII so commands keep their own small codes */
+enum {
+	KS_SO_SUITE = 0x1000,
+	KS_SO_COMPILE_ONLY,
+	KS_SO_REQUIRE_GPU,
+	KS_SO_ARCH,
+	KS_SO_DEVICE,
+	KS_SO_SEED,
+	KS_SO_CACHE_DIR,
+	KS_SO_NO_CACHE,
+	KS_SO_KERNEL_TIMEOUT,
+	KS_SO_COMPILE_TIMEOUT,
+	KS_SO_COMPILE_MEMORY,
+	KS_SO_UPLOAD,
+	KS_SO_ENDPOINT,
+	KS_SO_UPLOAD_MODE,
+	KS_SO_UPLOAD_CONFIG,
+	KS_SO_TOKEN_FILE,
+	KS_SO_CA_BUNDLE,
+	KS_SO_SPOOL,
+	KS_SO_NO_TIMING,
+	KS_SO_CONFIG,
+	KS_SO_RECALIBRATE
+};
+
+#define KS_SCOREOPTS_SHORTOPTS "r:k:j:"
+
+#define KS_SCOREOPTS_LONGOPTS                                                                \
+	{ "refs", required_argument, 0, 'r' },                                               \
+	{ "suite", required_argument, 0, KS_SO_SUITE },                                      \
+	{ "pass-at-k", required_argument, 0, 'k' },                                          \
+	{ "compile-only", no_argument, 0, KS_SO_COMPILE_ONLY },                              \
+	{ "require-gpu", no_argument, 0, KS_SO_REQUIRE_GPU },                                \
+	{ "arch", required_argument, 0, KS_SO_ARCH },                                        \
+	{ "device", required_argument, 0, KS_SO_DEVICE },                                    \
+	{ "seed", required_argument, 0, KS_SO_SEED },                                        \
+	{ "jobs", required_argument, 0, 'j' },                                               \
+	{ "cache-dir", required_argument, 0, KS_SO_CACHE_DIR },                              \
+	{ "no-cache", no_argument, 0, KS_SO_NO_CACHE },                                      \
+	{ "kernel-timeout", required_argument, 0, KS_SO_KERNEL_TIMEOUT },                    \
+	{ "no-timing", no_argument, 0, KS_SO_NO_TIMING },                                    \
+	{ "config", required_argument, 0, KS_SO_CONFIG },                                    \
+	{ "recalibrate", no_argument, 0, KS_SO_RECALIBRATE },                                \
+	{ "compile-timeout", required_argument, 0, KS_SO_COMPILE_TIMEOUT },                  \
+	{ "compile-memory", required_argument, 0, KS_SO_COMPILE_MEMORY },                    \
+	{ "upload", no_argument, 0, KS_SO_UPLOAD },                                          \
+	{ "endpoint", required_argument, 0, KS_SO_ENDPOINT },                                \
+	{ "upload-mode", required_argument, 0, KS_SO_UPLOAD_MODE },                          \
+	{ "upload-config", required_argument, 0, KS_SO_UPLOAD_CONFIG },                      \
+	{ "token-file", required_argument, 0, KS_SO_TOKEN_FILE },                            \
+	{ "ca-bundle", required_argument, 0, KS_SO_CA_BUNDLE },                              \
+	{ "spool", required_argument, 0, KS_SO_SPOOL }
+
+typedef struct {
+	const char *refs, *suite, *arch, *cache_dir;
+	int ks[32];
+	size_t nks;
+	int compile_only, require_gpu, no_cache, device, jobs;
+	int no_timing, recalibrate;
+	const char *config;       /* timing and roofline settings; NULL: the pipeline finds them */
+	int seed_given;
+	uint64_t seed;
+	double kernel_timeout, compile_timeout;
+	size_t compile_memory;
+	int upload;
+	const char *upload_config;
+	ks_upload_options up;     /* --endpoint, --upload-mode, --token-file, --ca-bundle, --spool */
+} ks_scoreopts;
+
+/* The defaults: pass@1, sm_90a, 10 s kernels, 60 s and 8 GiB compiles, one job per CPU. */
+void ks_scoreopts_init(ks_scoreopts *o);
+
+/* Handles one getopt_long result `code` with its argument. Returns 1 when it was a scoring or
+ * upload option (stored in *o), 0 when it is not one (the caller handles it), KS_EINVALID with a
+ * message ("--jobs takes a number from 1 to 256") for a bad value: a usage error. Arguments are
+ * borrowed: they must outlive *o (argv does). */
+int ks_scoreopts_parse(ks_scoreopts *o, int code, const char *arg);
+
+/* Checks the options together (--compile-only with --require-gpu is a usage error, KS_EINVALID)
+ * and draws a random seed when none was given. */
+int ks_scoreopts_finish(ks_scoreopts *o);
+
+/* Prints the help lines of these options (two-space indented, as `score --help`). */
+void ks_scoreopts_usage(FILE *f);
+
+/* The reference problems folder: `given`, else $KSCORE_REFS, ./reference_tests, or the copy
+ * installed beside the executable. NULL when none exists. Caller frees. */
+char *ks_scoreopts_find_refs(const char *given);
+
+/* The cache folder: $XDG_CACHE_HOME/kscore, else ~/.cache/kscore; NULL without either. Caller
+ * frees. */
+char *ks_scoreopts_default_cache(void);
+
+/* Fills a pipeline's options from *o. refs and cache_dir (NULL: no compile cache) are borrowed;
+ * progress is left off (the caller decides). */
+void ks_scoreopts_pipeline(ks_pipeline_options *po, const ks_scoreopts *o, const char *refs,
+			   const char *cache_dir);
+
+#endif

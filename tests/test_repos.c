@@ -1,0 +1,481 @@
+/* repos tests on real git repositories that each test builds with the git command-line tool in
+ * its temporary folder: branches, tags, commits dated before and after a deadline, a bare
+ * repository with pull-request refs, patterns, and files that must be refused. */
+#include "ktest.h"
+#include "repos.h"
+#include "errors.h"
+#include "fsutil.h"
+#include "mem.h"
+
+#include <stdarg.h>
+
+/* 2025-08-24T23:59:59Z */
+#define DEADLINE 1756079999LL
+
+/* Runs a shell command in the test's folder with a git identity of its own and no user or
+ * system configuration; fails the test when it fails. */
+static void sh(const char *fmt, ...)
+{
+	char cmd[16384], *full;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	full = ks_asprintf(
+		 "cd '%s' && export HOME='%s' GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t "
+		 "GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org "
+		 "&& (%s) >/dev/null 2>&1",
+		 kt_tmpdir(), kt_tmpdir(), cmd);
+	if (system(full) != 0)
+		KT_FAIL("command failed: %s", cmd);
+	ks_free(full);
+}
+
+static int have_git(void)
+{
+	return system("git --version >/dev/null 2>&1") == 0;
+}
+
+/* Commits the working tree of `repo` with both dates set to `date` (ISO 8601). */
+static void commit(const char *repo, const char *date, const char *subject)
+{
+	sh("cd %s && git add -A && GIT_AUTHOR_DATE='%s' GIT_COMMITTER_DATE='%s' "
+	   "git commit -q --allow-empty -m '%s'", repo, date, date, subject);
+}
+
+static void put(const char *rel, const char *text)
+{
+	char *path = ks_asprintf("%s/%s", kt_tmpdir(), rel), *dir = ks_path_dirname(path);
+	ks_fs_mkdir_p(dir, 0755);
+	if (ks_fs_write_atomic(path, text, strlen(text)) < 0)
+		KT_FAIL("cannot write %s", path);
+	ks_free(dir);
+	ks_free(path);
+}
+
+static char *git_out(const char *fmt, const char *arg)
+{
+	char cmd[8192], *path = ks_asprintf("%s/git.out", kt_tmpdir()), *text = NULL;
+	size_t n;
+	snprintf(cmd, sizeof(cmd), fmt, arg);
+	sh("%s > '%s'", cmd, path);
+	if (ks_fs_read(&text, &n, path, 1 << 20) < 0)
+		KT_FAIL("cannot read git output");
+	while (n && (text[n - 1] == '\n'))
+		text[--n] = 0;
+	ks_free(path);
+	return text;
+}
+
+static ks_repo *open_fetch(const char *location)
+{
+	ks_repo_options o = KS_REPO_OPTIONS_INIT;
+	ks_repo *r = NULL;
+	char *cache = ks_asprintf("%s/cache", kt_tmpdir());
+	o.cache_dir = cache;
+	o.base_dir = kt_tmpdir();
+	if (ks_repo_open(&r, location, &o) < 0)
+		KT_FAIL("open %s: %s", location, ks_error_msg());
+	if (ks_repo_fetch(r) < 0)
+		KT_FAIL("fetch %s: %s", location, ks_error_msg());
+	ks_free(cache);
+	return r;
+}
+
+/* A team repository: two commits before the deadline (the second one with three iterations of
+ * the submission file), a tag on the first, and two commits after the deadline. */
+static void team_repo(void)
+{
+	sh("git -c init.defaultBranch=main init -q team");
+	put("team/sub/reflexion_oneshot_tritonbench_2.json", "[2]");
+	put("team/README.md", "hello");
+	commit("team", "2025-08-20T10:00:00Z", "first iteration");
+	sh("cd team && git tag v1");
+	put("team/sub/reflexion_oneshot_tritonbench_10.json", "[10]");
+	put("team/sub/reflexion_oneshot_tritonbench_9.json", "[9]");
+	commit("team", "2025-08-24T23:59:59Z", "final before the deadline");
+	put("team/sub/reflexion_oneshot_tritonbench_11.json", "[11]");
+	commit("team", "2025-08-25T00:00:00Z", "one second late");
+	commit("team", "2025-08-26T09:00:00Z", "much later");
+}
+
+static void test_locations_are_redacted(void)
+{
+	char *s = ks_repo_redact("https://user:s3cret-token@github.com/org/repo.git");
+	KT_EQ_STR(s, "https://github.com/org/repo.git");
+	ks_free(s);
+	s = ks_repo_redact("https://ghp_abcdef@example.org:8443/x?y=1");
+	KT_EQ_STR(s, "https://example.org:8443/x?y=1");
+	ks_free(s);
+	s = ks_repo_redact("https://example.org/a@b");
+	KT_EQ_STR(s, "https://example.org/a@b"); /* an '@' in the path is not user information */
+	ks_free(s);
+	s = ks_repo_redact("/srv/git/team@1");
+	KT_EQ_STR(s, "/srv/git/team@1");
+	ks_free(s);
+	KT_ASSERT(ks_repo_is_url("https://github.com/o/r"));
+	KT_ASSERT(ks_repo_is_url("file:///srv/git/r"));
+	KT_ASSERT(ks_repo_is_url("git@github.com:o/r.git"));
+	KT_ASSERT(!ks_repo_is_url("/srv/git/r"));
+	KT_ASSERT(!ks_repo_is_url("teams/r"));
+	KT_ASSERT(!ks_repo_is_url("./a:b"));
+	KT_ASSERT(!ks_repo_is_url("dir/a:b"));
+}
+
+static void test_pattern_syntax_and_matching(void)
+{
+	const char *num;
+	size_t nd;
+	KT_EQ_INT(ks_repo_pattern_check("a/b/reflexion_<N>.json"), 0);
+	KT_EQ_INT(ks_repo_pattern_check("*/x_<N>.json"), 0);
+	KT_EQ_INT(ks_repo_pattern_check(""), KS_EINVALID);
+	KT_EQ_INT(ks_repo_pattern_check("/abs.json"), KS_EINVALID);
+	KT_EQ_INT(ks_repo_pattern_check("a/../b.json"), KS_EINVALID);
+	KT_EQ_INT(ks_repo_pattern_check("a//b.json"), KS_EINVALID);
+	KT_EQ_INT(ks_repo_pattern_check("d<N>/x.json"), KS_EINVALID);
+	KT_EQ_INT(ks_repo_pattern_check("x_<N>_<N>.json"), KS_EINVALID);
+	KT_CONTAINS(ks_error_msg(), "<N>");
+
+	KT_ASSERT(ks_repo_pattern_match("reflexion_oneshot_tritonbench_<N>.json",
+					"reflexion_oneshot_tritonbench_10.json", &num, &nd));
+	KT_EQ_INT(nd, 2);
+	KT_ASSERT(!strncmp(num, "10", 2));
+	KT_ASSERT(!ks_repo_pattern_match("r_<N>.json", "r_.json", &num, &nd));
+	KT_ASSERT(!ks_repo_pattern_match("r_<N>.json", "r_1a.json", &num, &nd));
+	KT_ASSERT(!ks_repo_pattern_match("r_<N>.json", "r_1.json.bak", &num, &nd));
+	KT_ASSERT(ks_repo_pattern_match("*.json", "x.json", &num, &nd));
+	KT_ASSERT(num == NULL);
+	KT_ASSERT(ks_repo_pattern_match("*", "", &num, &nd));
+	KT_ASSERT(ks_repo_pattern_match("a*b*c", "aXbYbZc", &num, &nd));
+	KT_ASSERT(!ks_repo_pattern_match("a*b*c", "aXbYbZ", &num, &nd));
+	/* '*' before <N> still leaves the whole number to <N>: "v7_12" -> 12 */
+	KT_ASSERT(ks_repo_pattern_match("*_<N>.json", "v7_12.json", &num, &nd));
+	KT_EQ_INT(nd, 2);
+	KT_ASSERT(!strncmp(num, "12", 2));
+	/* a hostile name cannot make matching slow: it gives up and does not match */
+	{
+		char name[1001];
+		memset(name, '_', 1000);
+		name[1000] = 0;
+		KT_ASSERT(!ks_repo_pattern_match("*_*_*_*_<N>.json", name, &num, &nd));
+	}
+}
+
+static void test_refs_deadline_and_later_commits(void)
+{
+	ks_repo *r;
+	ks_repo_pick p;
+	char id[41], *tip, *first, *final;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	team_repo();
+	tip = git_out("git -C team rev-parse HEAD%s", "");
+	first = git_out("git -C team rev-parse v1%s", "");
+	final = git_out("git -C team rev-parse HEAD~2%s", "");
+	r = open_fetch("team");
+
+	KT_EQ_INT(ks_repo_resolve(id, r, "main"), 0);
+	KT_EQ_STR(id, tip);
+	KT_EQ_INT(ks_repo_resolve(id, r, "HEAD"), 0); /* the remote's default branch */
+	KT_EQ_STR(id, tip);
+	KT_EQ_INT(ks_repo_resolve(id, r, "refs/heads/main"), 0);
+	KT_EQ_STR(id, tip);
+	KT_EQ_INT(ks_repo_resolve(id, r, "v1"), 0);
+	KT_EQ_STR(id, first);
+	KT_EQ_INT(ks_repo_resolve(id, r, final), 0);
+	KT_EQ_STR(id, final);
+	{
+		char abbrev[9];
+		memcpy(abbrev, final, 8);
+		abbrev[8] = 0;
+		KT_EQ_INT(ks_repo_resolve(id, r, abbrev), 0);
+		KT_EQ_STR(id, final);
+	}
+	KT_EQ_INT(ks_repo_resolve(id, r, "nosuch"), KS_ENOTFOUND);
+	KT_CONTAINS(ks_error_msg(), "nosuch");
+	KT_CONTAINS(ks_error_msg(), "/team");
+	KT_EQ_INT(ks_repo_resolve(id, r, "refs/pull/9/head"), KS_ENOTFOUND);
+	KT_EQ_INT(ks_repo_resolve(id, r, "0000000000000000000000000000000000000000"), KS_ENOTFOUND);
+
+	/* the commit at exactly the deadline counts; the two later ones are listed, newest first */
+	KT_EQ_INT(ks_repo_pick_commit(&p, r, tip, DEADLINE, 50), 0);
+	KT_ASSERT(p.found);
+	KT_EQ_STR(p.chosen.id, final);
+	KT_EQ_INT(p.chosen.time, DEADLINE);
+	KT_EQ_STR(p.chosen.subject, "final before the deadline");
+	KT_EQ_INT(p.nlater, 2);
+	KT_EQ_INT(p.later_total, 2);
+	KT_EQ_STR(p.later[0].subject, "much later");
+	KT_EQ_STR(p.later[1].subject, "one second late");
+	KT_EQ_INT(p.later[1].time, DEADLINE + 1);
+	KT_ASSERT(!p.later[0].ancestor_of_chosen);
+	ks_repo_pick_clear(&p);
+
+	/* the list is capped but counted */
+	KT_EQ_INT(ks_repo_pick_commit(&p, r, tip, DEADLINE, 1), 0);
+	KT_EQ_INT(p.nlater, 1);
+	KT_EQ_INT(p.later_total, 2);
+	ks_repo_pick_clear(&p);
+
+	/* a deadline before the first commit: nothing qualifies, everything is later */
+	KT_EQ_INT(ks_repo_pick_commit(&p, r, tip, 1000000000LL, 50), 0);
+	KT_ASSERT(!p.found);
+	KT_EQ_INT(p.later_total, 4);
+	ks_repo_pick_clear(&p);
+	ks_repo_free(r);
+	ks_free(tip);
+	ks_free(first);
+	ks_free(final);
+}
+
+static void test_files_and_patterns(void)
+{
+	ks_repo *r;
+	char *data = NULL, *path = NULL, *final, *tip;
+	size_t len;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	team_repo();
+	final = git_out("git -C team rev-parse HEAD~2%s", "");
+	tip = git_out("git -C team rev-parse HEAD%s", "");
+	r = open_fetch("team");
+
+	KT_EQ_INT(ks_repo_read_file(&data, &len, &path, r, final, "README.md", 1024), 0);
+	KT_EQ_STR(data, "hello");
+	KT_EQ_INT(len, 5);
+	KT_EQ_STR(path, "README.md");
+	ks_free(data);
+	ks_free(path);
+
+	/* iterations 2, 10 and 9: 10 wins (numeric, not lexical, which would give 9) */
+	KT_EQ_INT(ks_repo_read_file(&data, &len, &path, r, final,
+				    "sub/reflexion_oneshot_tritonbench_<N>.json", 1024), 0);
+	KT_EQ_STR(path, "sub/reflexion_oneshot_tritonbench_10.json");
+	KT_EQ_STR(data, "[10]");
+	ks_free(data);
+	ks_free(path);
+	/* the same pattern at the tip sees iteration 11, committed after the deadline */
+	KT_EQ_INT(ks_repo_read_file(&data, &len, &path, r, tip, "*/reflexion_oneshot_tritonbench_<N>.json",
+				    1024), 0);
+	KT_EQ_STR(path, "sub/reflexion_oneshot_tritonbench_11.json");
+	ks_free(data);
+	ks_free(path);
+
+	KT_EQ_INT(ks_repo_read_file(&data, &len, &path, r, final, "sub/missing.json", 1024), KS_ENOTFOUND);
+	KT_CONTAINS(ks_error_msg(), "sub/missing.json");
+	KT_ASSERT(data == NULL && path == NULL);
+	KT_EQ_INT(ks_repo_read_file(&data, &len, &path, r, final, "nothing_<N>.json", 1024), KS_ENOTFOUND);
+	KT_EQ_INT(ks_repo_read_file(&data, &len, &path, r, final, "sub/*.json", 1024), KS_EINVALID);
+	KT_CONTAINS(ks_error_msg(), "matches 3 files");
+	KT_EQ_INT(ks_repo_read_file(&data, &len, &path, r, final, "sub", 1024), KS_EINVALID);
+	KT_CONTAINS(ks_error_msg(), "folder");
+	KT_EQ_INT(ks_repo_read_file(&data, &len, &path, r, final, "sub/reflexion_oneshot_tritonbench_10.json",
+				    3), KS_ELIMIT);
+	KT_CONTAINS(ks_error_msg(), "limit");
+	KT_EQ_INT(ks_repo_read_file(&data, &len, &path, r, final, "../x", 1024), KS_EINVALID);
+	ks_repo_free(r);
+	ks_free(final);
+	ks_free(tip);
+}
+
+static void test_links_lfs_and_equal_iterations_are_refused(void)
+{
+	ks_repo *r;
+	char *data = NULL, *path = NULL, *tip;
+	size_t len;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	sh("git -c init.defaultBranch=main init -q odd");
+	put("odd/real.json", "[]");
+	sh("cd odd && ln -s real.json link.json && ln -s /etc/passwd abs.json");
+	put("odd/big.json", "version https://git-lfs.github.com/spec/v1\noid sha256:00\nsize 12345\n");
+	put("odd/a/run_3.json", "[a]");
+	put("odd/b/run_03.json", "[b]");
+	commit("odd", "2025-08-20T10:00:00Z", "odd files");
+	tip = git_out("git -C odd rev-parse HEAD%s", "");
+	r = open_fetch("odd");
+	KT_EQ_INT(ks_repo_read_file(&data, &len, &path, r, tip, "link.json", 1024), KS_EINVALID);
+	KT_CONTAINS(ks_error_msg(), "symbolic link");
+	KT_EQ_INT(ks_repo_read_file(&data, &len, &path, r, tip, "abs.json", 1024), KS_EINVALID);
+	/* a pattern never selects a link */
+	KT_EQ_INT(ks_repo_read_file(&data, &len, &path, r, tip, "l*.json", 1024), KS_ENOTFOUND);
+	KT_EQ_INT(ks_repo_read_file(&data, &len, &path, r, tip, "big.json", 1024), KS_EINVALID);
+	KT_CONTAINS(ks_error_msg(), "LFS");
+	/* 3 and 03 are the same iteration in two places: ambiguous, both named */
+	KT_EQ_INT(ks_repo_read_file(&data, &len, &path, r, tip, "*/run_<N>.json", 1024), KS_EINVALID);
+	KT_CONTAINS(ks_error_msg(), "a/run_3.json");
+	KT_CONTAINS(ks_error_msg(), "b/run_03.json");
+	ks_repo_free(r);
+	ks_free(tip);
+}
+
+static void test_forged_dates_are_reported(void)
+{
+	ks_repo *r;
+	ks_repo_pick p;
+	char *tip, *late;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	sh("git -c init.defaultBranch=main init -q forge");
+	commit("forge", "2025-08-20T10:00:00Z", "honest");
+	put("forge/x.json", "[late work]");
+	commit("forge", "2025-08-25T12:00:00Z", "late work");
+	commit("forge", "2025-08-24T12:00:00Z", "dated back");
+	tip = git_out("git -C forge rev-parse HEAD%s", "");
+	late = git_out("git -C forge rev-parse HEAD~1%s", "");
+	r = open_fetch("forge");
+	KT_EQ_INT(ks_repo_pick_commit(&p, r, tip, DEADLINE, 50), 0);
+	KT_ASSERT(p.found);
+	KT_EQ_STR(p.chosen.id, tip);
+	KT_EQ_INT(p.nlater, 1);
+	KT_EQ_STR(p.later[0].id, late);
+	KT_ASSERT(p.later[0].ancestor_of_chosen);
+	ks_repo_pick_clear(&p);
+	ks_repo_free(r);
+	ks_free(tip);
+	ks_free(late);
+}
+
+static void test_pull_request_refs_in_a_bare_repository(void)
+{
+	ks_repo *r;
+	ks_repo_pull *pr = NULL;
+	size_t n = 0;
+	char id[41], *url;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	sh("git -c init.defaultBranch=main init -q work");
+	put("work/README.md", "base");
+	commit("work", "2025-08-19T10:00:00Z", "base");
+	sh("git init -q --bare hub.git && cd work && git push -q ../hub.git main");
+	sh("cd work && git checkout -q -b a && echo a > a.json && git add -A && "
+	   "GIT_COMMITTER_DATE=2025-08-21T10:00:00Z git commit -q -m 'Team Alpha' && "
+	   "git push -q ../hub.git a:refs/pull/1/head");
+	sh("cd work && git checkout -q main && git checkout -q -b b && echo b > b.json && git add -A && "
+	   "GIT_COMMITTER_DATE=2025-08-22T10:00:00Z git commit -q -m 'Bravo' && "
+	   "git push -q ../hub.git b:refs/pull/12/head && git push -q ../hub.git b:refs/pull/2/head");
+	/* refs/pull/N/merge and odd names are not pull-request heads */
+	sh("cd work && git push -q ../hub.git b:refs/pull/2/merge && git push -q ../hub.git b:refs/pull/x/head");
+	url = ks_asprintf("file://%s/hub.git", kt_tmpdir());
+	r = open_fetch(url);
+	KT_EQ_INT(ks_repo_pull_requests(&pr, &n, r), 0);
+	KT_EQ_INT(n, 3);
+	KT_EQ_INT(pr[0].number, 1);
+	KT_EQ_STR(pr[0].subject, "Team Alpha");
+	KT_EQ_INT(pr[1].number, 2);
+	KT_EQ_STR(pr[1].subject, "Bravo");
+	KT_EQ_INT(pr[2].number, 12);
+	KT_EQ_INT(ks_repo_resolve(id, r, "refs/pull/1/head"), 0);
+	KT_EQ_STR(id, pr[0].id);
+	KT_EQ_STR(ks_repo_display(r), url);
+	ks_repo_pulls_free(pr, n);
+	ks_repo_free(r);
+	ks_free(url);
+}
+
+static void test_cache_is_reused_and_refreshed(void)
+{
+	ks_repo *r;
+	char id[41], *path, *tip2;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	sh("git -c init.defaultBranch=main init -q t");
+	commit("t", "2025-08-20T10:00:00Z", "one");
+	sh("cd t && git branch gone");
+	r = open_fetch("t");
+	path = ks_strdup(ks_repo_path(r));
+	KT_ASSERT(ks_fs_is_dir(path));
+	KT_ASSERT(!strncmp(path, kt_tmpdir(), strlen(kt_tmpdir())));
+	KT_CONTAINS(path, "/cache/repos/");
+	KT_ASSERT(ks_repo_fetched_at(r) > 0);
+	KT_ASSERT(ks_repo_has_refs(r));
+	ks_repo_free(r);
+	/* a new commit upstream, a deleted branch: the same mirror gets the commit, keeps the branch */
+	commit("t", "2025-08-21T10:00:00Z", "two");
+	sh("cd t && git branch -D gone");
+	tip2 = git_out("git -C t rev-parse HEAD%s", "");
+	{
+		/* the same repository named by another relative path maps to the same mirror */
+		char *alt = ks_asprintf("%s/./t", kt_tmpdir());
+		r = open_fetch(alt);
+		ks_free(alt);
+	}
+	KT_EQ_STR(ks_repo_path(r), path);
+	KT_EQ_INT(ks_repo_resolve(id, r, "main"), 0);
+	KT_EQ_STR(id, tip2);
+	KT_EQ_INT(ks_repo_resolve(id, r, "gone"), 0);
+	/* the mirror has no working tree and no credentials in its configuration */
+	{
+		char *head = ks_path_join(path, "HEAD"), *wt = ks_path_join(path, "README.md");
+		KT_ASSERT(ks_fs_exists(head));
+		KT_ASSERT(!ks_fs_exists(wt));
+		ks_free(head);
+		ks_free(wt);
+	}
+	ks_repo_free(r);
+	ks_free(path);
+	ks_free(tip2);
+}
+
+static void test_unreachable_locations_fail_without_leaking_credentials(void)
+{
+	ks_repo_options o = KS_REPO_OPTIONS_INIT;
+	ks_repo *r = NULL;
+	char *cache = ks_asprintf("%s/cache", kt_tmpdir());
+	o.cache_dir = cache;
+	KT_EQ_INT(ks_repo_open(&r, "/nonexistent/team-repo", &o), 0);
+	KT_EQ_INT(ks_repo_fetch(r), KS_ERROR);
+	KT_CONTAINS(ks_error_msg(), "/nonexistent/team-repo");
+	KT_ASSERT(!ks_repo_has_refs(r));
+	KT_EQ_INT(ks_repo_fetched_at(r), 0);
+	ks_repo_free(r);
+	/* port 1 on loopback: refused at once */
+	KT_EQ_INT(ks_repo_open(&r, "http://alice:TOPSECRET-42@127.0.0.1:1/team.git", &o), 0);
+	KT_EQ_STR(ks_repo_display(r), "http://127.0.0.1:1/team.git");
+	KT_ASSERT(ks_repo_fetch(r) < 0);
+	KT_CONTAINS(ks_error_msg(), "127.0.0.1:1/team.git");
+	KT_NOT_CONTAINS(ks_error_msg(), "TOPSECRET");
+	{
+		char cmd[8192];
+		snprintf(cmd, sizeof(cmd), "grep -rq TOPSECRET '%s'", cache);
+		KT_ASSERT(system(cmd) != 0);
+	}
+	ks_repo_free(r);
+	KT_EQ_INT(ks_repo_open(&r, "", &o), KS_EINVALID);
+	ks_free(cache);
+}
+
+static void test_fetch_size_cap(void)
+{
+	ks_repo_options o = KS_REPO_OPTIONS_INIT;
+	ks_repo *r = NULL;
+	char *cache, *url;
+	int rc;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	sh("git -c init.defaultBranch=main init -q big && head -c 300000 /dev/urandom > big/blob.bin");
+	commit("big", "2025-08-20T10:00:00Z", "big");
+	sh("git clone -q --bare big big.git");
+	cache = ks_asprintf("%s/cache", kt_tmpdir());
+	url = ks_asprintf("file://%s/big.git", kt_tmpdir());
+	o.cache_dir = cache;
+	o.max_fetch_bytes = 4096;
+	KT_EQ_INT(ks_repo_open(&r, url, &o), 0);
+	rc = ks_repo_fetch(r);
+	if (rc == 0)
+		KT_SKIP("libgit2's local transport reported no transfer progress to cap");
+	KT_EQ_INT(rc, KS_ELIMIT);
+	KT_CONTAINS(ks_error_msg(), "limit");
+	ks_repo_free(r);
+	ks_free(cache);
+	ks_free(url);
+}
+
+static const kt_test tests[] = {
+	KT(test_locations_are_redacted), KT(test_pattern_syntax_and_matching),
+	KT(test_refs_deadline_and_later_commits), KT(test_files_and_patterns),
+	KT(test_links_lfs_and_equal_iterations_are_refused), KT(test_forged_dates_are_reported),
+	KT(test_pull_request_refs_in_a_bare_repository), KT(test_cache_is_reused_and_refreshed),
+	KT(test_unreachable_locations_fail_without_leaking_credentials), KT(test_fetch_size_cap), { 0 }
+};
+KT_MAIN("repos", tests)
