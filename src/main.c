@@ -11,6 +11,7 @@
 #include "refcheck.h"
 #include "pipeline.h"
 #include "submission.h"
+#include "scoreopts.h"
 #include "upload.h"
 
 #include <curl/curl.h>
@@ -42,17 +43,9 @@ enum {
 };
 
 typedef struct {
-	const char *team, *out, *refs, *suite, *arch, *cache_dir;
-	int ks[32];
-	size_t nks;
-	int compile_only, require_gpu, json, quiet, no_cache, device, jobs, color;
-	int seed_given;
-	uint64_t seed;
-	double kernel_timeout, compile_timeout;
-	size_t compile_memory;
-	int upload;
-	const char *upload_config;
-	ks_upload_options up;
+	ks_scoreopts so;           /* the scoring and upload options shared with `score batch` */
+	const char *team, *out;
+	int json, quiet, color;
 	ks_upload_setup *upsetup;
 } options;
 
@@ -82,33 +75,10 @@ static void usage(FILE *f)
 		"Options:\n"
 		"  -t, --team NAME           team name recorded in the results\n"
 		"  -o, --out DIR             result folder (one SUBMISSION only); default: X/ for X.json,\n"
-		"                            D-results/ for a folder D\n"
-		"  -r, --refs DIR            reference problems (default: $KSCORE_REFS, ./reference_tests,\n"
-		"                            or the installed copy)\n"
-		"      --suite NAME          only match problems of this suite\n"
-		"  -k, --pass-at-k LIST      comma-separated k values for pass@k (default: 1)\n"
-		"      --compile-only        compile only, run nothing (for machines without a GPU)\n"
-		"      --require-gpu         fail (exit 69) instead of falling back to compile-only\n"
-		"      --arch ARCH           NVRTC target when no GPU decides it (default: sm_90a)\n"
-		"      --device N            CUDA device ordinal (default: 0)\n"
-		"      --seed N              base seed for inputs (default: random; recorded in score.json)\n"
-		"  -j, --jobs N              parallel compiles (default: number of CPUs)\n"
-		"      --cache-dir DIR       compiled-kernel cache (default: $XDG_CACHE_HOME/kscore)\n"
-		"      --no-cache            do not read or write the compile cache\n"
-		"      --kernel-timeout SEC  a kernel run longer than this is killed (default: 10)\n"
-		"      --compile-timeout SEC a compile longer than this is killed (default: 60)\n"
-		"      --compile-memory MIB  address-space limit of a compile (default: 8192)\n"
-		"      --no-timing           check correctness only: no timing, no speedups\n"
-		"      --config FILE         timing and roofline settings (default: scoring/scoring.json)\n"
-		"      --recalibrate         measure the GPU's ceilings again instead of using the cache\n"
+		"                            D-results/ for a folder D\n");
+	ks_scoreopts_usage(f);
+	fprintf(f,
 		"      --json                print a JSON summary on stdout instead of the table\n"
-		"      --upload              upload each result to the leaderboard (see score upload --help)\n"
-		"      --endpoint URL        leaderboard endpoint (default: from the upload config)\n"
-		"      --upload-mode MODE    native or gradio\n"
-		"      --upload-config FILE  upload configuration (default: scoring/upload.json)\n"
-		"      --token-file FILE     file holding the upload token (else $KSCORE_UPLOAD_TOKEN)\n"
-		"      --ca-bundle FILE      CA certificates for the endpoint\n"
-		"      --spool DIR           where failed uploads wait for `score upload --pending`\n"
 		"  -q, --quiet               no progress and no table\n"
 		"      --color[=WHEN]        never, always or auto (default; honours NO_COLOR)\n"
 		"  -h, --help                show this help and exit\n"
@@ -125,23 +95,6 @@ static void usage(FILE *f)
 static const char *col(const char *code)
 {
 	return g_color ? code : "";
-}
-
-static int parse_ks(options *o, const char *s)
-{
-	char *dup = ks_strdup(s), *tok, *save = NULL;
-	o->nks = 0;
-	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *end;
-		long v = strtol(tok, &end, 10);
-		if (*end || v < 1 || v > 100000 || o->nks == 32) {
-			ks_free(dup);
-			return -1;
-		}
-		o->ks[o->nks++] = (int)v;
-	}
-	ks_free(dup);
-	return o->nks ? 0 : -1;
 }
 
 static char *default_out(const char *input)
@@ -163,55 +116,6 @@ static char *default_out(const char *input)
 	ks_free(stem);
 	ks_free(trim);
 	return out;
-}
-
-static char *find_refs(const char *given)
-{
-	const char *env = getenv("KSCORE_REFS");
-	char *exe, *c[3];
-	char *found = NULL;
-	int i;
-	if (given)
-		return ks_strdup(given);
-	if (env && *env)
-		return ks_strdup(env);
-	if (ks_fs_is_dir("reference_tests"))
-		return ks_strdup("reference_tests");
-	exe = ks_exe_dir();
-	c[0] = ks_asprintf("%s/../share/kscore/reference_tests", exe);
-	c[1] = ks_asprintf("%s/../reference_tests", exe);
-	c[2] = ks_asprintf("%s/../../reference_tests", exe);
-	for (i = 0; i < 3; i++) {
-		if (!found && ks_fs_is_dir(c[i]))
-			found = ks_strdup(c[i]);
-		ks_free(c[i]);
-	}
-	ks_free(exe);
-	return found;
-}
-
-static char *default_cache(void)
-{
-	const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
-	if (x && *x)
-		return ks_asprintf("%s/kscore", x);
-	if (h && *h)
-		return ks_asprintf("%s/.cache/kscore", h);
-	return NULL;
-}
-
-static uint64_t random_seed(void)
-{
-	uint64_t s = 0;
-	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (read(fd, &s, sizeof(s)) != (ssize_t)sizeof(s))
-			s = 0;
-		close(fd);
-	}
-	if (!s)
-		s = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
-	return s;
 }
 
 static void print_table(const ks_kernel_result *r, size_t n, int gpu)
@@ -339,35 +243,12 @@ int main(int argc, char **argv)
 	static const struct option lopts[] = {
 		{ "team", required_argument, 0, 't' },
 		{ "out", required_argument, 0, 'o' },
-		{ "refs", required_argument, 0, 'r' },
-		{ "suite", required_argument, 0, 1 },
-		{ "pass-at-k", required_argument, 0, 'k' },
-		{ "compile-only", no_argument, 0, 2 },
-		{ "require-gpu", no_argument, 0, 3 },
-		{ "arch", required_argument, 0, 4 },
-		{ "device", required_argument, 0, 5 },
-		{ "seed", required_argument, 0, 6 },
-		{ "jobs", required_argument, 0, 'j' },
-		{ "cache-dir", required_argument, 0, 7 },
-		{ "no-cache", no_argument, 0, 8 },
-		{ "kernel-timeout", required_argument, 0, 9 },
-		{ "compile-timeout", required_argument, 0, 10 },
-		{ "compile-memory", required_argument, 0, 11 },
-		{ "json", no_argument, 0, 12 },
+		{ "json", no_argument, 0, 1 },
 		{ "quiet", no_argument, 0, 'q' },
-		{ "color", optional_argument, 0, 13 },
-		{ "upload", no_argument, 0, 14 },
-		{ "no-timing", no_argument, 0, 21 },
-		{ "config", required_argument, 0, 22 },
-		{ "recalibrate", no_argument, 0, 23 },
-		{ "endpoint", required_argument, 0, 15 },
-		{ "upload-mode", required_argument, 0, 16 },
-		{ "upload-config", required_argument, 0, 17 },
-		{ "token-file", required_argument, 0, 18 },
-		{ "ca-bundle", required_argument, 0, 19 },
-		{ "spool", required_argument, 0, 20 },
+		{ "color", optional_argument, 0, 2 },
 		{ "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' },
+		KS_SCOREOPTS_LONGOPTS,
 		{ 0, 0, 0, 0 }
 	};
 	options o;
@@ -394,22 +275,16 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	memset(&o, 0, sizeof(o));
-	{
-		ks_upload_options ui = KS_UPLOAD_OPTIONS_INIT;
-		o.up = ui;
-	}
-	o.arch = "sm_90a";
-	o.ks[0] = 1;
-	o.nks = 1;
-	o.kernel_timeout = 10;
-	o.compile_timeout = 60;
-	o.compile_memory = 8192;
+	ks_scoreopts_init(&o.so);
 	o.color = -1;
-	o.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	if (o.jobs < 1)
-		o.jobs = 1;
-	while ((c = getopt_long(argc, argv, "t:o:r:k:j:qhV", lopts, NULL)) != -1) {
-		char *end = NULL;
+	while ((c = getopt_long(argc, argv, "t:o:qhV" KS_SCOREOPTS_SHORTOPTS, lopts, NULL)) != -1) {
+		int r = ks_scoreopts_parse(&o.so, c, optarg);
+		if (r < 0) {
+			fprintf(stderr, "score: %s\n", ks_error_msg());
+			return EXIT_USAGE;
+		}
+		if (r == 1)
+			continue;
 		switch (c) {
 		case 't':
 			o.team = optarg;
@@ -417,89 +292,13 @@ int main(int argc, char **argv)
 		case 'o':
 			o.out = optarg;
 			break;
-		case 'r':
-			o.refs = optarg;
-			break;
 		case 1:
-			o.suite = optarg;
-			break;
-		case 'k':
-			if (parse_ks(&o, optarg) < 0) {
-				fprintf(stderr, "score: -k needs a list of positive integers like 1,5,10\n");
-				return EXIT_USAGE;
-			}
-			break;
-		case 2:
-			o.compile_only = 1;
-			break;
-		case 3:
-			o.require_gpu = 1;
-			break;
-		case 4:
-			o.arch = optarg;
-			if (strncmp(optarg, "sm_", 3)) {
-				fprintf(stderr, "score: --arch takes a real architecture like sm_90a (CUBIN, not PTX)\n");
-				return EXIT_USAGE;
-			}
-			break;
-		case 5:
-			o.device = (int)strtol(optarg, &end, 10);
-			if (*end || o.device < 0) {
-				fprintf(stderr, "score: --device takes a device ordinal\n");
-				return EXIT_USAGE;
-			}
-			break;
-		case 6:
-			errno = 0;
-			o.seed = strtoull(optarg, &end, 0);
-			if (*end || errno) {
-				fprintf(stderr, "score: --seed takes an integer\n");
-				return EXIT_USAGE;
-			}
-			o.seed_given = 1;
-			break;
-		case 'j':
-			o.jobs = (int)strtol(optarg, &end, 10);
-			if (*end || o.jobs < 1 || o.jobs > 256) {
-				fprintf(stderr, "score: --jobs takes a number from 1 to 256\n");
-				return EXIT_USAGE;
-			}
-			break;
-		case 7:
-			o.cache_dir = optarg;
-			break;
-		case 8:
-			o.no_cache = 1;
-			break;
-		case 9:
-		case 10:
-			{
-				double v = strtod(optarg, &end);
-				if (*end || !(v > 0) || v > 86400) {
-					fprintf(stderr, "score: %s takes seconds\n",
-						c == 9 ? "--kernel-timeout" : "--compile-timeout");
-					return EXIT_USAGE;
-				}
-				if (c == 9)
-					o.kernel_timeout = v;
-				else
-					o.compile_timeout = v;
-			}
-			break;
-		case 11:
-			o.compile_memory = (size_t)strtoul(optarg, &end, 10);
-			if (*end || o.compile_memory < 256) {
-				fprintf(stderr, "score: --compile-memory takes MiB (at least 256)\n");
-				return EXIT_USAGE;
-			}
-			break;
-		case 12:
 			o.json = 1;
 			break;
 		case 'q':
 			o.quiet = 1;
 			break;
-		case 13:
+		case 2:
 			if (!optarg || !strcmp(optarg, "always"))
 				o.color = 1;
 			else if (!strcmp(optarg, "never"))
@@ -510,43 +309,6 @@ int main(int argc, char **argv)
 				fprintf(stderr, "score: --color takes never, always or auto\n");
 				return EXIT_USAGE;
 			}
-			break;
-		case 14:
-			o.upload = 1;
-			break;
-		case 15:
-			o.up.endpoint = optarg;
-			break;
-		case 16:
-			if (!strcmp(optarg, "native"))
-				o.up.mode = KS_UPLOAD_NATIVE;
-			else if (!strcmp(optarg, "gradio"))
-				o.up.mode = KS_UPLOAD_GRADIO;
-			else {
-				fprintf(stderr, "score: --upload-mode takes native or gradio\n");
-				return EXIT_USAGE;
-			}
-			break;
-		case 17:
-			o.upload_config = optarg;
-			break;
-		case 18:
-			o.up.token_file = optarg;
-			break;
-		case 19:
-			o.up.ca_bundle = optarg;
-			break;
-		case 20:
-			o.up.spool_dir = optarg;
-			break;
-		case 21:
-			po.no_timing = 1;
-			break;
-		case 22:
-			po.config = optarg;
-			break;
-		case 23:
-			po.recalibrate = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -567,68 +329,52 @@ int main(int argc, char **argv)
 		fprintf(stderr, "score: --out needs exactly one SUBMISSION\n");
 		return EXIT_USAGE;
 	}
-	if (o.compile_only && o.require_gpu) {
-		fprintf(stderr, "score: --compile-only and --require-gpu contradict each other\n");
+	if (ks_scoreopts_finish(&o.so) < 0) {
+		fprintf(stderr, "score: %s\n", ks_error_msg());
 		return EXIT_USAGE;
 	}
 	g_color = o.color == -1 ? (isatty(1) && !(nc && *nc)) : o.color;
 	if (o.json)
 		g_color = 0;
-	if (!o.seed_given)
-		o.seed = random_seed();
-	if (!o.no_cache) {
-		cache = o.cache_dir ? ks_strdup(o.cache_dir) : default_cache();
+	if (!o.so.no_cache) {
+		cache = o.so.cache_dir ? ks_strdup(o.so.cache_dir) : ks_scoreopts_default_cache();
 		if (cache && ks_fs_mkdir_p(cache, 0755) < 0) {
 			fprintf(stderr, "score: warning: cannot use the cache %s: %s\n", cache, ks_error_msg());
 			ks_free(cache);
 			cache = NULL;
 		}
 	}
-	o.cache_dir = cache;
-	if (o.upload) {
+	if (o.so.upload) {
 		/* before any child process starts: this removes the token from the environment */
 		curl_global_init(CURL_GLOBAL_ALL);
-		o.up.team = o.team;
-		o.up.log_fn = upload_log;
-		if (ks_upload_setup_new(&o.upsetup, &o.up, o.upload_config, KS_UPLOAD_NEED_ENDPOINT) < 0) {
+		o.so.up.team = o.team;
+		o.so.up.log_fn = upload_log;
+		if (ks_upload_setup_new(&o.upsetup, &o.so.up, o.so.upload_config, KS_UPLOAD_NEED_ENDPOINT) < 0) {
 			fprintf(stderr, "score: error: upload configuration: %s\n", ks_error_msg());
 			rc = 78;
 			goto done;
 		}
 	}
 
-	refs = find_refs(o.refs);
+	refs = ks_scoreopts_find_refs(o.so.refs);
 	if (!refs) {
 		fprintf(stderr, "score: error: cannot load the reference problems: no reference_tests folder "
 			"found (use --refs)\n");
 		rc = EXIT_DATAERR;
 		goto done;
 	}
-	po.refs = refs;
-	po.suite = o.suite;
-	po.compile_only = o.compile_only;
-	po.require_gpu = o.require_gpu;
-	po.arch = o.arch;
-	po.device = o.device;
-	po.jobs = o.jobs;
-	po.cache_dir = o.cache_dir;
-	po.kernel_timeout_s = o.kernel_timeout;
-	po.compile_timeout_s = o.compile_timeout;
-	po.compile_memory_mb = o.compile_memory;
-	po.seed = o.seed;
-	po.ks = o.ks;
-	po.nks = o.nks;
+	ks_scoreopts_pipeline(&po, &o.so, refs, cache);
 	po.progress = isatty(2) && !o.quiet;
 	if ((c = ks_pipeline_new(&pl, &po)) < 0) {
 		fprintf(stderr, "score: error: %s\n", ks_error_msg());
 		rc = c == KS_EUNSUPPORTED ? EXIT_UNAVAILABLE : EXIT_DATAERR;
 		goto done;
 	}
-	if (!o.compile_only && !ks_pipeline_has_gpu(pl))
+	if (!o.so.compile_only && !ks_pipeline_has_gpu(pl))
 		fprintf(stderr, "score: warning: no usable GPU (%s)\n"
 			"score: warning: falling back to compile-only mode: kernels are compiled for %s "
 			"but not run, so there are no call or exec results (exit status 3; "
-			"--require-gpu makes this an error)\n", ks_pipeline_no_gpu_reason(pl), o.arch);
+			"--require-gpu makes this an error)\n", ks_pipeline_no_gpu_reason(pl), o.so.arch);
 	jroot = cJSON_CreateObject();
 	cJSON_AddStringToObject(jroot, "scorer", "kscore " KS_VERSION);
 	cJSON_AddStringToObject(jroot, "mode", ks_pipeline_has_gpu(pl) ? "gpu" : "compile-only");
@@ -642,7 +388,7 @@ int main(int argc, char **argv)
 	}
 	if (bad_input)
 		rc = EXIT_DATAERR;
-	else if (!ks_pipeline_has_gpu(pl) && !o.compile_only)
+	else if (!ks_pipeline_has_gpu(pl) && !o.so.compile_only)
 		rc = EXIT_NO_GPU;
 	else if (nk > 0 && ngood == nk)
 		rc = EXIT_ALL;
