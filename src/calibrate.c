@@ -4,6 +4,7 @@
 #include "fsutil.h"
 #include "jsonutil.h"
 #include "mem.h"
+#include "scoreopts.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -341,7 +342,6 @@ int ks_calibrate_main(int argc, char **argv)
 	ks_worker *w = NULL;
 	ks_ceilings c;
 	char *exe = NULL, *cache = NULL;
-	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 	int opt, device = 0, force = 0, json = 0, rc = 0;
 
 	optind = 1;
@@ -374,7 +374,7 @@ int ks_calibrate_main(int argc, char **argv)
 		}
 	}
 	if (!cache)
-		cache = x && *x ? ks_asprintf("%s/kscore", x) : home ? ks_asprintf("%s/.cache/kscore", home) : NULL;
+		cache = ks_scoreopts_default_cache();
 	co.cache_dir = cache;
 	exe = ks_find_helper("kscore-worker");
 	if (!exe) {

@@ -3,6 +3,7 @@
 #include "fsutil.h"
 #include "jsonutil.h"
 #include "mem.h"
+#include "scoreopts.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -79,7 +80,8 @@ int ks_catalog_main(int argc, char **argv)
 		{ "json", no_argument, 0, 'j' },        { "export-prompts", required_argument, 0, 'e' },
 		{ "help", no_argument, 0, 'h' },        { 0, 0, 0, 0 }
 	};
-	const char *refs = getenv("KSCORE_REFS"), *suite = NULL, *export = NULL;
+	char *refs = NULL;
+	const char *given = NULL, *suite = NULL, *export = NULL;
 	ks_problem_set *set = NULL;
 	int opt, json = 0, rc = 0;
 	size_t i;
@@ -88,7 +90,7 @@ int ks_catalog_main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "r:h", lopts, NULL)) != -1) {
 		switch (opt) {
 		case 'r':
-			refs = optarg;
+			given = optarg;
 			break;
 		case 's':
 			suite = optarg;
@@ -110,12 +112,16 @@ int ks_catalog_main(int argc, char **argv)
 			return 64;
 		}
 	}
-	if (!refs || !*refs)
-		refs = "reference_tests";
+	refs = ks_scoreopts_find_refs(given);
+	if (!refs) {
+		fprintf(stderr, "score: no reference_tests folder found (use --refs)\n");
+		return 65;
+	}
 	if (ks_problem_set_load(&set, refs, suite) < 0 || set->n == 0) {
 		fprintf(stderr, "score problems: no valid problem in %s%s%s\n", refs, set ? "" : ": ",
 			set ? "" : ks_error_msg());
 		ks_problem_set_free(set);
+		ks_free(refs);
 		return 65;
 	}
 	for (i = 0; i < set->nerrors; i++)
@@ -146,5 +152,6 @@ int ks_catalog_main(int argc, char **argv)
 		printf("%zu problems\n", set->n);
 	}
 	ks_problem_set_free(set);
+	ks_free(refs);
 	return rc;
 }

@@ -7,6 +7,7 @@
 #include "fsutil.h"
 #include "jsonutil.h"
 #include "mem.h"
+#include "scoreopts.h"
 #include "problem.h"
 #include "roofline.h"
 #include "runner.h"
@@ -238,7 +239,8 @@ int ks_refcheck_main(int argc, char **argv)
 		{ "device", required_argument, 0, 'd' }, { "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 }
 	};
-	const char *refs = getenv("KSCORE_REFS"), *suite = NULL, *json = NULL;
+	char *refs = NULL;
+	const char *given = NULL, *suite = NULL, *json = NULL;
 	ks_compile_options co = KS_COMPILE_OPTIONS_INIT;
 	ks_runner_options ro = KS_RUNNER_OPTIONS_INIT;
 	ks_config cfg = KS_CONFIG_INIT;
@@ -251,13 +253,12 @@ int ks_refcheck_main(int argc, char **argv)
 	row *rows = NULL;
 	cJSON *out = NULL;
 	int opt, compile_only = 0, device = 0, have_ceil = 0, rc = 0;
-	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "r:h", lopts, NULL)) != -1) {
 		switch (opt) {
 		case 'r':
-			refs = optarg;
+			given = optarg;
 			break;
 		case 's':
 			suite = optarg;
@@ -285,13 +286,17 @@ int ks_refcheck_main(int argc, char **argv)
 			return 64;
 		}
 	}
-	if (!refs || !*refs)
-		refs = "reference_tests";
-	if (ks_problem_set_load(&set, refs, suite) < 0) {
-		fprintf(stderr, "score check-refs: %s\n", ks_error_msg());
+	refs = ks_scoreopts_find_refs(given);
+	if (!refs) {
+		fprintf(stderr, "score: no reference_tests folder found (use --refs)\n");
 		return 65;
 	}
-	cache = x && *x ? ks_asprintf("%s/kscore", x) : home ? ks_asprintf("%s/.cache/kscore", home) : NULL;
+	if (ks_problem_set_load(&set, refs, suite) < 0) {
+		fprintf(stderr, "score check-refs: %s\n", ks_error_msg());
+		ks_free(refs);
+		return 65;
+	}
+	cache = ks_scoreopts_default_cache();
 	if (cache)
 		ks_fs_mkdir_p(cache, 0755);
 	co.cache_dir = cache;
@@ -415,5 +420,6 @@ done:
 	ks_free(cfgpath);
 	ks_runner_free(run);
 	ks_problem_set_free(set);
+	ks_free(refs);
 	return rc;
 }
