@@ -23,6 +23,7 @@
 
 #define MD_NV 4                     // 16-byte vectors (8 values) per thread per round
 #define MD_EPT (8 * MD_NV)          // elements per thread per round
+#define MD_SR 8                     // elements per thread per round, scalar path
 
 __device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
 
@@ -67,7 +68,7 @@ __device__ __forceinline__ float max8(uint4 a)
     return fmaxf(fmaxf(fmaxf(f0.x, f0.y), fmaxf(f1.x, f1.y)), fmaxf(fmaxf(f2.x, f2.y), fmaxf(f3.x, f3.y)));
 }
 
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void __launch_bounds__(256, 4)
 max_dim_partial(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__ y, float* __restrict__ partial,
                 int rows, int cols, int split)
 {
@@ -108,15 +109,15 @@ max_dim_partial(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__
                 if (j < nv) m = fmaxf(m, max8(__ldg(x8 + j)));
             }
         } else {
-            for (int base = 0; base < len; base += G * MD_EPT) {
-                float v[MD_EPT];
+            for (int base = 0; base < len; base += G * MD_SR) {
+                float v[MD_SR];
 #pragma unroll
-                for (int k = 0; k < MD_EPT; ++k) {
+                for (int k = 0; k < MD_SR; ++k) {
                     const int j = base + k * G + lane;
                     v[k] = j < len ? __bfloat162float(xs[j]) : neg_inf();
                 }
 #pragma unroll
-                for (int k = 0; k < MD_EPT; ++k) m = fmaxf(m, v[k]);
+                for (int k = 0; k < MD_SR; ++k) m = fmaxf(m, v[k]);
             }
         }
         m = group_max(m, G, red);

@@ -21,6 +21,7 @@
 
 #define SD_NV 8                     // four-element vectors per thread per round
 #define SD_EPT (4 * SD_NV)          // elements per thread per round
+#define SD_SR 8                     // elements per thread per round, scalar path
 
 __device__ __forceinline__ int pow2_at_least(int v)
 {
@@ -55,7 +56,7 @@ __device__ __forceinline__ int chunk_len(int cols, int split)
     return (int)((c + 7) & ~7ll);
 }
 
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void __launch_bounds__(256, 4)
 sum_dim_partial(const float* __restrict__ x, float* __restrict__ y, float* __restrict__ partial,
                 int rows, int cols, int split)
 {
@@ -101,15 +102,15 @@ sum_dim_partial(const float* __restrict__ x, float* __restrict__ y, float* __res
                 for (int k = 0; k < SD_NV; ++k) acc += (v[k].x + v[k].y) + (v[k].z + v[k].w);
             }
         } else {
-            for (int base = 0; base < len; base += G * SD_EPT) {
-                float v[SD_EPT];
+            for (int base = 0; base < len; base += G * SD_SR) {
+                float v[SD_SR];
 #pragma unroll
-                for (int k = 0; k < SD_EPT; ++k) {
+                for (int k = 0; k < SD_SR; ++k) {
                     const int j = base + k * G + lane;
                     v[k] = j < len ? __ldg(xs + j) : 0.0f;
                 }
 #pragma unroll
-                for (int k = 0; k < SD_EPT; ++k) acc += v[k];
+                for (int k = 0; k < SD_SR; ++k) acc += v[k];
             }
         }
         acc = group_sum(acc, G, red);
