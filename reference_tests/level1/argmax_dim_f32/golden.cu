@@ -1,0 +1,172 @@
+// Golden kernels for argmax_dim_f32: y[r] = the lowest j with x[r, j] == max_k x[r, k], over a
+// row-major [rows, cols] float32 tensor; y is int32.
+//
+// Two launches (see golden_launch in problem.json):
+//  1. argmax_dim_partial: each row is cut into `split` chunks of clen = align(cdiv(cols, split), 8)
+//     elements (the last chunk is shorter; a chunk past the end of the row is empty and yields
+//     (-inf, INT_MAX)). A group of G threads (G a power of two, G <= blockDim.x) reduces one
+//     chunk: G is the smallest power of two with G * 32 >= clen, capped at blockDim.x, and the
+//     group walks its chunk in rounds of 32 elements per thread (8 independent 16-byte loads in
+//     flight per thread, consecutive threads on consecutive vectors). With split == 1 the
+//     chunk result is written to y directly, otherwise (value, index) goes to
+//     pval/pidx[row * split + chunk].
+//  2. argmax_dim_finish: when split > 1, one warp per row combines its partials.
+// Ties: each thread visits its elements in increasing index order and replaces its candidate
+// only on a strictly larger value; candidates are combined by "larger value wins, equal values:
+// lower index wins", a commutative rule, so the result is the first maximum whatever the order.
+// Vector loads need cols % 4 == 0 and a 16-byte aligned x; otherwise the same walk runs element
+// by element. Any grid size is correct (block-uniform loops). Requires blockDim.x to be a power
+// of two between 32 and 1024. Inputs are finite (NaN handling is not specified).
+
+#define AM_NV 8                     // four-element vectors per thread per round
+#define AM_EPT (4 * AM_NV)          // elements per thread per round
+#define AM_SR 8                     // elements per thread per round, scalar path
+#define AM_NOIDX 0x7fffffff
+
+__device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
+
+__device__ __forceinline__ int pow2_at_least(int v)
+{
+    int p = 1;
+    while (p < v) p <<= 1;
+    return p;
+}
+
+// (v, i) := the better of (v, i) and (ov, oi): larger value, then lower index.
+__device__ __forceinline__ void am_merge(float& v, int& i, float ov, int oi)
+{
+    if (ov > v || (ov == v && oi < i)) {
+        v = ov;
+        i = oi;
+    }
+}
+
+// Argmax over this thread's group of G threads; every thread of the group gets the same pair.
+// For G > 32 every thread of the block must call it.
+__device__ __forceinline__ void group_argmax(float& v, int& i, int G, float* redv, int* redi)
+{
+    const int w = G < 32 ? G : 32;
+    for (int off = w >> 1; off > 0; off >>= 1) {
+        const float ov = __shfl_xor_sync(0xffffffffu, v, off);
+        const int oi = __shfl_xor_sync(0xffffffffu, i, off);
+        am_merge(v, i, ov, oi);
+    }
+    if (G > 32) {
+        const int warp = threadIdx.x >> 5;
+        const int wpg = G >> 5;
+        const int g0 = warp & ~(wpg - 1);
+        __syncthreads();
+        if ((threadIdx.x & 31) == 0) {
+            redv[warp] = v;
+            redi[warp] = i;
+        }
+        __syncthreads();
+        v = redv[g0];
+        i = redi[g0];
+        for (int k = 1; k < wpg; ++k) am_merge(v, i, redv[g0 + k], redi[g0 + k]);
+    }
+}
+
+__device__ __forceinline__ int chunk_len(int cols, int split)
+{
+    const long long c = ((long long)cols + split - 1) / split;
+    return (int)((c + 7) & ~7ll);
+}
+
+// Visit the four elements of a vector whose first element has row index e, in index order.
+__device__ __forceinline__ void am_visit4(float& bv, int& bi, float4 a, int e)
+{
+    if (a.x > bv) { bv = a.x; bi = e; }
+    if (a.y > bv) { bv = a.y; bi = e + 1; }
+    if (a.z > bv) { bv = a.z; bi = e + 2; }
+    if (a.w > bv) { bv = a.w; bi = e + 3; }
+}
+
+extern "C" __global__ void __launch_bounds__(256, 4)
+argmax_dim_partial(const float* __restrict__ x, int* __restrict__ y, float* __restrict__ pval,
+                   int* __restrict__ pidx, int rows, int cols, int split)
+{
+    __shared__ float redv[32];
+    __shared__ int redi[32];
+    const int bd = blockDim.x;
+    const int clen = chunk_len(cols, split);
+    int G = pow2_at_least((clen + AM_EPT - 1) / AM_EPT);
+    if (G > bd) G = bd;
+    const int R = bd / G;
+    const int lane = threadIdx.x & (G - 1);
+    const int gi = threadIdx.x / G;
+    const long long nseg = (long long)rows * split;
+    const bool vec = (cols & 3) == 0 && (reinterpret_cast<unsigned long long>(x) & 15ull) == 0;
+
+    for (long long s0 = (long long)blockIdx.x * R; s0 < nseg; s0 += (long long)gridDim.x * R) {
+        const long long seg = s0 + gi;
+        const bool active = seg < nseg;
+        const long long row = active ? seg / split : 0;
+        const long long start = active ? (seg - row * split) * (long long)clen : 0;
+        const long long end = start + clen < cols ? start + clen : cols;
+        const int len = active && end > start ? (int)(end - start) : 0;
+        const int st = (int)start;                        // < cols when len > 0
+        const float* __restrict__ xs = x + row * cols + start;
+        float bv = neg_inf();
+        int bi = AM_NOIDX;
+        if (vec) {
+            const float4* __restrict__ x4 = reinterpret_cast<const float4*>(xs);
+            const int nv = len >> 2;                   // len % 4 == 0 here
+            int base = 0;
+            for (; base + G * AM_NV <= nv; base += G * AM_NV) {   // full rounds: no bound checks
+                float4 v[AM_NV];
+#pragma unroll
+                for (int k = 0; k < AM_NV; ++k) v[k] = __ldg(x4 + base + k * G + lane);
+#pragma unroll
+                for (int k = 0; k < AM_NV; ++k) am_visit4(bv, bi, v[k], st + 4 * (base + k * G + lane));
+            }
+#pragma unroll
+            for (int k = 0; k < AM_NV; ++k) {                     // last, partial round
+                const int j = base + k * G + lane;
+                if (j < nv) am_visit4(bv, bi, __ldg(x4 + j), st + 4 * j);
+            }
+        } else {
+            for (int base = 0; base < len; base += G * AM_SR) {
+                float v[AM_SR];
+#pragma unroll
+                for (int k = 0; k < AM_SR; ++k) {
+                    const int j = base + k * G + lane;
+                    v[k] = j < len ? __ldg(xs + j) : neg_inf();
+                }
+#pragma unroll
+                for (int k = 0; k < AM_SR; ++k)
+                    if (v[k] > bv) { bv = v[k]; bi = st + base + k * G + lane; }
+            }
+        }
+        group_argmax(bv, bi, G, redv, redi);
+        if (active && lane == 0) {
+            if (split == 1) {
+                y[row] = bi;
+            } else {
+                pval[seg] = bv;
+                pidx[seg] = bi;
+            }
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+argmax_dim_finish(const float* __restrict__ pval, const int* __restrict__ pidx, int* __restrict__ y,
+                  int rows, int split)
+{
+    if (split <= 1) return;                           // partial kernel already wrote y
+    const int lane = threadIdx.x & 31;
+    const int wpb = blockDim.x >> 5;
+    for (long long row = (long long)blockIdx.x * wpb + (threadIdx.x >> 5); row < rows;
+         row += (long long)gridDim.x * wpb) {
+        float bv = neg_inf();
+        int bi = AM_NOIDX;
+        for (int j = lane; j < split; j += 32) am_merge(bv, bi, pval[row * split + j], pidx[row * split + j]);
+        for (int off = 16; off > 0; off >>= 1) {
+            const float ov = __shfl_xor_sync(0xffffffffu, bv, off);
+            const int oi = __shfl_xor_sync(0xffffffffu, bi, off);
+            am_merge(bv, bi, ov, oi);
+        }
+        if (lane == 0) y[row] = bi;
+    }
+}

@@ -1,0 +1,143 @@
+// Golden kernels for mse_loss_f32: out[r] = (1 / cols) * sum_j (a[r, j] - b[r, j])^2 over
+// row-major [rows, cols] float32 tensors a and b: the per-row mean squared error.
+//
+// Two launches (see golden_launch in problem.json):
+//  1. mse_partial: each row is cut into `split` chunks of clen = align(cdiv(cols, split), 8)
+//     elements (the last chunk is shorter; a chunk past the end of the row is empty). A group
+//     of G threads (G a power of two, G <= blockDim.x) sums one chunk's squared differences: G
+//     is the smallest power of two with G * 32 >= clen, capped at blockDim.x, and the group
+//     walks its chunk in rounds of 4 vectors of a and 4 of b per thread (8 independent 16-byte
+//     loads in flight per thread, consecutive threads on consecutive vectors). Short rows get
+//     many rows per block; long rows get `split` blocks each so that a few long rows fill the
+//     GPU. With split == 1 the chunk sum divided by cols is written to out directly, otherwise
+//     the sum goes to partial[row * split + chunk].
+//  2. mse_finish: when split > 1, one warp per row adds its partials and divides by cols.
+// Summation order is fixed (per thread in index order, each 4-vector pairwise; an xor butterfly
+// in the warp, bitwise the same in every lane; the per-warp values in warp order; the partials
+// in a fixed warp pattern). Deterministic; no atomics. Any grid size is correct. Vector loads
+// need cols % 4 == 0 and 16-byte aligned a and b; otherwise the same walk runs element by
+// element. Requires blockDim.x to be a power of two between 32 and 1024.
+
+#define MS_NV 4                     // four-element vectors of each input per thread per round
+#define MS_EPT 32                   // elements per thread that size a group (G * 32 >= clen)
+#define MS_SR 8                     // elements per thread per round, scalar path
+
+__device__ __forceinline__ int pow2_at_least(int v)
+{
+    int p = 1;
+    while (p < v) p <<= 1;
+    return p;
+}
+
+__device__ __forceinline__ float group_sum(float v, int G, float* red)
+{
+    const int w = G < 32 ? G : 32;
+    for (int off = w >> 1; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+    if (G > 32) {
+        const int warp = threadIdx.x >> 5;
+        const int wpg = G >> 5;
+        const int g0 = warp & ~(wpg - 1);
+        __syncthreads();
+        if ((threadIdx.x & 31) == 0) red[warp] = v;
+        __syncthreads();
+        v = red[g0];
+        for (int i = 1; i < wpg; ++i) v += red[g0 + i];
+    }
+    return v;
+}
+
+__device__ __forceinline__ int chunk_len(int cols, int split)
+{
+    const long long c = ((long long)cols + split - 1) / split;
+    return (int)((c + 7) & ~7ll);
+}
+
+__device__ __forceinline__ float sqdiff4(float4 a, float4 b)
+{
+    const float dx = a.x - b.x, dy = a.y - b.y, dz = a.z - b.z, dw = a.w - b.w;
+    return (dx * dx + dy * dy) + (dz * dz + dw * dw);
+}
+
+extern "C" __global__ void __launch_bounds__(256, 4)
+mse_partial(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ out,
+            float* __restrict__ partial, int rows, int cols, int split)
+{
+    __shared__ float red[32];
+    const int bd = blockDim.x;
+    const int clen = chunk_len(cols, split);
+    int G = pow2_at_least((clen + MS_EPT - 1) / MS_EPT);
+    if (G > bd) G = bd;
+    const int R = bd / G;
+    const int lane = threadIdx.x & (G - 1);
+    const int gi = threadIdx.x / G;
+    const long long nseg = (long long)rows * split;
+    const bool vec = (cols & 3) == 0 &&
+                     ((reinterpret_cast<unsigned long long>(a) | reinterpret_cast<unsigned long long>(b)) & 15ull) == 0;
+
+    for (long long s0 = (long long)blockIdx.x * R; s0 < nseg; s0 += (long long)gridDim.x * R) {
+        const long long seg = s0 + gi;
+        const bool active = seg < nseg;
+        const long long row = active ? seg / split : 0;
+        const long long start = active ? (seg - row * split) * (long long)clen : 0;
+        const long long end = start + clen < cols ? start + clen : cols;
+        const int len = active && end > start ? (int)(end - start) : 0;
+        const float* __restrict__ as = a + row * cols + start;
+        const float* __restrict__ bs = b + row * cols + start;
+        float acc = 0.0f;
+        if (vec) {
+            const float4* __restrict__ a4 = reinterpret_cast<const float4*>(as);
+            const float4* __restrict__ b4 = reinterpret_cast<const float4*>(bs);
+            const int nv = len >> 2;                   // len % 4 == 0 here
+            int base = 0;
+            for (; base + G * MS_NV <= nv; base += G * MS_NV) {   // full rounds: no bound checks
+                float4 va[MS_NV], vb[MS_NV];
+#pragma unroll
+                for (int k = 0; k < MS_NV; ++k) {
+                    va[k] = __ldg(a4 + base + k * G + lane);
+                    vb[k] = __ldg(b4 + base + k * G + lane);
+                }
+#pragma unroll
+                for (int k = 0; k < MS_NV; ++k) acc += sqdiff4(va[k], vb[k]);
+            }
+#pragma unroll
+            for (int k = 0; k < MS_NV; ++k) {                     // last, partial round
+                const int j = base + k * G + lane;
+                if (j < nv) acc += sqdiff4(__ldg(a4 + j), __ldg(b4 + j));
+            }
+        } else {
+            for (int base = 0; base < len; base += G * MS_SR) {
+                float d[MS_SR];
+#pragma unroll
+                for (int k = 0; k < MS_SR; ++k) {
+                    const int j = base + k * G + lane;
+                    d[k] = j < len ? __ldg(as + j) - __ldg(bs + j) : 0.0f;
+                }
+#pragma unroll
+                for (int k = 0; k < MS_SR; ++k) acc += d[k] * d[k];
+            }
+        }
+        acc = group_sum(acc, G, red);
+        if (active && lane == 0) {
+            if (split == 1)
+                out[row] = acc / (float)cols;
+            else
+                partial[seg] = acc;
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mse_finish(const float* __restrict__ partial, float* __restrict__ out, int rows, int cols, int split)
+{
+    if (split <= 1) return;                           // partial kernel already wrote out
+    const int lane = threadIdx.x & 31;
+    const int wpb = blockDim.x >> 5;
+    for (long long row = (long long)blockIdx.x * wpb + (threadIdx.x >> 5); row < rows;
+         row += (long long)gridDim.x * wpb) {
+        const float* __restrict__ p = partial + row * split;
+        float acc = 0.0f;
+        for (int j = lane; j < split; j += 32) acc += p[j];
+        for (int off = 16; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+        if (lane == 0) out[row] = acc / (float)cols;
+    }
+}
