@@ -30,9 +30,11 @@ typedef struct {
 	int no_timing;                /* check only: no timing, no speedups */
 	const char *config;           /* scoring/scoring.json; NULL: found beside refs, else defaults */
 	int recalibrate;              /* measure the ceilings even if cached */
+	int use_baseline;             /* golden times from a stored baseline (score baseline) */
+	const char *baseline;         /* its file; NULL: the device's default file in the cache */
 } ks_pipeline_options;
 
-#define KS_PIPELINE_OPTIONS_INIT { NULL, NULL, 0, 0, "sm_90a", 0, 4, NULL, 10.0, 60.0, 8192, 0, NULL, 0, 0, 0, NULL, 0 }
+#define KS_PIPELINE_OPTIONS_INIT { NULL, NULL, 0, 0, "sm_90a", 0, 4, NULL, 10.0, 60.0, 8192, 0, NULL, 0, 0, 0, NULL, 0, 0, NULL }
 
 typedef struct ks_pipeline ks_pipeline;
 

@@ -36,6 +36,7 @@ typedef struct {
 	const ks_ceilings *ceilings;      /* NULL when not timed or not measured */
 	const ks_config *config;          /* the timing and roofline settings used (NULL: not timed) */
 	cJSON *status_start, *status_end; /* device clocks/temperature before and after timing */
+	const char *golden_source;        /* live co-run, or the stored baseline used */
 } ks_report;
 
 /* Writes every file of the folder. On success, *summary (if not NULL) receives the summary object

@@ -35,7 +35,8 @@ enum {
 	KS_SO_SPOOL,
 	KS_SO_NO_TIMING,
 	KS_SO_CONFIG,
-	KS_SO_RECALIBRATE
+	KS_SO_RECALIBRATE,
+	KS_SO_BASELINE
 };
 
 #define KS_SCOREOPTS_SHORTOPTS "r:k:j:"
@@ -56,6 +57,7 @@ enum {
 	{ "no-timing", no_argument, 0, KS_SO_NO_TIMING },                                    \
 	{ "config", required_argument, 0, KS_SO_CONFIG },                                    \
 	{ "recalibrate", no_argument, 0, KS_SO_RECALIBRATE },                                \
+	{ "baseline", optional_argument, 0, KS_SO_BASELINE },                                \
 	{ "compile-timeout", required_argument, 0, KS_SO_COMPILE_TIMEOUT },                  \
 	{ "compile-memory", required_argument, 0, KS_SO_COMPILE_MEMORY },                    \
 	{ "upload", no_argument, 0, KS_SO_UPLOAD },                                          \
@@ -72,6 +74,8 @@ typedef struct {
 	size_t nks;
 	int compile_only, require_gpu, no_cache, device, jobs;
 	int no_timing, recalibrate;
+	int use_baseline;          /* --baseline: stored golden times */
+	const char *baseline;      /* --baseline=FILE; NULL: the device's default file */
 	const char *config;       /* timing and roofline settings; NULL: the pipeline finds them */
 	int seed_given;
 	uint64_t seed;

@@ -34,7 +34,12 @@ typedef struct {
 	ks_plan_limits limits;
 	uint64_t flush_bytes;        /* size of the L2 flush buffer (twice the L2) */
 	double timeout_s;            /* per worker request */
+	const struct ks_baseline *baseline; /* stored golden times to use instead of timing the golden
+					     * kernel live (score baseline); NULL: live */
 } ks_timing_options;
+
+/* Times the golden kernel alone on perf case ci with the same protocol (for score baseline). */
+int ks_time_golden(ks_stats *out, ks_runner *run, const ks_problem *p, size_t ci, const ks_timing_options *o);
 
 /* Times every perf case of the candidate in img against its golden kernel and fills r->perf
  * (medians, spreads, speedups). A failure of the candidate during timing (fault, hang, or a

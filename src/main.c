@@ -1,5 +1,6 @@
 /* score: the command-line front end. Parses options, finds the reference problems and helpers,
  * and runs the pipeline load -> compile -> run and check -> report for each submission. */
+#include "baseline.h"
 #include "batch.h"
 #include "errors.h"
 #include "fsutil.h"
@@ -64,6 +65,7 @@ static void usage(FILE *f)
 		"       score calibrate [--force] [--json]\n"
 		"       score problems [--suite NAME] [--json] [--export-prompts FILE]\n"
 		"       score check-refs [--suite NAME] [--compile-only] [--json FILE]\n"
+		"       score baseline [--suite NAME] [--out FILE]\n"
 		"       score upload [OPTIONS] RESULT_DIR... | --pending\n"
 		"       score batch [OPTIONS] MANIFEST   (teams' git repositories; see score batch --help)\n"
 		"Score GPU-kernel submissions: compile each kernel with NVRTC, run it on the GPU against\n"
@@ -260,6 +262,8 @@ int main(int argc, char **argv)
 	int c, i, rc = EXIT_ALL, bad_input = 0;
 	const char *nc = getenv("NO_COLOR");
 
+	if (argc > 1 && !strcmp(argv[1], "baseline"))
+		return ks_baseline_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "check-refs"))
 		return ks_refcheck_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "problems"))

@@ -5,6 +5,7 @@
 #include "mem.h"
 #include "report.h"
 #include "runner.h"
+#include "baseline.h"
 #include "calibrate.h"
 #include "config.h"
 #include "roofline.h"
@@ -26,6 +27,8 @@ struct ks_pipeline {
 	ks_ceilings ceil;
 	int have_ceil, tried_ceil;
 	char *ceil_error;
+	ks_baseline *baseline;
+	char *golden_source;
 };
 
 int ks_pipeline_new(ks_pipeline **out, const ks_pipeline_options *o)
@@ -69,6 +72,25 @@ int ks_pipeline_new(ks_pipeline **out, const ks_pipeline_options *o)
 		}
 	}
 	p->nvrtc = ks_compile_nvrtc_version(&vo);
+	p->golden_source = ks_strdup("live: timed in the same session, interleaved with each candidate");
+	if (p->runner && o->use_baseline) {
+		char *path = o->baseline ? ks_strdup(o->baseline)
+					 : ks_baseline_default_path(o->cache_dir ? o->cache_dir : ".",
+								    ks_runner_device(p->runner));
+		if (ks_baseline_load(&p->baseline, path) < 0)
+			fprintf(stderr, "score: warning: no stored baseline (%s): the golden kernel is timed live\n",
+				ks_error_msg());
+		else if (!ks_baseline_matches(p->baseline, ks_runner_device(p->runner))) {
+			fprintf(stderr, "score: warning: %s was measured on another GPU or driver: the golden kernel is "
+				"timed live\n", path);
+			ks_baseline_free(p->baseline);
+			p->baseline = NULL;
+		} else {
+			ks_free(p->golden_source);
+			p->golden_source = ks_strdup(ks_baseline_describe(p->baseline));
+		}
+		ks_free(path);
+	}
 	*out = p;
 	return 0;
 fail:
@@ -184,6 +206,8 @@ int ks_pipeline_score(ks_pipeline *p, ks_scored *out, const ks_submission *sub, 
 		if (to.flush_bytes < (64ull << 20))
 			to.flush_bytes = 64ull << 20;
 		to.timeout_s = p->opts.kernel_timeout_s * 3 + 30;
+		to.baseline = p->baseline;
+		rep.golden_source = p->golden_source;
 		rep.status_start = ks_runner_status(p->runner);
 		for (i = 0; i < n; i++)
 			todo += out->results[i].exec && images[i].cubin;
@@ -256,6 +280,8 @@ void ks_pipeline_free(ks_pipeline *p)
 	ks_free(p->nvrtc);
 	ks_free(p->config_path);
 	ks_free(p->ceil_error);
+	ks_baseline_free(p->baseline);
+	ks_free(p->golden_source);
 	ks_free(p);
 }
 

@@ -232,6 +232,8 @@ cJSON *ks_report_record(const ks_report *rep)
 		cJSON_AddNumberToObject(t, "timer_floor_us", c->timer_floor_us);
 		cJSON_AddNumberToObject(t, "max_speedup", c->max_speedup);
 	}
+	if (rep->golden_source)
+		cJSON_AddStringToObject(x, "golden_times", rep->golden_source);
 	cJSON_AddItemToObject(x, "device_status_start",
 			      rep->status_start ? cJSON_Duplicate(rep->status_start, 1) : cJSON_CreateNull());
 	cJSON_AddItemToObject(x, "device_status_end",

@@ -117,6 +117,10 @@ int ks_scoreopts_parse(ks_scoreopts *o, int code, const char *arg)
 	case KS_SO_CONFIG:
 		o->config = arg;
 		return 1;
+	case KS_SO_BASELINE:
+		o->use_baseline = 1;
+		o->baseline = arg;
+		return 1;
 	case KS_SO_RECALIBRATE:
 		o->recalibrate = 1;
 		return 1;
@@ -194,6 +198,8 @@ void ks_scoreopts_usage(FILE *f)
 	      "      --no-timing           check correctness only: no timing, no speedups\n"
 	      "      --config FILE         timing and roofline settings (default: scoring/scoring.json)\n"
 	      "      --recalibrate         measure the GPU's ceilings again instead of using the cache\n"
+	      "      --baseline[=FILE]     use golden times stored by `score baseline` instead of timing\n"
+	      "                            the golden kernel live (default file: the device's, in the cache)\n"
 	      "      --upload              upload each result to the leaderboard (see score upload --help)\n"
 	      "      --endpoint URL        leaderboard endpoint (default: from the upload config)\n"
 	      "      --upload-mode MODE    native or gradio\n"
@@ -260,5 +266,7 @@ void ks_scoreopts_pipeline(ks_pipeline_options *po, const ks_scoreopts *o, const
 	po->no_timing = o->no_timing;
 	po->config = o->config;
 	po->recalibrate = o->recalibrate;
+	po->use_baseline = o->use_baseline;
+	po->baseline = o->baseline;
 	po->progress = 0;
 }

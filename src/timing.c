@@ -1,4 +1,5 @@
 #include "timing.h"
+#include "baseline.h"
 #include "errors.h"
 #include "mem.h"
 
@@ -135,6 +136,7 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 	int gmod = -1, nsets = o->cfg.input_sets, i, cnext = 0, gnext = 0, verified = 0, rc = 0, round = 0;
 	int64_t v;
 	double tc, tg, t_out = o->timeout_s;
+	const ks_stats *base = o->baseline ? ks_baseline_find(o->baseline, p, ci) : NULL;
 
 	memset(&cs, 0, sizeof(cs));
 	memset(&gs, 0, sizeof(gs));
@@ -182,14 +184,19 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 		goto done;
 	}
 	ks_run_result_clear(&res);
-	ks_worker_time_start(gw, &res, gmod, &gplan, seeds, (size_t)nsets, o->flush_bytes, t_out);
-	if (res.status != KS_RUN_OK) {
-		r->timing_error = ks_asprintf("the golden kernel could not be timed on %s: %s", c->label,
-					      res.message ? res.message : "?");
-		rc = -1;
-		goto done;
+	if (base) {
+		/* the golden time comes from a stored baseline (score baseline): not timed again */
+		gs.done = 1;
+	} else {
+		ks_worker_time_start(gw, &res, gmod, &gplan, seeds, (size_t)nsets, o->flush_bytes, t_out);
+		if (res.status != KS_RUN_OK) {
+			r->timing_error = ks_asprintf("the golden kernel could not be timed on %s: %s", c->label,
+						      res.message ? res.message : "?");
+			rc = -1;
+			goto done;
+		}
+		ks_run_result_clear(&res);
 	}
-	ks_run_result_clear(&res);
 
 	/* warm-up (discarded), which also tells how long one run takes */
 	{
@@ -202,7 +209,7 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 			rc = -1;
 			goto done;
 		}
-		if (batch(gw, &res, &wg, o->cfg.warmup_runs, nsets, &gnext, t_out) < 0) {
+		if (!base && batch(gw, &res, &wg, o->cfg.warmup_runs, nsets, &gnext, t_out) < 0) {
 			r->timing_error = ks_asprintf("the golden kernel failed while being timed on %s: %s",
 						      c->label, res.message ? res.message : "?");
 			ks_free(wc.x);
@@ -212,6 +219,8 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 		}
 		ks_stats_compute(&wc.st, wc.x, wc.n);
 		ks_stats_compute(&wg.st, wg.x, wg.n);
+		if (base)
+			wg.st = *base;
 		tc = wc.st.median > 1e-4 ? wc.st.median : 1e-4;
 		tg = wg.st.median > 1e-4 ? wg.st.median : 1e-4;
 		/* warm-up runs count as GPU time spent, not towards the per-case cap */
@@ -289,7 +298,10 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 		}
 	}
 	ks_stats_compute(&cs.st, cs.x, cs.n);
-	ks_stats_compute(&gs.st, gs.x, gs.n);
+	if (base)
+		gs.st = *base;
+	else
+		ks_stats_compute(&gs.st, gs.x, gs.n);
 	pc->ms = cs.st.median;
 	pc->ms_min = cs.st.min;
 	pc->ms_max = cs.st.max;
@@ -308,7 +320,7 @@ done:
 		ks_worker_time_end(ks_runner_candidate_worker(run));
 	{
 		int m;
-		ks_worker *g2 = ks_runner_golden_worker(run, p, &m);
+		ks_worker *g2 = base ? NULL : ks_runner_golden_worker(run, p, &m);
 		if (g2)
 			ks_worker_time_end(g2);
 	}
@@ -319,6 +331,62 @@ done:
 	ks_plan_clear(&cplan);
 	ks_plan_clear(&gplan);
 	ks_env_free(&env);
+	return rc;
+}
+
+int ks_time_golden(ks_stats *out, ks_runner *run, const ks_problem *p, size_t ci, const ks_timing_options *o)
+{
+	const ks_case *c = &p->perf[ci];
+	ks_env env = KS_ENV_INIT;
+	ks_plan plan;
+	ks_run_result res;
+	uint64_t seeds[8];
+	series s;
+	ks_worker *w;
+	int module = -1, nsets = o->cfg.input_sets > 8 ? 8 : o->cfg.input_sets, next = 0, i, rc = 0;
+	double t;
+
+	memset(&s, 0, sizeof(s));
+	memset(&res, 0, sizeof(res));
+	memset(&plan, 0, sizeof(plan));
+	for (i = 0; i < nsets; i++)
+		seeds[i] = ks_seed_derive(o->seed, p->name, 1, ci, 100 + i);
+	if (ks_problem_env(&env, p, c) < 0 ||
+	    ks_plan_build(&plan, p, &p->golden_launch, c, &env, seeds[0], 0, &o->limits) < 0) {
+		rc = ks_error_wrap(KS_EINVALID, "%s, perf case %s", p->name, c->label);
+		goto done;
+	}
+	if (!(w = ks_runner_golden_worker(run, p, &module))) {
+		rc = KS_ERROR;
+		goto done;
+	}
+	ks_worker_time_start(w, &res, module, &plan, seeds, (size_t)nsets, o->flush_bytes, o->timeout_s);
+	if (res.status != KS_RUN_OK || batch(w, &res, &s, o->cfg.warmup_runs, nsets, &next, o->timeout_s) < 0) {
+		rc = ks_error_set(KS_ERROR, "the golden kernel of %s failed on %s: %s", p->name, c->label,
+				  res.message ? res.message : "?");
+		goto done;
+	}
+	ks_stats_compute(&s.st, s.x, s.n);
+	t = s.st.median > 1e-4 ? s.st.median : 1e-4;
+	s.n = 0;
+	s.gpu_ms = 0;
+	while (!s.done) {
+		int b = (int)(o->cfg.batch_ms / t);
+		if (batch(w, &res, &s, b < 1 ? 1 : b > 64 ? 64 : b, nsets, &next, o->timeout_s) < 0) {
+			rc = ks_error_set(KS_ERROR, "the golden kernel of %s failed on %s: %s", p->name, c->label,
+					  res.message ? res.message : "?");
+			goto done;
+		}
+		ks_stats_compute(&s.st, s.x, s.n);
+		s.done = ks_timing_done(&s.st, s.gpu_ms, &o->cfg);
+	}
+	*out = s.st;
+	ks_worker_time_end(w);
+done:
+	ks_run_result_clear(&res);
+	ks_plan_clear(&plan);
+	ks_env_free(&env);
+	ks_free(s.x);
 	return rc;
 }
 

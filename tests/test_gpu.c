@@ -190,7 +190,27 @@ static void test_gpu_timing_catches_planted_cheats_and_spares_honest_kernels(voi
 	ks_free(t);
 }
 
+static void test_gpu_stored_baseline_replaces_live_golden_timing(void)
+{
+	char args[4400];
+	cJSON *j;
+	const cJSON *t;
+	need_gpu();
+	snprintf(args, sizeof(args), "baseline --refs tests/fixtures/problems --out '%s/base.json'", kt_tmpdir());
+	KT_EQ_INT(score(args), 0);
+	snprintf(args, sizeof(args), "--require-gpu --refs tests/fixtures/problems --baseline='%s/base.json' "
+		 "--out '%s/r' tests/fixtures/cli/good.json", kt_tmpdir(), kt_tmpdir());
+	KT_EQ_INT(score(args), 0);
+	j = load_json("r/score.json");
+	t = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "timing"), "golden_times");
+	KT_ASSERT(cJSON_IsString(t));
+	KT_CONTAINS(t->valuestring, "stored baseline");
+	KT_ASSERT(cJSON_IsNumber(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "kernels"), 0), "speedup")));
+	cJSON_Delete(j);
+}
+
 static const kt_test tests[] = {
+	KT(test_gpu_stored_baseline_replaces_live_golden_timing),
 	KT(test_gpu_timing_catches_planted_cheats_and_spares_honest_kernels),
 	KT(test_gpu_correct_kernels_pass), KT(test_gpu_adversarial_kernels_fail_with_their_reason_in_one_run),
 	KT(test_gpu_same_seed_same_verdicts), { 0 }
