@@ -192,7 +192,7 @@ static void test_gpu_timing_catches_planted_cheats_and_spares_honest_kernels(voi
 
 static void test_gpu_stored_baseline_replaces_live_golden_timing(void)
 {
-	char args[4400];
+	char args[12000];
 	cJSON *j;
 	const cJSON *t;
 	need_gpu();
