@@ -209,7 +209,42 @@ static void test_gpu_stored_baseline_replaces_live_golden_timing(void)
 	cJSON_Delete(j);
 }
 
+static void test_gpu_bundled_example_gets_its_expected_verdicts(void)
+{
+	char args[12000], *t = NULL;
+	cJSON *j, *exp = NULL;
+	const cJSON *k;
+	int wrong = 0;
+	need_gpu();
+	snprintf(args, sizeof(args), "--require-gpu --out '%s/r' submissions/example/reflexion_oneshot_tritonbench_4.json",
+		 kt_tmpdir());
+	KT_EQ_INT(score(args), 1);
+	j = load_json("r/score.json");
+	KT_EQ_INT(ks_fs_read(&t, NULL, "submissions/example/expected.json", 1 << 20), 0);
+	KT_EQ_INT(ks_json_parse(&exp, t, strlen(t), 16, "expected"), 0);
+	cJSON_ArrayForEach(k, cJSON_GetObjectItem(j, "kernels"))
+	{
+		const char *prob = cJSON_GetObjectItem(k, "problem")->valuestring;
+		const cJSON *e = cJSON_GetObjectItem(exp, prob);
+		int call = cJSON_IsTrue(cJSON_GetObjectItem(k, "call")), ex = cJSON_IsTrue(cJSON_GetObjectItem(k, "exec"));
+		if (!e || call != cJSON_IsTrue(cJSON_GetObjectItem(e, "call")) ||
+		    ex != cJSON_IsTrue(cJSON_GetObjectItem(e, "exec"))) {
+			fprintf(stderr, "  %s: call %d exec %d (%s)\n", prob, call, ex,
+				cJSON_GetObjectItem(k, "reason")->valuestring);
+			wrong++;
+		}
+	}
+	KT_ASSERT_MSG(wrong == 0, "%d kernels of the example got an unexpected verdict", wrong);
+	KT_NEAR(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "call_accuracy")->valuedouble, 0.9, 1e-9);
+	KT_NEAR(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "exec_accuracy")->valuedouble, 0.7, 1e-9);
+	KT_EQ_INT(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "suspicious")->valuedouble, 0);
+	cJSON_Delete(exp);
+	cJSON_Delete(j);
+	ks_free(t);
+}
+
 static const kt_test tests[] = {
+	KT(test_gpu_bundled_example_gets_its_expected_verdicts),
 	KT(test_gpu_stored_baseline_replaces_live_golden_timing),
 	KT(test_gpu_timing_catches_planted_cheats_and_spares_honest_kernels),
 	KT(test_gpu_correct_kernels_pass), KT(test_gpu_adversarial_kernels_fail_with_their_reason_in_one_run),
