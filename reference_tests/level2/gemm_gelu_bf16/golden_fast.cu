@@ -172,10 +172,11 @@ __device__ __forceinline__ void gw_chunk(unsigned dst, const unsigned short *__r
 	}
 }
 
-// Issues the loads of k-tile kt (A rows m0.., B columns n0..) into the stage at shared address st.
-template <bool VEC>
-__device__ __forceinline__ void gw_load_stage(const unsigned short *__restrict__ A, const unsigned short *__restrict__ B,
-					      int M, int N, int K, int m0, int n0, int kt, unsigned st)
+// Element-wise fallback: issues the loads of k-tile kt (A rows m0.., B columns n0..) into the stage
+// at shared address st with guarded loads and st.shared.
+__device__ __forceinline__ void gw_load_stage_scalar(const unsigned short *__restrict__ A,
+						     const unsigned short *__restrict__ B, int M, int N, int K, int m0,
+						     int n0, int kt, unsigned st)
 {
 	const int tid = threadIdx.x;
 	const int k0 = kt * GW_BK;
@@ -183,19 +184,106 @@ __device__ __forceinline__ void gw_load_stage(const unsigned short *__restrict__
 	for (int j = 0; j < (GW_BM * GW_BK / 8) / GW_THREADS; j++) { /* 4 chunks of A per thread */
 		const int i = tid + j * GW_THREADS;
 		const int r = i >> 3, c = i & 7;
-		gw_chunk<VEC>(st + gw_off_a(r, c), A, M, K, m0 + r, k0 + c * 8);
+		gw_chunk<false>(st + gw_off_a(r, c), A, M, K, m0 + r, k0 + c * 8);
 	}
 #pragma unroll
 	for (int j = 0; j < (GW_BK * GW_BN / 8) / GW_THREADS; j++) { /* 8 chunks of B per thread */
 		const int i = tid + j * GW_THREADS;
 		if (GW_B_KMAJOR) {
 			const int r = i >> 3, c = i & 7;
-			gw_chunk<VEC>(st + gw_off_b(r, c), B, N, K, n0 + r, k0 + c * 8);
+			gw_chunk<false>(st + gw_off_b(r, c), B, N, K, n0 + r, k0 + c * 8);
 		} else {
 			const int r = i >> 5, c = i & 31;
-			gw_chunk<VEC>(st + gw_off_b(r, c), B, K, N, k0 + r, n0 + c * 8);
+			gw_chunk<false>(st + gw_off_b(r, c), B, K, N, k0 + r, n0 + c * 8);
 		}
 	}
+}
+
+// 16-byte path (K % 8 == 0, N % 8 == 0 for N-major B, 16-byte aligned bases). Per-thread state
+// computed once per tile; chunk j of a thread is j rows-apart copies of chunk 0:
+//  A:            row tid / 8 + 32 j, k chunk tid % 8           (4 chunks)
+//  B, N-major:   k row tid / 32 + 8 j, n chunk tid % 32        (8 chunks)
+//  B, K-major:   row n = tid / 8 + 32 j, k chunk tid % 8       (8 chunks)
+// Chunks outside the matrices are zero-filled (cp.async with src-size 0 from the matrix base).
+struct GwLoader {
+	const unsigned short *a0, *b0;  /* matrix bases */
+	const unsigned short *a, *b;    /* chunk 0 at k-tile 0 */
+	size_t a_step, b_step;          /* elements between chunk j and j + 1 */
+	size_t b_kstep;                 /* elements per k-tile for B */
+	unsigned a_rows, b_rows;        /* bit j: chunk j's row inside the matrix */
+	int kc;                         /* k of this thread's A (and K-major B) chunk inside a k-tile */
+	int bk;                         /* N-major B: k row of chunk 0 inside a k-tile */
+	int K;
+	unsigned a_soff, b_soff;        /* stage offsets of chunk 0 */
+};
+
+__device__ __forceinline__ GwLoader gw_loader(const unsigned short *__restrict__ A, const unsigned short *__restrict__ B,
+					      int M, int N, int K, int m0, int n0)
+{
+	const int tid = threadIdx.x;
+	GwLoader l;
+	l.a0 = A;
+	l.b0 = B;
+	l.K = K;
+	const int ra = tid >> 3, ca = tid & 7;
+	l.kc = ca * 8;
+	l.a = A + (size_t)(m0 + ra) * K + l.kc;
+	l.a_step = (size_t)32 * K;
+	l.a_rows = 0;
+#pragma unroll
+	for (int j = 0; j < 4; j++)
+		l.a_rows |= (m0 + ra + 32 * j < M ? 1u : 0u) << j;
+	l.a_soff = gw_off_a(ra, ca);
+	if (GW_B_KMAJOR) {
+		l.b = B + (size_t)(n0 + ra) * K + l.kc;
+		l.b_step = (size_t)32 * K;
+		l.b_kstep = GW_BK;
+		l.b_rows = 0;
+#pragma unroll
+		for (int j = 0; j < 8; j++)
+			l.b_rows |= (n0 + ra + 32 * j < N ? 1u : 0u) << j;
+		l.bk = 0;
+		l.b_soff = gw_off_b(ra, ca);
+	} else {
+		const int rb = tid >> 5, cb = tid & 31;
+		l.b = B + (size_t)rb * N + n0 + cb * 8;
+		l.b_step = (size_t)8 * N;
+		l.b_kstep = (size_t)GW_BK * N;
+		l.b_rows = n0 + cb * 8 < N ? 0xFFu : 0u;
+		l.bk = rb;
+		l.b_soff = gw_off_b(rb, cb);
+	}
+	return l;
+}
+
+__device__ __forceinline__ void gw_load_stage_vec(const GwLoader &l, int kt, unsigned st)
+{
+	const int k0 = kt * GW_BK;
+	const bool ka = k0 + l.kc < l.K;
+	const unsigned short *pa = l.a + k0;
+#pragma unroll
+	for (int j = 0; j < 4; j++) {
+		const bool ok = ka && ((l.a_rows >> j) & 1u);
+		gw_cp_async16(st + l.a_soff + j * 4096, ok ? (const void *)(pa + j * l.a_step) : (const void *)l.a0, ok ? 16 : 0);
+	}
+	const unsigned short *pb = l.b + (size_t)kt * l.b_kstep;
+#pragma unroll
+	for (int j = 0; j < 8; j++) {
+		const bool ok = ((l.b_rows >> j) & 1u) && (GW_B_KMAJOR ? ka : k0 + l.bk + 8 * j < l.K);
+		gw_cp_async16(st + l.b_soff + j * (GW_B_KMAJOR ? 4096 : 1024),
+			      ok ? (const void *)(pb + j * l.b_step) : (const void *)l.b0, ok ? 16 : 0);
+	}
+}
+
+template <bool VEC>
+__device__ __forceinline__ void gw_load_stage(const GwLoader &l, const unsigned short *__restrict__ A,
+					      const unsigned short *__restrict__ B, int M, int N, int K, int m0, int n0,
+					      int kt, unsigned st)
+{
+	if (VEC)
+		gw_load_stage_vec(l, kt, st);
+	else
+		gw_load_stage_scalar(A, B, M, N, K, m0, n0, kt, st);
 }
 
 // Mainloop of one 128 x 256 output tile. Warpgroup wg (threads 128 wg .. 128 wg + 127) accumulates
@@ -218,11 +306,12 @@ __device__ __forceinline__ void gw_mainloop(const unsigned short *__restrict__ A
 	for (int i = 0; i < 128; i++)
 		acc[i] = 0.f;
 	gw_fence_acc(acc);
+	const GwLoader ld = gw_loader(A, B, M, N, K, m0, n0);
 
 #pragma unroll
 	for (int s = 0; s < GW_STAGES - 1; s++) {
 		if (s < KT)
-			gw_load_stage<VEC>(A, B, M, N, K, m0, n0, s, sbase + s * GW_STAGE_BYTES);
+			gw_load_stage<VEC>(ld, A, B, M, N, K, m0, n0, s, sbase + s * GW_STAGE_BYTES);
 		gw_cp_async_commit();
 	}
 
@@ -243,7 +332,7 @@ __device__ __forceinline__ void gw_mainloop(const unsigned short *__restrict__ A
 		gw_wgmma_wait<1>();
 		gw_bar_sync();
 		if (kt + GW_STAGES - 1 < KT)
-			gw_load_stage<VEC>(A, B, M, N, K, m0, n0, kt + GW_STAGES - 1,
+			gw_load_stage<VEC>(ld, A, B, M, N, K, m0, n0, kt + GW_STAGES - 1,
 					   sbase + ((kt + GW_STAGES - 1) % GW_STAGES) * GW_STAGE_BYTES);
 		gw_cp_async_commit();
 	}
