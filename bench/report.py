@@ -81,7 +81,7 @@ if os.path.exists(ncu):
         if row.get("Metric Name") == "gpu__time_duration.sum":
             v = float(row["Metric Value"].replace(",", ""))
             unit = row.get("Metric Unit", "nsecond")
-            durs.append(v / 1e6 if unit == "nsecond" else v / 1e3 if unit in ("usecond", "us") else v)
+            durs.append(v / 1e6 if unit in ("nsecond", "ns") else v / 1e3 if unit in ("usecond", "us") else v)
     rec = load("ncu-run") or recs.get("ex-warm")
     k = next((k for k in (rec or {}).get("kernels", []) if k["problem"] == "sin_kernel"), None)
     print(f"\nNsight Compute gpu__time_duration vs kscore golden medians (sin_kernel; {len(durs)} launches profiled):")

@@ -81,10 +81,14 @@ static const char g_source[] =
 	"  for (int o = 16; o > 0; o /= 2) acc += __shfl_down_sync(0xffffffffu, acc, o);\n"
 	"  if ((threadIdx.x & 31) == 0) atomicAdd(out, acc);\n"
 	"}\n"
-	/* Writes every line of a buffer larger than L2, evicting what the last run left there. */
+	/* Reads every line of a buffer larger than L2, evicting what the last run left there (writing back
+ * its dirty lines now, outside the timed window) and leaving only clean lines behind: a flush by
+ * writes would leave dirty lines whose write-back the next timed run would pay for. */
 	"extern \"C\" __global__ void ks_flush(u64 *buf, u64 nwords, u64 value) {\n"
-	"  u64 step = (u64)gridDim.x * blockDim.x;\n"
-	"  for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < nwords; i += step) buf[i] = value + i;\n"
+	"  u64 step = (u64)gridDim.x * blockDim.x, acc = 0;\n"
+	"  for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < nwords; i += step)\n"
+	"    acc += ((const volatile u64 *)buf)[i];\n"
+	"  if (acc == value) buf[0] = acc;\n"
 	"}\n"
 	/* k sampled elements of a count-element buffer, positions as ks_sample_index() (harness.h) */
 	"extern \"C\" __global__ void ks_gather(const unsigned char *src, u64 count, int es, unsigned char *dst,\n"
