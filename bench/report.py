@@ -82,13 +82,17 @@ if os.path.exists(ncu):
             v = float(row["Metric Value"].replace(",", ""))
             unit = row.get("Metric Unit", "nsecond")
             durs.append(v / 1e6 if unit in ("nsecond", "ns") else v / 1e3 if unit in ("usecond", "us") else v)
-    rec = load("ncu-run") or recs.get("ex-warm")
+    rec = recs.get("ex-warm")
     k = next((k for k in (rec or {}).get("kernels", []) if k["problem"] == "sin_kernel"), None)
     print(f"\nNsight Compute gpu__time_duration vs kscore golden medians (sin_kernel; {len(durs)} launches profiled):")
     cmp = []
+    if not durs:
+        print("  (no launch parsed)")
     if k:
         for p in k["perf"]:
             near = [d for d in durs if abs(d - p["golden_ms"]) < 0.3 * p["golden_ms"]]
+            if not near:
+                print(f"  {p['case']:30s} kscore {p['golden_ms']:.4f} ms  no Nsight launch within 30%")
             if near:
                 m = statistics.median(near)
                 cmp.append({"case": p["case"], "kscore_ms": p["golden_ms"], "ncu_ms": m,
