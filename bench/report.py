@@ -74,30 +74,29 @@ if "ex-cold" in recs and "ex-warm" in recs:
 
 ncu = os.path.join(work, "ncu.csv")
 if os.path.exists(ncu):
-    durs = []
+    groups = {}
     with open(ncu) as f:
         lines = [l for l in f if l.startswith('"')]
     for row in csv.DictReader(lines):
         if row.get("Metric Name") == "gpu__time_duration.sum":
             v = float(row["Metric Value"].replace(",", ""))
             unit = row.get("Metric Unit", "nsecond")
-            durs.append(v / 1e6 if unit in ("nsecond", "ns") else v / 1e3 if unit in ("usecond", "us") else v)
+            ms = v / 1e6 if unit in ("nsecond", "ns") else v / 1e3 if unit in ("usecond", "us") else v
+            groups.setdefault(row.get("Grid Size", "?"), []).append(ms)
     rec = recs.get("ex-warm")
     k = next((k for k in (rec or {}).get("kernels", []) if k["problem"] == "sin_kernel"), None)
-    print(f"\nNsight Compute gpu__time_duration vs kscore golden medians (sin_kernel; {len(durs)} launches profiled):")
+    n = sum(len(v) for v in groups.values())
+    print(f"\nNsight Compute gpu__time_duration vs kscore golden medians (sin_kernel; {n} launches profiled):")
     cmp = []
-    if not durs:
-        print("  (no launch parsed)")
-    if k:
+    if k and groups:
+        # each perf case is one launch geometry: compare with the geometry whose median is nearest
+        meds = {g: statistics.median(v) for g, v in groups.items()}
         for p in k["perf"]:
-            near = [d for d in durs if abs(d - p["golden_ms"]) < 0.3 * p["golden_ms"]]
-            if not near:
-                print(f"  {p['case']:30s} kscore {p['golden_ms']:.4f} ms  no Nsight launch within 30%")
-            if near:
-                m = statistics.median(near)
-                cmp.append({"case": p["case"], "kscore_ms": p["golden_ms"], "ncu_ms": m,
-                            "rel_diff": abs(m - p["golden_ms"]) / m})
-                print(f"  {p['case']:30s} kscore {p['golden_ms']:.4f} ms  ncu {m:.4f} ms ({len(near)} launches)  "
-                      f"diff {100 * abs(m - p['golden_ms']) / m:.2f}%")
+            g = min(meds, key=lambda x: abs(meds[x] - p["golden_ms"]))
+            m = meds[g]
+            cmp.append({"case": p["case"], "grid": g, "kscore_ms": p["golden_ms"], "ncu_ms": m,
+                        "launches": len(groups[g]), "rel_diff": abs(m - p["golden_ms"]) / m})
+            print(f"  {p['case']:30s} kscore {p['golden_ms']:.4f} ms  ncu {m:.4f} ms (grid {g}, {len(groups[g])} "
+                  f"launches)  diff {100 * abs(m - p['golden_ms']) / m:.2f}%")
     out["ncu"] = cmp
 json.dump(out, open(os.path.join(work, "bench.json"), "w"), indent=1)
