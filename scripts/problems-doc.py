@@ -40,6 +40,26 @@ print(f"Every problem of `reference_tests/`, with the golden kernel's measured t
           ceil.get("bandwidth", "?"), ceil.get("f32", "?"), ceil.get("f16_tc", "?"), ceil.get("bf16_tc", "?")))
 print("To regenerate: run `tests/gpu/validate_goldens.py --perf --json V.json` and "
       "`score check-refs --json C.json` on a GPU host, then `scripts/problems-doc.py` (see its header).\n")
+# Targets: memory-bound goldens >= 60% of the measured bandwidth; GEMM-class (tensor-core or FP32
+# arithmetic peak) >= 50% of the library at the same size and dtype.
+below = []
+for name, v in sorted(val.items()):
+    spec = json.load(open(os.path.join(v["folder"], "problem.json")))
+    for c in (c for c in v.get("cases", []) if c.get("perf_case")):
+        if spec.get("peak", "none") == "none":
+            if c.get("pct_bandwidth") is not None and c["pct_bandwidth"] < 60:
+                below.append(f"`{name}` {dims(c.get('dims', {}))}: {c['pct_bandwidth']:.0f}% of bandwidth (target 60%)")
+        elif c.get("pct_of_library") is not None and c["pct_of_library"] < 50:
+            below.append(f"`{name}` {dims(c.get('dims', {}))}: {c['pct_of_library']:.0f}% of the library (target 50%)")
+print("## Against the targets\n")
+if below:
+    print("Every golden kernel passes its checks. These perf cases miss the speed target for their kind:\n")
+    for b in below:
+        print(f"- {b}")
+    print()
+else:
+    print("Every golden kernel passes its checks and meets the speed target for its kind.\n")
+
 for suite in sorted(os.listdir(a.root)):
     sd = os.path.join(a.root, suite)
     if not os.path.isdir(sd):
