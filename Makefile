@@ -88,7 +88,7 @@ test check: deps
 
 demo: deps
 	$(MAKE) all
-	build/score submissions/example/reflexion_oneshot_tritonbench_4.json --team example; \
+	build/score submissions/example/reflexion_oneshot_tritonbench_4.json --team example --out build/example-results; \
 	status=$$?; echo "score exited with status $$status (see build/score --help)"; \
 	[ $$status -le 3 ]
 
