@@ -45,6 +45,9 @@ void ks_check_entries(ks_kernel_result *out, ks_candidate_image *images, const k
 
 void ks_candidate_image_clear(ks_candidate_image *img);
 
+/* The reason a failed run is charged with: fault, timeout, crash, or launch_error. */
+ks_reason ks_check_run_failure(const ks_run_result *res);
+
 /* Checks one finished candidate run against the golden run on the same inputs: guard bands,
  * inputs unchanged (bytes, or checksums where either side fetched only checksums), outputs within
  * tolerance. Returns OK or the first failure's reason with *detail (caller frees). Used for

@@ -47,6 +47,13 @@ void ks_runner_add_golden(ks_runner *r, const ks_problem *p, const void *cubin, 
 /* 1 when the golden kernels of p were registered. */
 int ks_runner_has_golden(const ks_runner *r, const ks_problem *p);
 
+/* Compiles the golden kernels of every problem of set in one parallel batch (co->arch is used as
+ * given), registers those that compiled with r when r is not NULL, and reports each problem's
+ * status and NVRTC log in status[i] and logs[i] (caller frees with ks_free_strv(logs, set->n)).
+ * Returns nonzero only if the compiler cannot run at all. */
+int ks_runner_compile_goldens(ks_runner *r, const ks_problem_set *set, const ks_compile_options *co,
+			      ks_compile_status *status, char **logs);
+
 typedef struct {
 	ks_plan plan;          /* the golden plan (its bufs describe the blob) */
 	ks_run_result res;     /* outputs in full; inputs in full (correctness) or as checksums (perf) */

@@ -220,29 +220,13 @@ int ks_baseline_main(int argc, char **argv)
 	/* the golden kernels, compiled for this device */
 	{
 		ks_compile_options co = KS_COMPILE_OPTIONS_INIT;
-		ks_compile_job *jobs = ks_calloc(set->n + 1, sizeof(*jobs));
-		char ***names = ks_calloc(set->n + 1, sizeof(char **));
-		size_t *nn = ks_calloc(set->n + 1, sizeof(size_t));
+		ks_compile_status *st = ks_calloc(set->n + 1, sizeof(*st));
+		char **logs = ks_calloc(set->n + 1, sizeof(char *));
 		co.arch = ks_runner_arch(run);
 		co.cache_dir = cache;
-		for (i = 0; i < set->n; i++) {
-			ks_plan_kernel_names(&names[i], &nn[i], &set->problems[i]->golden_launch);
-			jobs[i].source = set->problems[i]->golden_src;
-			jobs[i].names = (const char *const *)names[i];
-			jobs[i].nnames = nn[i];
-		}
-		if (ks_compile_run(jobs, set->n, &co) == 0)
-			for (i = 0; i < set->n; i++)
-				if (jobs[i].status == KS_COMPILE_OK)
-					ks_runner_add_golden(run, set->problems[i], jobs[i].cubin, jobs[i].cubin_len,
-							     jobs[i].lowered, jobs[i].nnames);
-		for (i = 0; i < set->n; i++) {
-			ks_compile_job_clear(&jobs[i]);
-			ks_free_strv(names[i], nn[i]);
-		}
-		ks_free(jobs);
-		ks_free(names);
-		ks_free(nn);
+		ks_runner_compile_goldens(run, set, &co, st, logs);
+		ks_free_strv(logs, set->n);
+		ks_free(st);
 	}
 	gmtime_r(&now, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);

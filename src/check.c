@@ -232,7 +232,7 @@ ks_reason ks_check_run(char **detail, const ks_run_result *res, const ks_plan *p
 	return KS_REASON_OK;
 }
 
-static ks_reason run_failure(const ks_run_result *res)
+ks_reason ks_check_run_failure(const ks_run_result *res)
 {
 	switch (res->status) {
 	case KS_RUN_FAULT:
@@ -261,7 +261,7 @@ static void check_one(ks_kernel_result *r, const ks_candidate_image *img, ks_run
 					? (res.message && strstr(res.message, "is not in the module")
 						   ? KS_REASON_MISSING_KERNEL
 						   : KS_REASON_LOAD_ERROR)
-					: run_failure(&res);
+					: ks_check_run_failure(&res);
 		ks_kernel_result_fail(r, why, "loading the module: %s", res.message ? res.message : "?");
 		ks_run_result_clear(&res);
 		return;
@@ -321,7 +321,7 @@ static void check_one(ks_kernel_result *r, const ks_candidate_image *img, ks_run
 			ks_runner_run(run, &res, module, &plan, fetch);
 			cr->ms = res.ms;
 			if (res.status != KS_RUN_OK) {
-				cr->reason = run_failure(&res);
+				cr->reason = ks_check_run_failure(&res);
 				cr->detail = ks_asprintf("%s", res.message ? res.message : "?");
 				ks_kernel_result_fail(r, cr->reason, "case %s, seed %d: %s", c->label, si,
 						      cr->detail);

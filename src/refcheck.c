@@ -247,9 +247,9 @@ int ks_refcheck_main(int argc, char **argv)
 	ks_problem_set *set = NULL;
 	ks_runner *run = NULL;
 	ks_ceilings ceil;
-	ks_compile_job *jobs = NULL;
-	char ***names = NULL, *cache = NULL, *cfgpath = NULL;
-	size_t *nn = NULL, i, nfail = 0;
+	ks_compile_status *status = NULL;
+	char **logs = NULL, *cache = NULL, *cfgpath = NULL;
+	size_t i, nfail = 0;
 	row *rows = NULL;
 	cJSON *out = NULL;
 	int opt, compile_only = 0, device = 0, have_ceil = 0, rc = 0;
@@ -319,19 +319,12 @@ int ks_refcheck_main(int argc, char **argv)
 		}
 	}
 	rows = ks_calloc(set->n + 1, sizeof(*rows));
-	jobs = ks_calloc(set->n + 1, sizeof(*jobs));
-	names = ks_calloc(set->n + 1, sizeof(*names));
-	nn = ks_calloc(set->n + 1, sizeof(*nn));
-	for (i = 0; i < set->n; i++) {
+	status = ks_calloc(set->n + 1, sizeof(*status));
+	logs = ks_calloc(set->n + 1, sizeof(char *));
+	for (i = 0; i < set->n; i++)
 		rows[i].p = set->problems[i];
-		ks_plan_kernel_names(&names[i], &nn[i], &set->problems[i]->golden_launch);
-		jobs[i].source = set->problems[i]->golden_src;
-		jobs[i].names = (const char *const *)names[i];
-		jobs[i].nnames = nn[i];
-		jobs[i].label = set->problems[i]->name;
-	}
 	co.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	if (ks_compile_run(jobs, set->n, &co) < 0) {
+	if (ks_runner_compile_goldens(run, set, &co, status, logs) < 0) {
 		fprintf(stderr, "score check-refs: %s\n", ks_error_msg());
 		rc = 70;
 		goto done;
@@ -339,15 +332,13 @@ int ks_refcheck_main(int argc, char **argv)
 	for (i = 0; i < set->n; i++) {
 		row *r = &rows[i];
 		size_t ci;
-		if (jobs[i].status != KS_COMPILE_OK) {
-			fail(r, "golden.cu does not compile (%s): %.300s", ks_compile_status_name(jobs[i].status),
-			     jobs[i].log);
+		if (status[i] != KS_COMPILE_OK) {
+			fail(r, "golden.cu does not compile (%s): %.300s", ks_compile_status_name(status[i]), logs[i]);
 			continue;
 		}
 		r->compiled = 1;
 		if (!run)
 			continue;
-		ks_runner_add_golden(run, r->p, jobs[i].cubin, jobs[i].cubin_len, jobs[i].lowered, jobs[i].nnames);
 		if (isatty(2))
 			fprintf(stderr, "\r\033[Kcheck-refs: [%zu/%zu] %s", i, set->n, r->p->name);
 		for (ci = 0; ci < r->p->ncorrectness && !r->fail; ci++)
@@ -403,19 +394,13 @@ int ks_refcheck_main(int argc, char **argv)
 		fprintf(stderr, "score check-refs: %s\n", ks_error_msg());
 	rc = nfail ? 1 : 0;
 done:
-	for (i = 0; set && i < set->n; i++) {
-		if (jobs)
-			ks_compile_job_clear(&jobs[i]);
-		if (names)
-			ks_free_strv(names[i], nn[i]);
-		if (rows)
-			ks_free(rows[i].fail);
-	}
+	for (i = 0; set && rows && i < set->n; i++)
+		ks_free(rows[i].fail);
+	if (logs)
+		ks_free_strv(logs, set->n);
 	cJSON_Delete(out);
 	ks_free(rows);
-	ks_free(jobs);
-	ks_free(names);
-	ks_free(nn);
+	ks_free(status);
 	ks_free(cache);
 	ks_free(cfgpath);
 	ks_runner_free(run);

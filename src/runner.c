@@ -176,6 +176,37 @@ static golden_module *find_module(ks_runner *r, const ks_problem *p)
 	return NULL;
 }
 
+int ks_runner_compile_goldens(ks_runner *r, const ks_problem_set *set, const ks_compile_options *co,
+			      ks_compile_status *status, char **logs)
+{
+	ks_compile_job *jobs = ks_calloc(set->n + 1, sizeof(*jobs));
+	char ***names = ks_calloc(set->n + 1, sizeof(char **));
+	size_t *nn = ks_calloc(set->n + 1, sizeof(size_t)), i;
+	int rc;
+
+	for (i = 0; i < set->n; i++) {
+		ks_plan_kernel_names(&names[i], &nn[i], &set->problems[i]->golden_launch);
+		jobs[i].source = set->problems[i]->golden_src;
+		jobs[i].names = (const char *const *)names[i];
+		jobs[i].nnames = nn[i];
+		jobs[i].label = set->problems[i]->name;
+	}
+	rc = ks_compile_run(jobs, set->n, co);
+	for (i = 0; i < set->n; i++) {
+		status[i] = rc < 0 ? KS_COMPILE_CRASH : jobs[i].status;
+		logs[i] = ks_strdup(rc < 0 ? ks_error_msg() : jobs[i].log ? jobs[i].log : "");
+		if (rc == 0 && r && jobs[i].status == KS_COMPILE_OK)
+			ks_runner_add_golden(r, set->problems[i], jobs[i].cubin, jobs[i].cubin_len, jobs[i].lowered,
+					     jobs[i].nnames);
+		ks_compile_job_clear(&jobs[i]);
+		ks_free_strv(names[i], nn[i]);
+	}
+	ks_free(jobs);
+	ks_free(names);
+	ks_free(nn);
+	return rc;
+}
+
 int ks_runner_has_golden(const ks_runner *r, const ks_problem *p)
 {
 	return find_module((ks_runner *)r, p) != NULL;

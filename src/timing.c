@@ -99,19 +99,6 @@ static int batch(ks_worker *w, ks_run_result *res, series *s, int count, int nse
 	return 0;
 }
 
-static ks_reason failure_reason(const ks_run_result *res)
-{
-	switch (res->status) {
-	case KS_RUN_FAULT:
-		return KS_REASON_FAULT;
-	case KS_RUN_TIMEOUT:
-		return KS_REASON_TIMEOUT;
-	case KS_RUN_CRASH:
-		return KS_REASON_CRASH;
-	default:
-		return KS_REASON_LAUNCH_ERROR;
-	}
-}
 
 /* The candidate failed during timing: it is not correct after all. */
 static void candidate_failed(ks_kernel_result *r, ks_reason why, const char *label, const char *detail)
@@ -178,7 +165,7 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 	}
 	ks_worker_time_start(cw, &res, cmod, &cplan, seeds, (size_t)nsets, o->flush_bytes, t_out);
 	if (res.status != KS_RUN_OK) {
-		candidate_failed(r, res.status == KS_RUN_ERROR ? KS_REASON_LAUNCH_ERROR : failure_reason(&res),
+		candidate_failed(r, res.status == KS_RUN_ERROR ? KS_REASON_LAUNCH_ERROR : ks_check_run_failure(&res),
 				 c->label, res.message);
 		rc = -1;
 		goto done;
@@ -204,7 +191,7 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 		memset(&wc, 0, sizeof(wc));
 		memset(&wg, 0, sizeof(wg));
 		if (batch(cw, &res, &wc, o->cfg.warmup_runs, nsets, &cnext, t_out) < 0) {
-			candidate_failed(r, failure_reason(&res), c->label, res.message);
+			candidate_failed(r, ks_check_run_failure(&res), c->label, res.message);
 			ks_free(wc.x);
 			rc = -1;
 			goto done;
@@ -241,7 +228,7 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 			int cand = k == 0 ? cand_first : !cand_first;
 			if (cand && !cs.done) {
 				if (batch(cw, &res, &cs, bc, nsets, &cnext, t_out) < 0) {
-					candidate_failed(r, failure_reason(&res), c->label, res.message);
+					candidate_failed(r, ks_check_run_failure(&res), c->label, res.message);
 					rc = -1;
 					goto done;
 				}
@@ -277,7 +264,7 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 			ks_worker_time_verify(cw, &res, &cplan, set, vseed, fetch, KS_VERIFY_SAMPLES, t_out);
 			cplan.seed = vseed; /* the inputs (and sample positions) of this run */
 			if (res.status != KS_RUN_OK) {
-				candidate_failed(r, failure_reason(&res), c->label, res.message);
+				candidate_failed(r, ks_check_run_failure(&res), c->label, res.message);
 				rc = -1;
 				goto done;
 			}
@@ -404,7 +391,7 @@ void ks_time_kernel(ks_kernel_result *r, const ks_candidate_image *img, ks_runne
 		return;
 	ks_runner_load(run, &res, &module, fi, img->cubin, img->len, img->lowered, img->nlowered);
 	if (res.status != KS_RUN_OK) {
-		candidate_failed(r, failure_reason(&res), "(loading)", res.message);
+		candidate_failed(r, ks_check_run_failure(&res), "(loading)", res.message);
 		ks_run_result_clear(&res);
 		return;
 	}
