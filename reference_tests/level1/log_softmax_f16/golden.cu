@@ -16,8 +16,13 @@
 // Reductions: per-thread sequential in a fixed order, an xor-butterfly within the warp (bitwise
 // the same value in every lane, since + and max are commutative), then for groups wider than a
 // warp a fixed-order pass over the per-warp values in shared memory. Deterministic; no atomics.
-// Any grid size is correct (block-uniform loop over row blocks). Requires blockDim.x to be a
-// power of two between 32 and 1024.
+// Any grid size is correct (block-uniform loop over row blocks), and each block loads its next row
+// block while it finishes the current one, so a block that waits at a reduction still has loads
+// in flight. The golden launch gives rows of 1024-thread groups (cols > 16384: one block per SM
+// fits) at most 264 persistent blocks, and shorter rows one block per row block: measured on an
+// H100, that takes the long-row perf case from 54% to 92% of the copy bandwidth, while capping
+// the grid for shorter rows too made them slower (89% instead of 98%). Requires blockDim.x to be
+// a power of two between 32 and 1024.
 
 #include <cuda_fp16.h>
 
@@ -110,18 +115,28 @@ __device__ __forceinline__ uint4 narrow8(const float f[8])
     return u;
 }
 
-// One row (or none, when !active) cached in registers: nv = cdiv(cols, 8) <= G * RW_NV.
-__device__ __forceinline__ void row_cached(const __half* __restrict__ xr, __half* __restrict__ yr, int cols,
-                                           bool vec, int G, int lane, bool active, float* red)
+// Loads one row (nothing when !active) into registers: nv = cdiv(cols, 8) <= G * RW_NV.
+__device__ __forceinline__ void row_load(uint4 v[RW_NV], const __half* __restrict__ xr, int cols, bool vec, int G,
+                                         int lane, bool active)
 {
     const int nv = (cols + 7) >> 3;
-    uint4 v[RW_NV];
+#pragma unroll
+    for (int k = 0; k < RW_NV; ++k) {
+        const int j = k * G + lane;
+        if (active && j < nv) v[k] = load_vec(xr, j, cols, vec, 0xFC00u);     // padding: -inf
+    }
+}
+
+// Finishes a row held in registers by row_load: max, sum, outputs.
+__device__ __forceinline__ void row_finish(const uint4 v[RW_NV], __half* __restrict__ yr, int cols, bool vec, int G,
+                                           int lane, bool active, float* red)
+{
+    const int nv = (cols + 7) >> 3;
     float m = neg_inf();
 #pragma unroll
     for (int k = 0; k < RW_NV; ++k) {
         const int j = k * G + lane;
         if (active && j < nv) {
-            v[k] = load_vec(xr, j, cols, vec, 0xFC00u);     // padding: -inf
             float f[8];
             widen8(v[k], f);
 #pragma unroll
@@ -192,14 +207,32 @@ log_softmax_f16(const __half* __restrict__ x, __half* __restrict__ y, int rows, 
     const int gi = threadIdx.x / G;
 
     // Row blocks blockIdx.x, blockIdx.x + gridDim.x, ... (unsigned: no overflow for rows < 2^31
-    // and gridDim.x * R < 2^31).
-    for (unsigned r0 = blockIdx.x * (unsigned)R; r0 < (unsigned)rows; r0 += gridDim.x * (unsigned)R) {
+    // and gridDim.x * R < 2^31). The loop condition is block-uniform.
+    const unsigned stride = gridDim.x * (unsigned)R;
+    unsigned r0 = blockIdx.x * (unsigned)R;
+    if (!fits) {
+        for (; r0 < (unsigned)rows; r0 += stride)           // R == 1 here, always active
+            row_stream(x + (long long)r0 * cols, y + (long long)r0 * cols, cols, G, lane, red);
+        return;
+    }
+    // Cached rows, software-pipelined: the next row block is loaded into registers before this
+    // one is reduced and written, so its loads are in flight while this block computes.
+    if (r0 >= (unsigned)rows) return;
+    uint4 cur[RW_NV];
+    row_load(cur, x + (long long)(r0 + gi < (unsigned)rows ? r0 + gi : 0) * cols, cols, vec, G, lane,
+             r0 + gi < (unsigned)rows);
+    for (;;) {
+        const unsigned rn = r0 + stride;
+        const bool more = rn < (unsigned)rows && rn > r0;
+        uint4 nxt[RW_NV];
+        if (more)
+            row_load(nxt, x + (long long)(rn + gi < (unsigned)rows ? rn + gi : 0) * cols, cols, vec, G, lane,
+                     rn + gi < (unsigned)rows);
         const bool active = r0 + gi < (unsigned)rows;
-        const int row = (int)(r0 + gi);
-        const long long off = (long long)(active ? row : 0) * cols;
-        if (fits)
-            row_cached(x + off, y + off, cols, vec, G, lane, active, red);
-        else
-            row_stream(x + off, y + off, cols, G, lane, red);   // R == 1 here, always active
+        row_finish(cur, y + (long long)(active ? r0 + gi : 0) * cols, cols, vec, G, lane, active, red);
+        if (!more) break;
+        r0 = rn;
+#pragma unroll
+        for (int k = 0; k < RW_NV; ++k) cur[k] = nxt[k];
     }
 }
