@@ -26,6 +26,11 @@ typedef struct {
 void ks_compare_tensor(ks_cmp_stats *st, ks_dtype t, const void *got, const void *want,
 		       uint64_t count, double atol, double rtol, int poison);
 
+/* How many of count elements of type t still hold the poison pattern `poison` (never written);
+ * *first (when not NULL) gets the index of the first one. For checking a golden kernel's own
+ * outputs, where there is no reference to compare with. */
+uint64_t ks_compare_count_poison(uint64_t *first, ks_dtype t, const void *buf, uint64_t count, int poison);
+
 /* Checks a guard band; returns -1 if intact, else the offset of the first modified byte. `phase`
  * is the band's offset within the guard pattern (the back band starts mid-pattern). */
 int64_t ks_compare_guard(const unsigned char *band, uint64_t len, uint64_t phase);

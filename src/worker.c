@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 struct ks_worker {
@@ -149,9 +150,46 @@ static int spawn(ks_worker *w)
 	return 0;
 }
 
+/* KSCORE_TRACE=1 prints one line per worker request on stderr (role, message type, milliseconds
+ * from send to reply, bytes sent and received), for finding where a scoring run's wall time goes
+ * (docs/benchmarks.md). Read once; never on by default. */
+static int trace_on(void)
+{
+	static int on = -1;
+	if (on < 0) {
+		const char *e = getenv("KSCORE_TRACE");
+		on = e && *e && strcmp(e, "0") != 0;
+	}
+	return on;
+}
+
+static double mono_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+static ks_run_status call_once(ks_worker *w, ks_msg *reply, uint32_t type, const cJSON *req,
+			       const void *blob, uint64_t len, double timeout_s, char **why);
+
 /* Sends a request and waits for the reply; on any transport failure the worker is killed and the
  * returned status says why. */
 static ks_run_status call(ks_worker *w, ks_msg *reply, uint32_t type, const cJSON *req,
+			  const void *blob, uint64_t len, double timeout_s, char **why)
+{
+	double t0;
+	ks_run_status st;
+	if (!trace_on())
+		return call_once(w, reply, type, req, blob, len, timeout_s, why);
+	t0 = mono_ms();
+	st = call_once(w, reply, type, req, blob, len, timeout_s, why);
+	fprintf(stderr, "kscore-trace: %.3f %s %u %.3f %llu %llu\n", t0, w->role, (unsigned)type, mono_ms() - t0,
+		(unsigned long long)len, (unsigned long long)reply->blob_len);
+	return st;
+}
+
+static ks_run_status call_once(ks_worker *w, ks_msg *reply, uint32_t type, const cJSON *req,
 			  const void *blob, uint64_t len, double timeout_s, char **why)
 {
 	int rc;

@@ -56,6 +56,45 @@ static void test_poison_counts_as_unwritten(void)
 	KT_EQ_INT(st.bad, 2);
 }
 
+static void test_poison_is_counted_without_a_reference(void)
+{
+	/* a golden kernel's own output: only the poison pattern counts, NaNs of other payloads not */
+	float y[5] = { 1, 2, 3, 4, 5 };
+	uint16_t h[4] = { 0x3c00, 0x3c00, 0x3c00, 0x7e00 };
+	unsigned char pat[8];
+	uint64_t first = 99;
+	ks_dtype_poison(KS_DT_F32, 0, pat);
+	memcpy(&y[1], pat, 4);
+	memcpy(&y[3], pat, 4);
+	KT_EQ_INT(ks_compare_count_poison(&first, KS_DT_F32, y, 5, 0), 2);
+	KT_EQ_INT(first, 1);
+	KT_EQ_INT(ks_compare_count_poison(NULL, KS_DT_F32, y, 5, 1), 0);
+	KT_EQ_INT(ks_compare_count_poison(&first, KS_DT_F16, h, 4, 0), 0);
+	ks_dtype_poison(KS_DT_F16, 1, pat);
+	memcpy(&h[2], pat, 2);
+	KT_EQ_INT(ks_compare_count_poison(&first, KS_DT_F16, h, 4, 1), 1);
+	KT_EQ_INT(first, 2);
+}
+
+static void test_large_buffers_take_the_word_compare_path(void)
+{
+	/* identical elements are skipped by a word compare; differing ones are judged one by one */
+	enum { N = 100000 };
+	uint16_t *g = ks_calloc(N, 2), *w = ks_calloc(N, 2);
+	ks_cmp_stats st;
+	size_t i;
+	for (i = 0; i < N; i++)
+		g[i] = w[i] = 0x3c00; /* 1.0 */
+	g[777] = 0x3c01;              /* 1.0 + 2^-10: inside rtol 1e-2 */
+	g[N - 1] = 0x4000;            /* 2.0: outside */
+	ks_compare_tensor(&st, KS_DT_F16, g, w, N, 0, 1e-2, 0);
+	KT_EQ_INT(st.bad, 1);
+	KT_EQ_INT(st.first_bad, N - 1);
+	KT_ASSERT(st.max_abs_err > 0.0009 && st.max_abs_err <= 1.0);
+	ks_free(g);
+	ks_free(w);
+}
+
 static void test_integers_are_exact_and_half_types_convert(void)
 {
 	int32_t w[3] = { 5, -7, 100 }, g[3] = { 5, -6, 100 };
@@ -113,7 +152,8 @@ static void test_dtype_conversions(void)
 
 static const kt_test tests[] = {
 	KT(test_tolerance_and_first_bad), KT(test_nan_and_inf_must_match_exactly),
-	KT(test_poison_counts_as_unwritten), KT(test_integers_are_exact_and_half_types_convert),
+	KT(test_poison_counts_as_unwritten), KT(test_poison_is_counted_without_a_reference),
+	KT(test_large_buffers_take_the_word_compare_path), KT(test_integers_are_exact_and_half_types_convert),
 	KT(test_guard_bands), KT(test_dtype_conversions), { 0 }
 };
 KT_MAIN("compare", tests)
