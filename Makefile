@@ -17,9 +17,9 @@ PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CPPFLAGS_KS  = -Iinclude -I$(CUDA_HOME)/include $(PKG_CFLAGS) -DKS_VERSION=\"$(VERSION)\" \
                -DKS_CUDA_HOME=\"$(CUDA_HOME)\" -D_GNU_SOURCE
-CFLAGS_KS    = -std=c11 $(WARN) $(OPT) -fno-strict-aliasing $(CPPFLAGS_KS) $(CFLAGS)
+CFLAGS_KS    = -std=c11 -pthread $(WARN) $(OPT) -fno-strict-aliasing $(CPPFLAGS_KS) $(CFLAGS)
 LDFLAGS_KS   = -Wl,--as-needed -Wl,-rpath,'$$ORIGIN/../lib' $(LDFLAGS)
-LIBS_KS      = $(PKG_LIBS) -ldl -lm
+LIBS_KS      = $(PKG_LIBS) -pthread -ldl -lm
 NVRTC_LIBS   = -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnvrtc
 
 MAINS        = src/main.c src/compile_main.c src/worker_main.c

@@ -57,6 +57,13 @@ typedef struct {
  * at all (message set). */
 int ks_compile_run(ks_compile_job *jobs, size_t n, const ks_compile_options *opts);
 
+/* ks_compile_run, calling done(ud, i) as soon as job i's outputs are final (served from the cache,
+ * refused, or compiled), in the calling thread; the job is not touched afterwards, so another
+ * thread may take its outputs from then on. Jobs start in index order: put first what is needed
+ * first. When the helper cannot run at all, done is called for every job before the error return. */
+int ks_compile_run_cb(ks_compile_job *jobs, size_t n, const ks_compile_options *opts,
+		      void (*done)(void *ud, size_t i), void *ud);
+
 /* Frees the outputs of a job (not its inputs). */
 void ks_compile_job_clear(ks_compile_job *job);
 

@@ -25,9 +25,11 @@ typedef struct {
 	ks_compile_options compile;   /* compiles the harness kernels */
 	double kernel_timeout_s;      /* per run, past which the worker is killed */
 	ks_plan_limits limits;
+	int golden_only;              /* no candidate worker is started with the runner (it still is on
+				       * first use); for tools that run golden kernels only */
 } ks_runner_options;
 
-#define KS_RUNNER_OPTIONS_INIT { 0, NULL, KS_COMPILE_OPTIONS_INIT, 10.0, KS_PLAN_LIMITS_INIT }
+#define KS_RUNNER_OPTIONS_INIT { 0, NULL, KS_COMPILE_OPTIONS_INIT, 10.0, KS_PLAN_LIMITS_INIT, 0 }
 
 /* Starts the golden worker on the device (probing it), compiles the harness for the device's own
  * architecture and loads it. Fails with KS_EUNSUPPORTED (message says why) where there is no GPU. */

@@ -64,6 +64,15 @@ int ks_spawn_run(ks_spawn_result *res, const ks_spawn_options *opts);
 /* Runs up to `parallel` children at a time until all n have finished. res[i] matches opts[i]. */
 int ks_spawn_run_many(ks_spawn_result *res, const ks_spawn_options *opts, size_t n, int parallel);
 
+/* Called as soon as res[i] is final (the child reaped and its output drained), in the thread that
+ * runs the children; ks_spawn_run_many does not touch res[i] afterwards. */
+typedef void (*ks_spawn_done_fn)(void *ud, size_t i);
+
+/* ks_spawn_run_many, calling done(ud, i) for each child as it finishes, so that a caller can use
+ * early results while later children still run. */
+int ks_spawn_run_many_cb(ks_spawn_result *res, const ks_spawn_options *opts, size_t n, int parallel,
+			 ks_spawn_done_fn done, void *ud);
+
 void ks_spawn_result_clear(ks_spawn_result *res);
 
 #endif

@@ -85,6 +85,13 @@ typedef struct {
  * another error when the worker cannot be started. Caller frees with ks_worker_free. */
 int ks_worker_start(ks_worker **out, ks_device_info *info, const ks_worker_options *opts);
 
+/* ks_worker_start in two halves, so that several workers create their CUDA contexts at the same
+ * time (a context takes 0.1-0.2 s): ks_worker_spawn starts the process and asks it to initialise
+ * without waiting; ks_worker_ready waits for the answer (failures as ks_worker_start; the caller
+ * still frees w). */
+int ks_worker_spawn(ks_worker **out, const ks_worker_options *opts);
+int ks_worker_ready(ks_worker *w, ks_device_info *info);
+
 /* Loads the harness kernels (lowered names in ks_harness_kernels order). */
 int ks_worker_harness(ks_worker *w, const void *cubin, size_t len, char *const *lowered);
 

@@ -197,6 +197,7 @@ int ks_baseline_main(int argc, char **argv)
 	cache = ks_scoreopts_default_cache();
 	ro.device = device;
 	ro.compile.cache_dir = cache;
+	ro.golden_only = 1;
 	if (ks_runner_start(&run, &ro) < 0) {
 		fprintf(stderr, "score baseline: no usable GPU: %s\n", ks_error_msg());
 		rc = 69;

@@ -5,6 +5,7 @@
 #include "harness.h"
 #include "mem.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -15,7 +16,60 @@ typedef struct {
 	char **names;
 	size_t nnames;
 	int job;          /* index into the compile jobs, -1 when not compiled */
+	int gjob;         /* the compile job of its problem's golden kernels, -1 when none is needed */
+	int gslot;        /* index of that problem among the goldens compiled here */
 } prep;
+
+/* The compile stage runs in a thread of its own while this one checks each entry on the GPU as
+ * soon as its kernel and its problem's golden kernel are compiled: cold compiles overlap the GPU
+ * work instead of preceding it. Compiles are CPU work in sandboxed child processes; the checks
+ * are GPU round trips, so the two hardly compete. */
+typedef struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	unsigned char *ready;        /* per job, set by the compile thread */
+	int finished;
+	ks_compile_job *jobs;
+	size_t n;
+	ks_compile_options co;
+	int rc;
+	char *err;
+} compile_bg;
+
+static void bg_done(void *ud, size_t i)
+{
+	compile_bg *b = ud;
+	pthread_mutex_lock(&b->mu);
+	b->ready[i] = 1;
+	pthread_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+}
+
+static void *bg_main(void *ud)
+{
+	compile_bg *b = ud;
+	int rc = ks_compile_run_cb(b->jobs, b->n, &b->co, bg_done, b);
+	pthread_mutex_lock(&b->mu);
+	b->rc = rc;
+	if (rc < 0)
+		b->err = ks_strdup(ks_error_msg());
+	b->finished = 1;
+	pthread_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+	return NULL;
+}
+
+/* Waits until job i is final; 0, or -1 when the compiler could not run at all. */
+static int bg_wait(compile_bg *b, size_t i)
+{
+	int rc;
+	pthread_mutex_lock(&b->mu);
+	while (!b->ready[i] && !b->finished)
+		pthread_cond_wait(&b->cv, &b->mu);
+	rc = b->ready[i] ? 0 : -1;
+	pthread_mutex_unlock(&b->mu);
+	return rc;
+}
 
 static void init_result(ks_kernel_result *r, const ks_entry *e, size_t pass)
 {
@@ -376,17 +430,24 @@ void ks_check_entries(ks_kernel_result *out, ks_candidate_image *images, const k
 	size_t *gn = ks_calloc(n + 1, sizeof(size_t));
 	char **glabels = ks_calloc(n + 1, sizeof(char *));
 	char **clabels = ks_calloc(n + 1, sizeof(char *));
+	int *gjob = ks_calloc(n + 1, sizeof(int)), *gdone = ks_calloc(n + 1, sizeof(int));
 	size_t njobs = 0, ng = 0, i, j, done = 0;
 	ks_compile_options co = o->compile;
 	ks_candidate_image img;
+	compile_bg bg;
+	pthread_t th;
+	int threaded = 0;
 
+	memset(&bg, 0, sizeof(bg));
 	if (runner)
 		co.arch = ks_runner_arch(runner);
+	/* Jobs in the order they are needed: each entry's kernel, then its problem's golden kernels
+	 * the first time that problem comes up. */
 	for (i = 0; i < n; i++) {
 		const ks_entry *e = entries[i];
 		ks_kernel_result *r = &out[i];
 		init_result(r, e, pass ? pass[i] : 0);
-		pr[i].job = -1;
+		pr[i].job = pr[i].gjob = pr[i].gslot = -1;
 		if (e->error) {
 			ks_kernel_result_fail(r, KS_REASON_BAD_ENTRY, "%s", e->error);
 			continue;
@@ -412,46 +473,57 @@ void ks_check_entries(ks_kernel_result *out, ks_candidate_image *images, const k
 		jobs[njobs].nnames = pr[i].nnames;
 		jobs[njobs].label = clabels[i];
 		njobs++;
-		/* the golden kernels of each problem, once */
-		if (runner && !ks_runner_has_golden(runner, pr[i].p)) {
-			for (j = 0; j < ng; j++)
-				if (gprob[j] == pr[i].p)
-					break;
-			if (j == ng) {
-				gprob[ng] = pr[i].p;
-				ks_plan_kernel_names(&gnames[ng], &gn[ng], &pr[i].p->golden_launch);
-				glabels[ng] = ks_asprintf("golden kernel of %s", pr[i].p->name);
-				ng++;
-			}
+		if (!runner || ks_runner_has_golden(runner, pr[i].p))
+			continue;
+		for (j = 0; j < ng; j++)
+			if (gprob[j] == pr[i].p)
+				break;
+		if (j == ng) {
+			gprob[ng] = pr[i].p;
+			ks_plan_kernel_names(&gnames[ng], &gn[ng], &pr[i].p->golden_launch);
+			glabels[ng] = ks_asprintf("golden kernel of %s", pr[i].p->name);
+			gjob[ng] = (int)njobs;
+			jobs[njobs].source = gprob[ng]->golden_src;
+			jobs[njobs].names = (const char *const *)gnames[ng];
+			jobs[njobs].nnames = gn[ng];
+			jobs[njobs].label = glabels[ng];
+			njobs++;
+			ng++;
 		}
+		pr[i].gjob = gjob[j];
+		pr[i].gslot = (int)j;
 	}
-	for (j = 0; j < ng; j++) {
-		jobs[njobs + j].source = gprob[j]->golden_src;
-		jobs[njobs + j].names = (const char *const *)gnames[j];
-		jobs[njobs + j].nnames = gn[j];
-		jobs[njobs + j].label = glabels[j];
-	}
-	if (o->progress && njobs + ng)
+	if (o->progress && njobs)
 		o->progress(o->progress_ud, 0, n, "compiling");
-	if (njobs + ng && ks_compile_run(jobs, njobs + ng, &co) < 0) {
-		for (i = 0; i < n; i++)
-			if (pr[i].job >= 0)
-				ks_kernel_result_fail(&out[i], KS_REASON_COMPILE_CRASH, "%s", ks_error_msg());
-		goto done;
-	}
-	for (j = 0; j < ng; j++) {
-		ks_compile_job *jb = &jobs[njobs + j];
-		if (jb->status == KS_COMPILE_OK)
-			ks_runner_add_golden(runner, gprob[j], jb->cubin, jb->cubin_len, jb->lowered, jb->nnames);
-		else
-			fprintf(stderr, "score: error: %s/golden.cu does not compile (%s): %s\n",
-				gprob[j]->dir, ks_compile_status_name(jb->status), jb->log);
+	bg.ready = ks_calloc(njobs + 1, 1);
+	bg.jobs = jobs;
+	bg.n = njobs;
+	bg.co = co;
+	if (njobs) {
+		pthread_mutex_init(&bg.mu, NULL);
+		pthread_cond_init(&bg.cv, NULL);
+		threaded = pthread_create(&th, NULL, bg_main, &bg) == 0;
+		if (!threaded)
+			bg_main(&bg); /* no thread to be had: compile everything first */
 	}
 	for (i = 0; i < n; i++) {
 		ks_compile_job *jb;
 		ks_kernel_result *r = &out[i];
 		if (pr[i].job < 0)
 			continue;
+		if (bg_wait(&bg, (size_t)pr[i].job) < 0 || (pr[i].gjob >= 0 && bg_wait(&bg, (size_t)pr[i].gjob) < 0)) {
+			ks_kernel_result_fail(r, KS_REASON_COMPILE_CRASH, "%s", bg.err ? bg.err : "the compiler did not run");
+			continue;
+		}
+		if (pr[i].gslot >= 0 && !gdone[pr[i].gslot]) {
+			ks_compile_job *g = &jobs[pr[i].gjob];
+			gdone[pr[i].gslot] = 1;
+			if (g->status == KS_COMPILE_OK)
+				ks_runner_add_golden(runner, pr[i].p, g->cubin, g->cubin_len, g->lowered, g->nnames);
+			else
+				fprintf(stderr, "score: error: %s/golden.cu does not compile (%s): %s\n",
+					pr[i].p->dir, ks_compile_status_name(g->status), g->log);
+		}
 		jb = &jobs[pr[i].job];
 		r->compile_s = jb->seconds;
 		r->compile_cached = jb->cached;
@@ -497,10 +569,16 @@ void ks_check_entries(ks_kernel_result *out, ks_candidate_image *images, const k
 			memset(&pr[i].launch, 0, sizeof(pr[i].launch));
 		}
 	}
-done:
+	if (njobs) {
+		/* every job this loop waited for is final; the thread may still be finishing others */
+		if (threaded)
+			pthread_join(th, NULL);
+		pthread_mutex_destroy(&bg.mu);
+		pthread_cond_destroy(&bg.cv);
+	}
 	if (o->progress)
 		o->progress(o->progress_ud, n, n, "done");
-	for (i = 0; i < njobs + ng; i++)
+	for (i = 0; i < njobs; i++)
 		ks_compile_job_clear(&jobs[i]);
 	for (i = 0; i < n; i++) {
 		ks_launch_clear(&pr[i].launch);
@@ -511,11 +589,15 @@ done:
 		ks_free_strv(gnames[j], gn[j]);
 		ks_free(glabels[j]);
 	}
+	ks_free(bg.ready);
+	ks_free(bg.err);
 	ks_free(pr);
 	ks_free(jobs);
 	ks_free(gprob);
 	ks_free(gnames);
 	ks_free(gn);
+	ks_free(gjob);
+	ks_free(gdone);
 	ks_free(glabels);
 	ks_free(clabels);
 }

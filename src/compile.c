@@ -663,13 +663,50 @@ static void reset_outputs(ks_compile_job *j)
 	memset(j->key, 0, sizeof(j->key));
 }
 
+typedef struct {
+	ks_compile_job *jobs;
+	size_t n, *todo, *dup_of;
+	ks_spawn_result *sr;
+	ks_ctx *c;
+	void (*done)(void *, size_t);
+	void *ud;
+} run_state;
+
+/* A helper finished: its job, and every duplicate of it, are final. */
+static void helper_done(void *ud, size_t k)
+{
+	run_state *rs = ud;
+	size_t orig = rs->todo[k], i;
+	ks_compile_job *j = &rs->jobs[orig];
+	classify(j, rs->c, &rs->sr[k]);
+	if (!j->log)
+		j->log = ks_strdup("");
+	cache_store(rs->c, j);
+	for (i = 0; i < rs->n; i++)
+		if (rs->dup_of[i] == orig)
+			copy_result(&rs->jobs[i], j);
+	if (!rs->done)
+		return;
+	for (i = 0; i < rs->n; i++)
+		if (rs->dup_of[i] == orig)
+			rs->done(rs->ud, i);
+	rs->done(rs->ud, orig);
+}
+
 int ks_compile_run(ks_compile_job *jobs, size_t n, const ks_compile_options *opts)
+{
+	return ks_compile_run_cb(jobs, n, opts, NULL, NULL);
+}
+
+int ks_compile_run_cb(ks_compile_job *jobs, size_t n, const ks_compile_options *opts,
+		      void (*done)(void *ud, size_t i), void *ud)
 {
 	ks_ctx c;
 	size_t *todo = NULL, ntodo = 0, *dup_of = NULL, i, k;
 	ks_spawn_options *so = NULL;
 	ks_spawn_result *sr = NULL;
 	const char ***argvs = NULL;
+	run_state rs;
 	int rc;
 
 	for (i = 0; i < n; i++)
@@ -690,28 +727,29 @@ int ks_compile_run(ks_compile_job *jobs, size_t n, const ks_compile_options *opt
 		dup_of[i] = SIZE_MAX;
 		if (!j->source) {
 			job_fail(j, KS_COMPILE_ERROR, ks_strdup("no source to compile"));
-			continue;
-		}
-		if (check_names(j) < 0)
-			continue;
-		len = strlen(j->source);
-		if (len > c.o.max_source) {
+		} else if (check_names(j) < 0) {
+			/* refused: status and log set */
+		} else if ((len = strlen(j->source)) > c.o.max_source) {
 			job_fail(j, KS_COMPILE_LIMIT,
-				 ks_asprintf("source is %zu bytes, over the limit of %zu", len,
-					     c.o.max_source));
-			continue;
-		}
-		make_key(j->key, &c, j);
-		if (cache_load(&c, j))
-			continue;
-		/* The same source and names twice in a batch are compiled once. */
-		for (k = 0; k < ntodo; k++)
-			if (!strcmp(jobs[todo[k]].key, j->key)) {
-				dup_of[i] = todo[k];
-				break;
+				 ks_asprintf("source is %zu bytes, over the limit of %zu", len, c.o.max_source));
+		} else {
+			make_key(j->key, &c, j);
+			if (!cache_load(&c, j)) {
+				/* The same source and names twice in a batch are compiled once. */
+				for (k = 0; k < ntodo; k++)
+					if (!strcmp(jobs[todo[k]].key, j->key)) {
+						dup_of[i] = todo[k];
+						break;
+					}
+				if (dup_of[i] == SIZE_MAX)
+					todo[ntodo++] = i;
+				continue;
 			}
-		if (dup_of[i] == SIZE_MAX)
-			todo[ntodo++] = i;
+		}
+		if (!j->log)
+			j->log = ks_strdup("");
+		if (done)
+			done(ud, i);
 	}
 
 	so = ks_calloc(ntodo ? ntodo : 1, sizeof(*so));
@@ -730,25 +768,30 @@ int ks_compile_run(ks_compile_job *jobs, size_t n, const ks_compile_options *opt
 		so[k].timeout_s = c.o.timeout_s;
 		helper_limits(&so[k].limits, &c.o);
 	}
+	rs.jobs = jobs;
+	rs.n = n;
+	rs.todo = todo;
+	rs.dup_of = dup_of;
+	rs.sr = sr;
+	rs.c = &c;
+	rs.done = done;
+	rs.ud = ud;
 	/* A child that cannot start is reported in its own result; the others still ran. */
-	ks_spawn_run_many(sr, so, ntodo, c.o.jobs);
-	for (k = 0; k < ntodo; k++) {
-		ks_compile_job *j = &jobs[todo[k]];
-		classify(j, &c, &sr[k]);
-		cache_store(&c, j);
-	}
-	for (i = 0; i < n; i++)
-		if (dup_of[i] != SIZE_MAX)
-			copy_result(&jobs[i], &jobs[dup_of[i]]);
+	ks_spawn_run_many_cb(sr, so, ntodo, c.o.jobs, helper_done, &rs);
 	rc = 0;
-done:
-	for (i = 0; i < n; i++)
-		if (!jobs[i].log)
-			jobs[i].log = ks_strdup("");
 	for (k = 0; k < ntodo; k++) {
 		ks_spawn_result_clear(&sr[k]);
 		ks_free(argvs[k]);
 	}
+	goto out;
+done:
+	for (i = 0; i < n; i++) {
+		if (!jobs[i].log)
+			jobs[i].log = ks_strdup("");
+		if (done)
+			done(ud, i);
+	}
+out:
 	ks_free(so);
 	ks_free(sr);
 	ks_free(argvs);

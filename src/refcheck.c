@@ -305,6 +305,7 @@ int ks_refcheck_main(int argc, char **argv)
 	if (!compile_only) {
 		ro.device = device;
 		ro.compile = co;
+		ro.golden_only = 1;
 		if (ks_runner_start(&run, &ro) < 0) {
 			fprintf(stderr, "score check-refs: no usable GPU: %s (use --compile-only)\n", ks_error_msg());
 			rc = 69;

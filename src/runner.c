@@ -97,6 +97,7 @@ int ks_runner_start(ks_runner **out, const ks_runner_options *opts)
 	ks_runner *r = ks_calloc(1, sizeof(*r));
 	ks_compile_job job;
 	ks_compile_options co;
+	ks_worker *cand = NULL;
 	int rc, i;
 
 	*out = NULL;
@@ -107,8 +108,21 @@ int ks_runner_start(ks_runner **out, const ks_runner_options *opts)
 		rc = KS_ENOTFOUND;
 		goto fail;
 	}
-	if ((rc = start_worker(r, &r->golden, "golden")) < 0)
-		goto fail;
+	/* Both workers create their CUDA contexts at once, the candidate's while the harness kernels
+	 * compile; a candidate worker that fails to come up is started again when first needed. */
+	{
+		ks_worker_options wo = KS_WORKER_OPTIONS_INIT;
+		wo.exe = r->worker_exe;
+		wo.device = r->opts.device;
+		wo.role = "golden";
+		if ((rc = ks_worker_spawn(&r->golden, &wo)) < 0)
+			goto fail;
+		wo.role = "candidate";
+		if (!opts->golden_only && ks_worker_spawn(&cand, &wo) < 0)
+			cand = NULL;
+		if ((rc = ks_worker_ready(r->golden, &r->dev)) < 0)
+			goto fail;
+	}
 	r->arch = ks_arch_for(r->dev.cc_major, r->dev.cc_minor);
 	co = opts->compile;
 	co.arch = r->arch;
@@ -130,10 +144,22 @@ int ks_runner_start(ks_runner **out, const ks_runner_options *opts)
 		r->harness_names[i] = ks_strdup(job.lowered[i]);
 	if ((rc = ks_worker_harness(r->golden, r->harness, r->harness_len, r->harness_names)) < 0)
 		goto fail;
+	if (cand) {
+		ks_device_info ci;
+		if (ks_worker_ready(cand, &ci) == 0 &&
+		    ks_worker_harness(cand, r->harness, r->harness_len, r->harness_names) == 0) {
+			r->cand = cand;
+			r->cand_starts = 1;
+			cand = NULL;
+		}
+		ks_worker_free(cand);
+		cand = NULL;
+	}
 	ks_compile_job_clear(&job);
 	*out = r;
 	return 0;
 fail:
+	ks_worker_free(cand);
 	ks_compile_job_clear(&job);
 	ks_runner_free(r);
 	return rc;

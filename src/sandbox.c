@@ -481,6 +481,12 @@ static void finish(ks_child *c, ks_spawn_result *r)
 
 int ks_spawn_run_many(ks_spawn_result *res, const ks_spawn_options *opts, size_t n, int parallel)
 {
+	return ks_spawn_run_many_cb(res, opts, n, parallel, NULL, NULL);
+}
+
+int ks_spawn_run_many_cb(ks_spawn_result *res, const ks_spawn_options *opts, size_t n, int parallel,
+			 ks_spawn_done_fn done, void *ud)
+{
 	ks_child *kids = NULL;
 	struct pollfd *pfd = NULL;
 	ks_child **pown = NULL;
@@ -518,6 +524,8 @@ int ks_spawn_run_many(ks_spawn_result *res, const ks_spawn_options *opts, size_t
 				ks_buf_put_truncated(&c->err, ks_error_msg(), strlen(ks_error_msg()));
 				finish(c, &res[next]);
 				finished++;
+				if (done)
+					done(ud, next);
 			} else {
 				running++;
 			}
@@ -601,6 +609,8 @@ int ks_spawn_run_many(ks_spawn_result *res, const ks_spawn_options *opts, size_t
 					finish(c, &res[i]);
 					finished++;
 					running--;
+					if (done)
+						done(ud, i);
 				}
 			}
 		}

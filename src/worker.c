@@ -189,11 +189,9 @@ static ks_run_status call(ks_worker *w, ks_msg *reply, uint32_t type, const cJSO
 	return st;
 }
 
-static ks_run_status call_once(ks_worker *w, ks_msg *reply, uint32_t type, const cJSON *req,
-			  const void *blob, uint64_t len, double timeout_s, char **why)
+static ks_run_status send_only(ks_worker *w, uint32_t type, const cJSON *req, const void *blob, uint64_t len,
+			       char **why)
 {
-	int rc;
-	memset(reply, 0, sizeof(*reply));
 	if (!w->alive) {
 		*why = ks_asprintf("the %s worker is not running", w->role);
 		return KS_RUN_CRASH;
@@ -201,6 +199,17 @@ static ks_run_status call_once(ks_worker *w, ks_msg *reply, uint32_t type, const
 	if (ks_proto_send(w->fd, type, req, blob, len) < 0) {
 		*why = ks_asprintf("the %s worker died (%s)", w->role, ks_error_msg());
 		kill_worker(w);
+		return KS_RUN_CRASH;
+	}
+	return KS_RUN_OK;
+}
+
+static ks_run_status recv_only(ks_worker *w, ks_msg *reply, double timeout_s, char **why)
+{
+	int rc;
+	memset(reply, 0, sizeof(*reply));
+	if (!w->alive) {
+		*why = ks_asprintf("the %s worker is not running", w->role);
 		return KS_RUN_CRASH;
 	}
 	rc = ks_proto_recv(w->fd, reply, timeout_s, w->opts.max_reply);
@@ -227,6 +236,16 @@ static ks_run_status call_once(ks_worker *w, ks_msg *reply, uint32_t type, const
 		return KS_RUN_CRASH;
 	}
 	return KS_RUN_OK;
+}
+
+static ks_run_status call_once(ks_worker *w, ks_msg *reply, uint32_t type, const cJSON *req,
+			       const void *blob, uint64_t len, double timeout_s, char **why)
+{
+	ks_run_status st;
+	memset(reply, 0, sizeof(*reply));
+	if ((st = send_only(w, type, req, blob, len, why)) != KS_RUN_OK)
+		return st;
+	return recv_only(w, reply, timeout_s, why);
 }
 
 /* Turns an {ok:false} reply into a status; sticky errors mean the worker exited. */
@@ -264,19 +283,14 @@ static int get_int(const cJSON *j, const char *k)
 	return (int)d;
 }
 
-int ks_worker_start(ks_worker **out, ks_device_info *info, const ks_worker_options *opts)
+int ks_worker_spawn(ks_worker **out, const ks_worker_options *opts)
 {
 	ks_worker *w = ks_calloc(1, sizeof(*w));
-	ks_run_result res;
-	ks_msg reply;
 	cJSON *req;
 	char *why = NULL;
-	ks_run_status st;
-	double mem = 0;
 	int rc;
 
 	*out = NULL;
-	memset(&res, 0, sizeof(res));
 	w->opts = *opts;
 	w->fd = -1;
 	w->pid = -1;
@@ -287,9 +301,28 @@ int ks_worker_start(ks_worker **out, ks_device_info *info, const ks_worker_optio
 	}
 	req = cJSON_CreateObject();
 	cJSON_AddNumberToObject(req, "device", opts->device);
-	st = call(w, &reply, KS_MSG_HELLO, req, NULL, 0, opts->start_timeout_s, &why);
+	if (send_only(w, KS_MSG_HELLO, req, NULL, 0, &why) != KS_RUN_OK) {
+		rc = ks_error_set(KS_EUNSUPPORTED, "GPU worker could not start: %s", why);
+		cJSON_Delete(req);
+		ks_free(why);
+		ks_worker_free(w);
+		return rc;
+	}
 	cJSON_Delete(req);
-	if (st != KS_RUN_OK) {
+	*out = w;
+	return 0;
+}
+
+int ks_worker_ready(ks_worker *w, ks_device_info *info)
+{
+	ks_run_result res;
+	ks_msg reply;
+	char *why = NULL;
+	double mem = 0;
+	int rc;
+
+	memset(&res, 0, sizeof(res));
+	if (recv_only(w, &reply, w->opts.start_timeout_s, &why) != KS_RUN_OK) {
 		rc = ks_error_set(KS_EUNSUPPORTED, "GPU worker could not start: %s", why);
 		goto fail;
 	}
@@ -316,15 +349,28 @@ int ks_worker_start(ks_worker **out, ks_device_info *info, const ks_worker_optio
 	ks_json_num(&mem, reply.json, "memory_bytes", 0);
 	info->memory_bytes = (uint64_t)mem;
 	ks_msg_clear(&reply);
-	*out = w;
 	ks_free(why);
 	return 0;
 fail:
 	ks_free(why);
 	ks_run_result_clear(&res);
 	kill_worker(w);
-	ks_free(w);
 	return rc;
+}
+
+int ks_worker_start(ks_worker **out, ks_device_info *info, const ks_worker_options *opts)
+{
+	ks_worker *w;
+	int rc;
+	*out = NULL;
+	if ((rc = ks_worker_spawn(&w, opts)) < 0)
+		return rc;
+	if ((rc = ks_worker_ready(w, info)) < 0) {
+		ks_worker_free(w);
+		return rc;
+	}
+	*out = w;
+	return 0;
 }
 
 static cJSON *names_json(char *const *names, size_t n)

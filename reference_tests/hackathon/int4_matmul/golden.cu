@@ -9,41 +9,60 @@
 //   out     [M, N]        float16 = float32 accumulation of x @ W, rounded once
 // Requires K % G == 0, G % 8 == 0, N % 8 == 0 (the packing), any M.
 //
-// Hopper (sm_90a) wgmma kernel:
-//  - CTA tile 128 x 256 x 64, 256 threads = 2 warpgroups; warpgroup w owns rows 64 w .. 64 w + 63
-//    and issues one wgmma.mma_async.m64n256k16 (f16 x f16 -> f32, 128 accumulators per thread) per
-//    k16 step: A (x) K-major and B (the dequantized W) N-major, both read from shared memory
-//    through 128-byte-swizzle matrix descriptors.
-//  - x tiles (128 x 64 halves) and packed weight tiles (8 x 256 words) travel global -> shared with
-//    16-byte cp.async in a 6-stage ring (24 KiB per stage, loads issued 5 k-tiles ahead).
-//  - Each thread dequantizes one packed row (8 k) x 8 columns per k-tile, exactly as the mma.sync
-//    golden: 0x6400 | q is the half 1024 + q, minus 1024 + z gives q - z exactly, times the scale
-//    with one half rounding (the reference kernel's fp16 product); it writes 8 16-byte chunks into a
-//    double-buffered 64 x 256 half tile in the swizzled layout wgmma reads (2 x 32 KiB). Scales and
-//    zero points for the next k-tile are fetched into registers a k-tile early. Out-of-range rows
-//    and columns of W get scale 0 (exact zeros); rows of x past M and columns past K are zero.
-//  - Per k-tile kt: wait for the copies of tile kt+1; fence.proxy.async (cp.async and st.shared
-//    write through the generic proxy, wgmma reads through the async proxy); barrier; wgmma on x
-//    tile kt and W tile kt; wait for the wgmma of tile kt-1; barrier; dequantize tile kt+1 into
-//    the other W buffer and issue the loads of tile kt+5 while the tensor cores run tile kt.
-//  - 209 KiB + 1 KiB alignment slack of dynamic shared memory, one CTA per SM. Each output is
-//    accumulated in a fixed order and rounded once: deterministic.
-//  - CTAs are ordered in groups of 8 tile-rows for L2 reuse. Shapes whose x / qweight / scales are
-//    not 16-byte aligned take the same pipeline with element loads and st.shared.
+// Hopper (sm_90a) warp-specialized wgmma kernel computing the transposed product
+// out^T [N, M] = W^T [N, K] x^T [K, M], so that the dequantized weight is the A operand of wgmma
+// and goes straight from registers to the tensor cores (never back to shared memory):
+//  - CTA tile 128 (n) x 256 (m) x 64 (k), 384 threads = 3 warpgroups, one CTA per SM. The CTA
+//    walks tiles blockIdx.x, blockIdx.x + gridDim.x, ... (the launch plan gives one CTA per tile);
+//    tiles are ordered in groups of 8 tile-rows (m) for L2 reuse.
+//  - Warpgroup 0 is the producer (setmaxnreg 64): it copies each k-tile global -> shared with
+//    cp.async (16-byte chunks, 4 bytes for zero-point words, zero-filled outside the matrices) into
+//    a 5-stage ring and arrives on the stage's "full" mbarrier with cp.async.mbarrier.arrive.noinc
+//    (the arrival fires once the thread's copies have landed); it waits on the stage's "empty"
+//    mbarrier before reusing it. A stage (38.5 KiB) holds the x tile (256 rows x 64 k, 128-byte
+//    swizzle: the K-major B operand of wgmma), the packed weights (8 x 128 words), and per packed
+//    row the scales (128 halves) and zero-point words (16) of its group.
+//  - Warpgroups 1 and 2 are consumers (setmaxnreg 216) owning weight columns n0 + 64 c .. + 63. Per
+//    k-tile: issue four wgmma.mma_async.m64n256k16 (f16 x f16 -> f32, 128 accumulators per thread,
+//    A = 16 registers of dequantized weights, B = the x tile through a 128-byte-swizzle descriptor)
+//    as one group; meanwhile wait on the next stage's "full" barrier, fence.proxy.async and
+//    dequantize the next k-tile into the other A register set; then wgmma.wait_group 0 and release
+//    the stage (one arrival per consumer warp on "empty"). Waiting for the whole group before the
+//    A registers are rewritten keeps ptxas from serializing the wgmma; the two consumer
+//    warpgroups keep the tensor cores busy between each other's groups.
+//  - Fragment rows are mapped to weight columns so that A rows g and g + 8 of a thread are the
+//    adjacent columns n, n + 1: one 8-byte ld.shared gives both packed words of a k8 row, one
+//    4-byte ld.shared both scales, and in the epilogue the two accumulators of one output row m
+//    form a half2 store to out[m, n..n+1] straight from registers (whole 32-byte sectors per warp).
+//  - Dequantization: the A register (column n, k = 2t, 2t + 1 of a k8 row) comes from byte t of
+//    the packed word: prmt copies the byte into both halves, lop3 keeps the low nibble in the low
+//    half and the high nibble (times 16) in the high half over 0x6400, giving the halves 1024 + lo
+//    and 1024 + 16 hi. Minus (1024 + z, 1024 + 16 z) is exactly (lo - z, 16 (hi - z)); times
+//    (s, s / 16) gives (q - z) * s with one half rounding (the reference kernel's fp16 product;
+//    s / 16 is exact for normal halves). Columns of W past N get scale 0; rows of x past M and
+//    columns past K are zero.
+//  - G % 64 == 0 (every perf case): one scale / zero point per column and k-tile; otherwise each
+//    packed row takes the scale and zero point of its own group.
+//  - 5 x 38.5 KiB stages + 80 bytes of mbarriers + 1 KiB alignment slack of dynamic shared memory.
+//    Each output is accumulated in a fixed order and rounded once: deterministic.
+//  - Shapes whose x / qweight / scales are not 16-byte aligned take the same pipeline with element
+//    loads, st.shared, fence.proxy.async and a plain mbarrier arrival in the producer.
 
 #include <cuda_fp16.h>
 
-#define Q4_BM 128
-#define Q4_BN 256
+#define Q4_BN 128                                    /* weight columns (wgmma M) per CTA */
+#define Q4_BM 256                                    /* rows of x (wgmma N) per CTA */
 #define Q4_BK 64
-#define Q4_STAGES 6
-#define Q4_THREADS 256
+#define Q4_STAGES 5
+#define Q4_THREADS 384
 #define Q4_GROUP_M 8
-#define Q4_W_BYTES (Q4_BK * Q4_BN * 2)                       /* 32768: one dequantized W tile */
-#define Q4_A_BYTES (Q4_BM * Q4_BK * 2)                       /* 16384: one x tile */
-#define Q4_P_BYTES ((Q4_BK / 8) * Q4_BN * 4)                 /* 8192: one packed weight tile */
-#define Q4_STAGE_BYTES (Q4_A_BYTES + Q4_P_BYTES)             /* 24576 */
-#define Q4_SMEM_BYTES (2 * Q4_W_BYTES + Q4_STAGES * Q4_STAGE_BYTES + 1024) /* 214016 */
+#define Q4_X_BYTES (Q4_BM * Q4_BK * 2)               /* 32768: x tile */
+#define Q4_P_BYTES ((Q4_BK / 8) * Q4_BN * 4)         /* 4096: packed weights, row k8 at k8 * 512 */
+#define Q4_S_BYTES ((Q4_BK / 8) * Q4_BN * 2)         /* 2048: scales, row k8 at k8 * 256 */
+#define Q4_Z_BYTES ((Q4_BK / 8) * (Q4_BN / 8) * 4)   /* 512: zero-point words, row k8 at k8 * 64 */
+#define Q4_E_BYTES (Q4_P_BYTES + Q4_S_BYTES + Q4_Z_BYTES) /* 6656 */
+#define Q4_BAR_OFF (Q4_STAGES * (Q4_X_BYTES + Q4_E_BYTES))
+#define Q4_SMEM_BYTES (Q4_BAR_OFF + 2 * Q4_STAGES * 8 + 1024) /* 5 stages: 198224 */
 
 typedef unsigned long long gw_u64;
 
@@ -60,15 +79,10 @@ __device__ __forceinline__ void gw_cp_async16(unsigned dst, const void *src, int
 		     : "memory");
 }
 
-__device__ __forceinline__ void gw_cp_async_commit()
+__device__ __forceinline__ void gw_cp_async4(unsigned dst, const void *src, int src_bytes)
 {
-	asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-
-template <int N>
-__device__ __forceinline__ void gw_cp_async_wait()
-{
-	asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+	asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes)
+		     : "memory");
 }
 
 __device__ __forceinline__ void gw_sts128(unsigned addr, uint4 v)
@@ -77,16 +91,57 @@ __device__ __forceinline__ void gw_sts128(unsigned addr, uint4 v)
 		     : "memory");
 }
 
-// orders this thread's generic-proxy shared-memory writes (cp.async, st.shared) before later
-// async-proxy reads (wgmma operands)
+__device__ __forceinline__ void gw_sts32(unsigned addr, unsigned v)
+{
+	asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+}
+
+__device__ __forceinline__ unsigned gw_lds32(unsigned addr)
+{
+	unsigned v;
+	asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(addr) : "memory");
+	return v;
+}
+
+__device__ __forceinline__ uint2 gw_lds64(unsigned addr)
+{
+	uint2 v;
+	asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];\n" : "=r"(v.x), "=r"(v.y) : "r"(addr) : "memory");
+	return v;
+}
+
+// orders generic-proxy shared-memory writes (cp.async, st.shared) with async-proxy reads (wgmma)
 __device__ __forceinline__ void gw_fence_proxy_async()
 {
 	asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
-__device__ __forceinline__ void gw_bar_sync()
+__device__ __forceinline__ void gw_mbar_init(unsigned addr, unsigned count)
 {
-	__syncthreads();
+	asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(addr), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void gw_mbar_arrive(unsigned addr)
+{
+	asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}\n" ::"r"(addr) : "memory");
+}
+
+// one arrival on the mbarrier once all prior cp.async of this thread have landed
+__device__ __forceinline__ void gw_mbar_arrive_cp_async(unsigned addr)
+{
+	asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(addr) : "memory");
+}
+
+// waits until the phase of the given parity has completed (acquire)
+__device__ __forceinline__ void gw_mbar_wait(unsigned addr, unsigned parity)
+{
+	unsigned done;
+	do {
+		asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+			     : "=r"(done)
+			     : "r"(addr), "r"(parity)
+			     : "memory");
+	} while (!done);
 }
 
 __device__ __forceinline__ void gw_wgmma_fence()
@@ -105,31 +160,25 @@ __device__ __forceinline__ void gw_wgmma_wait()
 	asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 }
 
+// D[64 x 256] (f32, registers) += A[64 x 16] (f16, registers a0..a3, the mma.m16n8k16 A fragment
+// of each warp) * B[16 x 256] (K-major, shared memory through descriptor db); asynchronous until
+// wgmma.wait_group
+__device__ __forceinline__ void gw_wgmma_rs(float (&d)[128], const unsigned (&a)[4], gw_u64 db)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "
+		     "{%128, %129, %130, %131}, %132, p, 1, 1, 0;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+		     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));
+}
+
 // keeps the compiler from moving accumulator accesses across the asynchronous wgmma window
 __device__ __forceinline__ void gw_fence_acc(float (&d)[128])
 {
 #pragma unroll
 	for (int i = 0; i < 128; i++)
 		asm volatile("" : "+f"(d[i])::"memory");
-}
-
-// D[64 x 256] (f32, registers) += A[64 x 16] (K-major) * B[16 x 256] (N-major: imm-trans-b 1), A and B read from
-// shared memory through descriptors da, db; asynchronous until wgmma.wait_group
-__device__ __forceinline__ void gw_wgmma(float (&d)[128], gw_u64 da, gw_u64 db)
-{
-	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-		     "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "
-		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, 1, 1, 0, 1;\n}\n"
-		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-		     : "l"(da), "l"(db), "r"(1));
-}
-
-__device__ __forceinline__ uint4 gw_lds128(unsigned addr)
-{
-	uint4 v;
-	asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(addr)
-		     : "memory");
-	return v;
 }
 // ==== PTX primitives (end) ====
 
@@ -139,29 +188,11 @@ __device__ __forceinline__ gw_u64 gw_desc(unsigned addr, unsigned lbo, unsigned 
 	       (1ull << 62);
 }
 
-// 128-byte swizzle: 16-byte chunk c of a 128-byte row r lands at chunk c ^ (r & 7).
-//  x tile (128 x 64, K-major): row m at m * 128.
-//  W tile (64 x 256, N-major): four 64-column panels of 64 k-rows, 8 KiB apart; k-row k of panel j
-//    at j * 8192 + k * 128 (descriptor: LBO = 8192 between panels, SBO = 1024 between 8-row groups).
-//  packed tile (8 x 256 words): row k8 at k8 * 1024, plain.
-__device__ __forceinline__ unsigned q4_off_a(int m, int c)
+// 128-byte swizzle of the x tile (256 x 64, K-major): 16-byte chunk c of row m lands at
+// m * 128 + ((c ^ (m & 7)) << 4); descriptor SBO = 1024 between 8-row groups.
+__device__ __forceinline__ unsigned q4_off_x(int m, int c)
 {
 	return (unsigned)(m * 128 + ((c ^ (m & 7)) << 4));
-}
-
-__device__ __forceinline__ unsigned q4_off_w(int k, int c)
-{
-	return (unsigned)((c >> 3) * 8192 + k * 128 + (((c & 7) ^ (k & 7)) << 4));
-}
-
-__device__ __forceinline__ unsigned q4_h2_bits(__half2 h)
-{
-	return *reinterpret_cast<unsigned *>(&h);
-}
-
-__device__ __forceinline__ __half2 q4_bits_h2(unsigned u)
-{
-	return *reinterpret_cast<__half2 *>(&u);
 }
 
 struct Q4Args {
@@ -172,203 +203,266 @@ struct Q4Args {
 	int M, N, K, G, m0, n0;
 };
 
-// Loads of k-tile kt into the stage at st: x rows m0.. (4 chunks per thread) and packed rows
-// 8 kt .. 8 kt + 7, columns n0 .. n0 + 255 (2 chunks per thread: exactly the 8 words this thread
-// dequantizes, so no other thread reads them).
-template <bool FAST>
-__device__ __forceinline__ void q4_load_stage(const Q4Args &p, int kt, unsigned st)
+// Element path of producer thread pt (0..127) for k-tile kt into stage (xs: x tile, es: packed /
+// scales / zero points): global loads and st.shared, zeros outside the matrices.
+__device__ __forceinline__ void q4_load_stage_slow(const Q4Args &p, int pt, int kt, unsigned xs, unsigned es)
 {
-	const int tid = threadIdx.x;
 	const int k0 = kt * Q4_BK;
-#pragma unroll
-	for (int j = 0; j < (Q4_BM * Q4_BK / 8) / Q4_THREADS; j++) {
-		const int i = tid + j * Q4_THREADS;
+	const int K8 = p.K >> 3;
+#pragma unroll 1
+	for (int j = 0; j < (Q4_BM * Q4_BK / 8) / 128; j++) { /* x: 256 rows x 8 chunks */
+		const int i = pt + j * 128;
 		const int r = i >> 3, c = i & 7;
 		const int gm = p.m0 + r, gk = k0 + c * 8;
-		const unsigned dst = st + q4_off_a(r, c);
-		if (FAST) {
-			const bool ok = gm < p.M && gk < p.K; /* K % 8 == 0: whole chunk */
-			gw_cp_async16(dst, ok ? (const void *)(p.x + (size_t)gm * p.K + gk) : (const void *)p.x, ok ? 16 : 0);
-		} else {
-			uint4 v = make_uint4(0u, 0u, 0u, 0u);
-			if (gm < p.M && gk < p.K) {
-				const unsigned short *s = p.x + (size_t)gm * p.K + gk;
-				v.x = (unsigned)s[0] | ((unsigned)s[1] << 16);
-				v.y = (unsigned)s[2] | ((unsigned)s[3] << 16);
-				v.z = (unsigned)s[4] | ((unsigned)s[5] << 16);
-				v.w = (unsigned)s[6] | ((unsigned)s[7] << 16);
+		uint4 v = make_uint4(0u, 0u, 0u, 0u);
+		if (gm < p.M && gk < p.K) { /* K % 8 == 0: whole chunk */
+			const unsigned short *s = p.x + (size_t)gm * p.K + gk;
+			v.x = (unsigned)s[0] | ((unsigned)s[1] << 16);
+			v.y = (unsigned)s[2] | ((unsigned)s[3] << 16);
+			v.z = (unsigned)s[4] | ((unsigned)s[5] << 16);
+			v.w = (unsigned)s[6] | ((unsigned)s[7] << 16);
+		}
+		gw_sts128(xs + q4_off_x(r, c), v);
+	}
+#pragma unroll 1
+	for (int j = 0; j < 2; j++) { /* packed weights: 8 rows x 32 chunks of 4 words */
+		const int i = pt + j * 128;
+		const int k8 = i >> 5, c = i & 31;
+		const int gk8 = kt * (Q4_BK / 8) + k8, gn = p.n0 + 4 * c;
+		uint4 v = make_uint4(0u, 0u, 0u, 0u);
+		if (gk8 < K8 && gn < p.N) { /* N % 8 == 0: whole chunk */
+			const int *s = p.qw + (size_t)gk8 * p.N + gn;
+			v = make_uint4((unsigned)s[0], (unsigned)s[1], (unsigned)s[2], (unsigned)s[3]);
+		}
+		gw_sts128(es + k8 * 512 + c * 16, v);
+	}
+	{ /* scales: 8 rows x 16 chunks of 8 halves; zero-point words: 8 rows x 16 */
+		const int k8 = pt >> 4, c = pt & 15;
+		const int gk8 = kt * (Q4_BK / 8) + k8, gn = p.n0 + 8 * c;
+		uint4 v = make_uint4(0u, 0u, 0u, 0u);
+		unsigned z = 0u;
+		if (gk8 < K8 && gn < p.N) {
+			const int g = (gk8 << 3) / p.G; /* < K / G */
+			const unsigned short *ss = p.scales + (size_t)g * p.N + gn;
+			v.x = (unsigned)ss[0] | ((unsigned)ss[1] << 16);
+			v.y = (unsigned)ss[2] | ((unsigned)ss[3] << 16);
+			v.z = (unsigned)ss[4] | ((unsigned)ss[5] << 16);
+			v.w = (unsigned)ss[6] | ((unsigned)ss[7] << 16);
+			z = (unsigned)p.qz[(size_t)g * (p.N >> 3) + (gn >> 3)];
+		}
+		gw_sts128(es + Q4_P_BYTES + k8 * 256 + c * 16, v);
+		gw_sts32(es + Q4_P_BYTES + Q4_S_BYTES + k8 * 64 + c * 4, z);
+	}
+}
+
+// Tile t of the grid-stride loop -> (m0, n0): groups of Q4_GROUP_M tile-rows (m) for L2 reuse.
+__device__ __forceinline__ void q4_tile(int t, int num_m, int num_n, int &m0, int &n0)
+{
+	const int in_group = Q4_GROUP_M * num_n;
+	const int first_m = (t / in_group) * Q4_GROUP_M;
+	const int gsize = min(num_m - first_m, Q4_GROUP_M);
+	m0 = (first_m + (t % in_group) % gsize) * Q4_BM;
+	n0 = ((t % in_group) / gsize) * Q4_BN;
+}
+
+// The producer warpgroup: every k-tile of every tile of this CTA, in order, through the ring
+// (it counts k-tiles across tiles: stage it % Q4_STAGES, phase (it / Q4_STAGES) & 1).
+__device__ __forceinline__ void q4_producer_wait(unsigned sbase, int it)
+{
+	if (it >= Q4_STAGES)
+		gw_mbar_wait(sbase + Q4_BAR_OFF + 8 * (Q4_STAGES + it % Q4_STAGES),
+			     (unsigned)((it / Q4_STAGES - 1) & 1)); /* empty */
+}
+
+// 16-byte path: thread pt copies x rows (pt >> 3) + 16 j (chunk pt & 7), packed rows (pt >> 5) + 4 j
+// (chunk pt & 31), scale row / zero-point row pt >> 4 (chunk / word pt & 15), with per-tile pointers
+// advanced by one k-tile at a time.
+__device__ __forceinline__ void q4_producer_fast(Q4Args p, unsigned sbase, int num_m, int num_n, int KT)
+{
+	const int pt = threadIdx.x; /* warpgroup 0 */
+	const int K8 = p.K >> 3;
+	const int xr = pt >> 3, xc = pt & 7;
+	const unsigned xoff = (unsigned)(xr * 128 + ((xc ^ (xr & 7)) << 4));
+	const int pr = pt >> 5, pc = pt & 31;
+	const unsigned poff = (unsigned)(pr * 512 + pc * 16);
+	const int sr = pt >> 4, scn = pt & 15;
+	const unsigned soff = (unsigned)(Q4_P_BYTES + sr * 256 + scn * 16);
+	const unsigned zoff = (unsigned)(Q4_P_BYTES + Q4_S_BYTES + sr * 64 + scn * 4);
+	int it = 0;
+	for (int t = blockIdx.x; t < num_m * num_n; t += gridDim.x) {
+		int m0, n0;
+		q4_tile(t, num_m, num_n, m0, n0);
+		const int xrows = min(max(p.M - m0 - xr + 15, 0) >> 4, Q4_BM / 16); /* x rows of this thread inside M */
+		const unsigned short *xg = p.x + (size_t)min(m0 + xr, p.M - 1) * p.K + 8 * xc;
+		const bool pn = n0 + 4 * pc < p.N;
+		const int *qg = p.qw + (size_t)pr * p.N + (pn ? n0 + 4 * pc : 0);
+		const bool sn = n0 + 8 * scn < p.N;
+		for (int kt = 0; kt < KT; kt++, it++) {
+			q4_producer_wait(sbase, it);
+			const int s = it % Q4_STAGES;
+			const unsigned xs = sbase + s * Q4_X_BYTES;
+			const unsigned es = sbase + Q4_STAGES * Q4_X_BYTES + s * Q4_E_BYTES;
+			const bool kok = kt * Q4_BK + 8 * xc < p.K; /* K % 8 == 0: whole chunk */
+			const unsigned short *xp = xg + kt * Q4_BK;
+#pragma unroll
+			for (int j = 0; j < Q4_BM / 16; j++) {
+				const bool ok = kok && j < xrows;
+				gw_cp_async16(xs + xoff + j * 2048, ok ? (const void *)(xp + (size_t)j * 16 * p.K) : (const void *)p.x,
+					      ok ? 16 : 0);
 			}
-			gw_sts128(dst, v);
-		}
-	}
-	{
-		const int k8 = tid >> 5, c = tid & 31;
-		const int gk8 = kt * (Q4_BK / 8) + k8;
 #pragma unroll
-		for (int h = 0; h < 2; h++) {
-			const int gn = p.n0 + 8 * c + 4 * h;
-			const unsigned dst = st + Q4_A_BYTES + k8 * 1024 + c * 32 + h * 16;
-			const bool ok = gk8 < (p.K >> 3) && gn < p.N; /* N % 8 == 0: whole chunk */
-			if (FAST) {
-				gw_cp_async16(dst, ok ? (const void *)(p.qw + (size_t)gk8 * p.N + gn) : (const void *)p.qw, ok ? 16 : 0);
-			} else {
-				uint4 v = make_uint4(0u, 0u, 0u, 0u);
-				if (ok) {
-					const int *s = p.qw + (size_t)gk8 * p.N + gn;
-					v = make_uint4((unsigned)s[0], (unsigned)s[1], (unsigned)s[2], (unsigned)s[3]);
-				}
-				gw_sts128(dst, v);
+			for (int j = 0; j < 2; j++) {
+				const int gk8 = kt * (Q4_BK / 8) + pr + 4 * j;
+				const bool ok = pn && gk8 < K8;
+				gw_cp_async16(es + poff + j * 2048,
+					      ok ? (const void *)(qg + (size_t)(kt * (Q4_BK / 8) + 4 * j) * p.N) : (const void *)p.qw,
+					      ok ? 16 : 0);
 			}
+			{
+				const int gk8 = kt * (Q4_BK / 8) + sr;
+				const bool ok = sn && gk8 < K8;
+				const int g = ok ? (gk8 << 3) / p.G : 0;
+				gw_cp_async16(es + soff, ok ? (const void *)(p.scales + (size_t)g * p.N + n0 + 8 * scn) : (const void *)p.scales,
+					      ok ? 16 : 0);
+				gw_cp_async4(es + zoff, ok ? (const void *)(p.qz + (size_t)g * (p.N >> 3) + (n0 >> 3) + scn) : (const void *)p.qz,
+					     ok ? 4 : 0);
+			}
+			gw_mbar_arrive_cp_async(sbase + Q4_BAR_OFF + 8 * s);
+		}
+	}
+	asm volatile("cp.async.wait_all;\n" ::: "memory");
+}
+
+// element path (x, qweight or scales not 16-byte aligned): loads and st.shared, then a proxy fence
+// and a plain arrival
+__device__ __forceinline__ void q4_producer_slow(Q4Args p, unsigned sbase, int num_m, int num_n, int KT)
+{
+	int it = 0;
+	for (int t = blockIdx.x; t < num_m * num_n; t += gridDim.x) {
+		q4_tile(t, num_m, num_n, p.m0, p.n0);
+		for (int kt = 0; kt < KT; kt++, it++) {
+			q4_producer_wait(sbase, it);
+			const int s = it % Q4_STAGES;
+			q4_load_stage_slow(p, threadIdx.x, kt, sbase + s * Q4_X_BYTES,
+					   sbase + Q4_STAGES * Q4_X_BYTES + s * Q4_E_BYTES);
+			gw_fence_proxy_async();
+			gw_mbar_arrive(sbase + Q4_BAR_OFF + 8 * s);
 		}
 	}
 }
 
-// Scales (as half2 bits, column pairs) and 1024 + zero points (half2 bits) for this thread's
-// packed row of k-tile kt and columns n0 + 8 c .. + 7; scale 0 outside the matrix.
-template <bool FAST>
-__device__ __forceinline__ void q4_fetch_sz(const Q4Args &p, int kt, unsigned (&s2)[4], unsigned (&zz)[4])
+__device__ __forceinline__ __half2 q4_bits_h2(unsigned u)
 {
-	const int tid = threadIdx.x;
-	const int k8 = tid >> 5, c = tid & 31;
-	const int gk8 = kt * (Q4_BK / 8) + k8, n = p.n0 + 8 * c;
-	unsigned sw[4] = {0u, 0u, 0u, 0u}, zw = 0u;
-	if (gk8 < (p.K >> 3) && n < p.N) {
-		const int g = (gk8 << 3) / p.G;
-		const unsigned short *sp = p.scales + (size_t)g * p.N + n;
-		if (FAST) {
-			const uint4 v = __ldg(reinterpret_cast<const uint4 *>(sp));
-			sw[0] = v.x;
-			sw[1] = v.y;
-			sw[2] = v.z;
-			sw[3] = v.w;
-		} else {
-#pragma unroll
-			for (int e = 0; e < 4; e++)
-				sw[e] = (unsigned)__ldg(sp + 2 * e) | ((unsigned)__ldg(sp + 2 * e + 1) << 16);
-		}
-		zw = (unsigned)__ldg(p.qz + (size_t)g * (p.N >> 3) + (n >> 3)); /* n % 8 == 0: nibbles 0..7 */
+	return *reinterpret_cast<__half2 *>(&u);
+}
+
+__device__ __forceinline__ unsigned q4_h2_bits(__half2 h)
+{
+	return *reinterpret_cast<unsigned *>(&h);
+}
+
+// (1024 + z, 1024 + 16 z) and (s, s / 16) for one weight column: sc = the scale's half bits in the
+// low 16 bits, z the zero point
+__device__ __forceinline__ void q4_col_params(unsigned sc, unsigned z, __half2 &zh, __half2 &sh)
+{
+	zh = q4_bits_h2((0x6400u | z) | ((0x6400u | (z << 4)) << 16));
+	const unsigned s = sc & 0xFFFFu;
+	sh = __hmul2(q4_bits_h2(s | (s << 16)), __floats2half2_rn(1.0f, 0.0625f));
+}
+
+// byte sel of the packed word w (k = 2t, 2t + 1 of its k8 row) as the half2 (q0 - z, q1 - z) * s
+__device__ __forceinline__ unsigned q4_deq(unsigned w, unsigned sel, __half2 zh, __half2 sh)
+{
+	const unsigned v = (__byte_perm(w, 0u, sel) & 0x00F0000Fu) | 0x64006400u;
+	return q4_h2_bits(__hmul2(__hsub2(q4_bits_h2(v), zh), sh));
+}
+
+// A fragments of k-tile (stage es) for this thread's columns nl, nl + 1 (tile-local, nl even)
+template <bool G64>
+__device__ __forceinline__ void q4_dequant(unsigned es, int nl, unsigned sel, unsigned (&a)[4][4])
+{
+	const unsigned pp = es + nl * 4;
+	const unsigned sp = es + Q4_P_BYTES + nl * 2;
+	const unsigned zp = es + Q4_P_BYTES + Q4_S_BYTES + (nl >> 3) * 4;
+	const unsigned zsh = 4u * (unsigned)(nl & 7);
+	__half2 z0, s0, z1, s1;
+	if (G64) {
+		const unsigned sc = gw_lds32(sp), zw = gw_lds32(zp) >> zsh;
+		q4_col_params(sc, zw & 15u, z0, s0);
+		q4_col_params(sc >> 16, (zw >> 4) & 15u, z1, s1);
 	}
 #pragma unroll
-	for (int e = 0; e < 4; e++) {
-		s2[e] = sw[e];
-		zz[e] = (0x6400u | ((zw >> (8 * e)) & 15u)) | ((0x6400u | ((zw >> (8 * e + 4)) & 15u)) << 16);
+	for (int k8 = 0; k8 < 8; k8++) {
+		if (!G64) {
+			const unsigned sc = gw_lds32(sp + k8 * 256), zw = gw_lds32(zp + k8 * 64) >> zsh;
+			q4_col_params(sc, zw & 15u, z0, s0);
+			q4_col_params(sc >> 16, (zw >> 4) & 15u, z1, s1);
+		}
+		const uint2 w = gw_lds64(pp + k8 * 512);
+		a[k8 >> 1][(k8 & 1) * 2 + 0] = q4_deq(w.x, sel, z0, s0); /* A row g: column nl */
+		a[k8 >> 1][(k8 & 1) * 2 + 1] = q4_deq(w.y, sel, z1, s1); /* A row g + 8: column nl + 1 */
 	}
 }
 
-// Dequantizes this thread's packed row k8 (k = 8 k8 .. 8 k8 + 7) x columns 8 c .. 8 c + 7 from the
-// stage at st into the W tile at w.
-__device__ __forceinline__ void q4_dequant(unsigned st, unsigned w, const unsigned (&s2)[4], const unsigned (&zz)[4])
+// Waits for k-tile it of the ring and dequantizes this thread's A fragments of it into a.
+template <bool G64>
+__device__ __forceinline__ void q4_fetch(unsigned sbase, int it, int nl, unsigned sel, unsigned (&a)[4][4])
 {
-	const int tid = threadIdx.x;
-	const int k8 = tid >> 5, c = tid & 31;
-	const uint4 a = gw_lds128(st + Q4_A_BYTES + k8 * 1024 + c * 32);
-	const uint4 b = gw_lds128(st + Q4_A_BYTES + k8 * 1024 + c * 32 + 16);
-	const unsigned q[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+	const int s = it % Q4_STAGES;
+	gw_mbar_wait(sbase + Q4_BAR_OFF + 8 * s, (unsigned)((it / Q4_STAGES) & 1)); /* full */
+	gw_fence_proxy_async();
+	q4_dequant<G64>(sbase + Q4_STAGES * Q4_X_BYTES + s * Q4_E_BYTES, nl, sel, a);
 #pragma unroll
-	for (int i = 0; i < 8; i++) {
-		unsigned v[4];
-#pragma unroll
-		for (int e = 0; e < 4; e++) {
-			const unsigned q0 = (q[2 * e] >> (4 * i)) & 15u, q1 = (q[2 * e + 1] >> (4 * i)) & 15u;
-			const __half2 h = __hmul2(__hsub2(q4_bits_h2(q0 | (q1 << 16) | 0x64006400u), q4_bits_h2(zz[e])),
-						  q4_bits_h2(s2[e]));
-			v[e] = q4_h2_bits(h);
-		}
-		gw_sts128(w + q4_off_w(8 * k8 + i, c), make_uint4(v[0], v[1], v[2], v[3]));
-	}
+	for (int i = 0; i < 4; i++)
+		asm volatile("" : "+r"(a[i][0]), "+r"(a[i][1]), "+r"(a[i][2]), "+r"(a[i][3])::"memory");
 }
 
-template <bool FAST>
-__device__ __forceinline__ void q4_mainloop(const Q4Args &p, unsigned sbase, float (&acc)[128])
+// The four wgmma of k-tile it (one commit group).
+__device__ __forceinline__ void q4_issue(unsigned sbase, int it, float (&acc)[128], unsigned (&a)[4][4])
 {
-	const int wg = threadIdx.x >> 7;
-	const int KT = (p.K + Q4_BK - 1) / Q4_BK;
-	const unsigned sw = sbase;                     /* W tiles: sw + (kt & 1) * Q4_W_BYTES */
-	const unsigned ss = sbase + 2 * Q4_W_BYTES;    /* stages: ss + (kt % Q4_STAGES) * Q4_STAGE_BYTES */
+	const gw_u64 db = gw_desc(sbase + (it % Q4_STAGES) * Q4_X_BYTES, 16, 1024);
+	gw_wgmma_fence();
+#pragma unroll
+	for (int ks = 0; ks < Q4_BK / 16; ks++)
+		gw_wgmma_rs(acc, a[ks], db + (gw_u64)(ks * 2)); /* + 32 bytes per k16 step */
+	gw_wgmma_commit();
+}
+
+// Waits for the wgmma group of k-tile it and hands its stage back to the producer.
+__device__ __forceinline__ void q4_retire(unsigned sbase, int it)
+{
+	gw_wgmma_wait<0>();
+	if ((threadIdx.x & 31) == 0)
+		gw_mbar_arrive(sbase + Q4_BAR_OFF + 8 * (Q4_STAGES + it % Q4_STAGES)); /* empty */
+}
+
+// Main loop of one tile: k-tiles it0 .. it0 + KT - 1 of the ring. The A fragments of k-tile
+// kt + 1 are dequantized (into the other register set) while the wgmma of k-tile kt run.
+template <bool G64>
+__device__ __forceinline__ void q4_consumer(unsigned sbase, int it0, int KT, int nl, float (&acc)[128])
+{
+	const unsigned t = threadIdx.x & 3;
+	const unsigned sel = 0x4040u | t | (t << 8); /* bytes: w.t, 0, w.t, 0 */
+	unsigned a0[4][4], a1[4][4];
 #pragma unroll
 	for (int i = 0; i < 128; i++)
 		acc[i] = 0.f;
 	gw_fence_acc(acc);
-
-#pragma unroll
-	for (int s = 0; s < Q4_STAGES - 1; s++) {
-		if (s < KT)
-			q4_load_stage<FAST>(p, s, ss + s * Q4_STAGE_BYTES);
-		gw_cp_async_commit();
-	}
-	unsigned s2[4], zz[4];
-	q4_fetch_sz<FAST>(p, 0, s2, zz);
-	gw_cp_async_wait<Q4_STAGES - 2>(); /* my copies of tile 0 */
-	q4_dequant(ss, sw, s2, zz);
-	q4_fetch_sz<FAST>(p, 1, s2, zz);
-
-	const gw_u64 da0 = gw_desc(ss + wg * (64 * 128), 16, 1024);
-	const gw_u64 db0 = gw_desc(sw, 8192, 1024);
-
-	for (int kt = 0; kt < KT; kt++) {
-		gw_cp_async_wait<Q4_STAGES - 3>(); /* my copies of tile kt+1 (and kt) */
-		gw_fence_proxy_async();
-		gw_bar_sync(); /* x tile kt and W tile kt visible to both warpgroups */
-		const unsigned ao = (unsigned)(kt % Q4_STAGES) * Q4_STAGE_BYTES;
-		const unsigned wo = (unsigned)(kt & 1) * Q4_W_BYTES;
-		gw_wgmma_fence();
-#pragma unroll
-		for (int ks = 0; ks < Q4_BK / 16; ks++)
-			gw_wgmma(acc, da0 + ((ao + ks * 32u) >> 4), db0 + ((wo + ks * 2048u) >> 4));
-		gw_wgmma_commit();
-		gw_wgmma_wait<1>(); /* my wgmma on tile kt-1 are done */
-		gw_bar_sync();      /* everyone's: stage (kt-1) % S and W buffer (kt+1) & 1 are free */
+	q4_fetch<G64>(sbase, it0, nl, sel, a0);
+	for (int kt = 0; kt < KT; kt += 2) {
+		q4_issue(sbase, it0 + kt, acc, a0);
 		if (kt + 1 < KT)
-			q4_dequant(ss + ((kt + 1) % Q4_STAGES) * Q4_STAGE_BYTES, sw + ((kt + 1) & 1) * Q4_W_BYTES, s2, zz);
-		if (kt + 2 < KT)
-			q4_fetch_sz<FAST>(p, kt + 2, s2, zz);
-		if (kt + Q4_STAGES - 1 < KT)
-			q4_load_stage<FAST>(p, kt + Q4_STAGES - 1, ss + ((kt + Q4_STAGES - 1) % Q4_STAGES) * Q4_STAGE_BYTES);
-		gw_cp_async_commit();
-	}
-	gw_wgmma_wait<0>();
-	gw_fence_acc(acc);
-}
-
-
-__device__ __forceinline__ void gw_st1(__half *p, float v) { *p = __float2half_rn(v); }
-__device__ __forceinline__ void gw_st2(__half *p, float a, float b)
-{
-	*reinterpret_cast<__half2 *>(p) = __floats2half2_rn(a, b);
-}
-
-// Epilogue straight from the accumulators: op(value, column) in float, rounded once to T. Column
-// pairs go out as one 32-bit store when pair_ok (N even, C 4-byte aligned), else element by element.
-template <typename T, typename Op>
-__device__ __forceinline__ void gw_store(T *__restrict__ C, int M, int N, int m0, int n0, const float (&acc)[128],
-					 bool pair_ok, const Op &op)
-{
-	const int tid = threadIdx.x, lane = tid & 31;
-	const int row0 = m0 + (tid >> 7) * 64 + ((tid >> 5) & 3) * 16 + (lane >> 2);
-#pragma unroll
-	for (int h = 0; h < 2; h++) {
-		const int row = row0 + 8 * h;
-		if (row >= M)
-			continue;
-		T *crow = C + (size_t)row * N;
-#pragma unroll
-		for (int j = 0; j < 32; j++) {
-			const int col = n0 + 8 * j + 2 * (lane & 3);
-			const float v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
-			if (pair_ok && col + 1 < N) {
-				gw_st2(crow + col, op(v0, col), op(v1, col + 1));
-			} else {
-				if (col < N)
-					gw_st1(crow + col, op(v0, col));
-				if (col + 1 < N)
-					gw_st1(crow + col + 1, op(v1, col + 1));
-			}
+			q4_fetch<G64>(sbase, it0 + kt + 1, nl, sel, a1);
+		q4_retire(sbase, it0 + kt);
+		if (kt + 1 < KT) {
+			q4_issue(sbase, it0 + kt + 1, acc, a1);
+			if (kt + 2 < KT)
+				q4_fetch<G64>(sbase, it0 + kt + 2, nl, sel, a0);
+			q4_retire(sbase, it0 + kt + 1);
 		}
 	}
+	gw_fence_acc(acc);
 }
-struct GwIdentity {
-	__device__ __forceinline__ float operator()(float v, int) const { return v; }
-};
 
 extern "C" __global__ void __launch_bounds__(Q4_THREADS, 1)
 int4_matmul_golden(const __half *__restrict__ X, const int *__restrict__ qweight, const __half *__restrict__ scales,
@@ -376,31 +470,74 @@ int4_matmul_golden(const __half *__restrict__ X, const int *__restrict__ qweight
 {
 	extern __shared__ __align__(1024) unsigned char gw_smem[];
 	const unsigned sbase = (gw_smem_u32(gw_smem) + 1023u) & ~1023u;
+	const unsigned bar = sbase + Q4_BAR_OFF;
 
 	const int num_m = (M + Q4_BM - 1) / Q4_BM, num_n = (N + Q4_BN - 1) / Q4_BN;
-	const int pid = blockIdx.x;
-	const int in_group = Q4_GROUP_M * num_n;
-	const int first_m = (pid / in_group) * Q4_GROUP_M;
-	const int gsize = min(num_m - first_m, Q4_GROUP_M);
-	Q4Args p;
-	p.x = reinterpret_cast<const unsigned short *>(X);
-	p.qw = qweight;
-	p.scales = reinterpret_cast<const unsigned short *>(scales);
-	p.qz = qzeros;
-	p.M = M;
-	p.N = N;
-	p.K = K;
-	p.G = G;
-	p.m0 = (first_m + (pid % in_group) % gsize) * Q4_BM;
-	p.n0 = ((pid % in_group) / gsize) * Q4_BN;
+	const int KT = (K + Q4_BK - 1) / Q4_BK;
 
-	const bool fast = ((reinterpret_cast<unsigned long long>(X) | reinterpret_cast<unsigned long long>(qweight) |
-			    reinterpret_cast<unsigned long long>(scales)) & 15ull) == 0;
-	const bool pair_ok = (reinterpret_cast<unsigned long long>(C) & 3ull) == 0; /* N % 8 == 0 */
-	float acc[128];
-	if (fast)
-		q4_mainloop<true>(p, sbase, acc);
-	else
-		q4_mainloop<false>(p, sbase, acc);
-	gw_store(C, M, N, p.m0, p.n0, acc, pair_ok, GwIdentity());
+	if (threadIdx.x == 0) {
+		for (int s = 0; s < Q4_STAGES; s++) {
+			gw_mbar_init(bar + 8 * s, 128);             /* full: one arrival per producer thread */
+			gw_mbar_init(bar + 8 * (Q4_STAGES + s), 8); /* empty: one per consumer warp */
+		}
+	}
+	__syncthreads();
+
+	const int wg = threadIdx.x >> 7;
+	if (wg == 0) {
+		asm volatile("setmaxnreg.dec.sync.aligned.u32 64;\n" ::: "memory");
+		Q4Args p;
+		p.x = reinterpret_cast<const unsigned short *>(X);
+		p.qw = qweight;
+		p.scales = reinterpret_cast<const unsigned short *>(scales);
+		p.qz = qzeros;
+		p.M = M;
+		p.N = N;
+		p.K = K;
+		p.G = G;
+		const bool fast = ((reinterpret_cast<unsigned long long>(X) | reinterpret_cast<unsigned long long>(qweight) |
+				    reinterpret_cast<unsigned long long>(scales)) & 15ull) == 0;
+		if (fast)
+			q4_producer_fast(p, sbase, num_m, num_n, KT);
+		else
+			q4_producer_slow(p, sbase, num_m, num_n, KT);
+		return;
+	}
+	asm volatile("setmaxnreg.inc.sync.aligned.u32 216;\n" ::: "memory");
+
+	const int tid = threadIdx.x - 128, lane = tid & 31;
+	const int nl = (wg - 1) * 64 + ((tid >> 5) & 3) * 16 + 2 * (lane >> 2); /* columns nl, nl + 1 of the tile */
+	const bool pair_ok = (reinterpret_cast<unsigned long long>(C) & 3ull) == 0;
+	int it0 = 0;
+	for (int tile = blockIdx.x; tile < num_m * num_n; tile += gridDim.x, it0 += KT) {
+		int m0, n0;
+		q4_tile(tile, num_m, num_n, m0, n0);
+		float acc[128];
+		if (G % Q4_BK == 0)
+			q4_consumer<true>(sbase, it0, KT, nl, acc);
+		else
+			q4_consumer<false>(sbase, it0, KT, nl, acc);
+
+		// epilogue: acc[4 j + h] (h = 0, 1: column nl, row m0 + 8 j + 2 t + h; h + 2: column nl + 1)
+		const int n = n0 + nl;
+		if (n >= N) /* N even: n + 1 < N otherwise */
+			continue;
+		const int mb = m0 + 2 * (lane & 3);
+#pragma unroll
+		for (int j = 0; j < 32; j++) {
+#pragma unroll
+			for (int h = 0; h < 2; h++) {
+				const int m = mb + 8 * j + h;
+				if (m < M) {
+					__half *cp = C + (size_t)m * N + n;
+					if (pair_ok) {
+						*reinterpret_cast<__half2 *>(cp) = __floats2half2_rn(acc[4 * j + h], acc[4 * j + 2 + h]);
+					} else {
+						cp[0] = __float2half_rn(acc[4 * j + h]);
+						cp[1] = __float2half_rn(acc[4 * j + 2 + h]);
+					}
+				}
+			}
+		}
+	}
 }
