@@ -39,7 +39,7 @@ static void judge(ks_cmp_stats *st, ks_dtype t, int isf, const unsigned char *g,
 
 /* Bit-identical elements (the common case, and the one that covers matching NaNs and
  * infinities) are skipped with one word compare; the rest are judged one by one. The sampled
- * outputs of timed runs (a million elements each) go through here, so the fast path matters. */
+ * outputs of timed runs (262144 elements each) go through here, so the fast path matters. */
 #define KS_COMPARE_WORDS(type)                                                                      \
 	do {                                                                                        \
 		for (i = 0; i < count; i++) {                                                       \
