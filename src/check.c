@@ -441,8 +441,8 @@ void ks_check_entries(ks_kernel_result *out, ks_candidate_image *images, const k
 	memset(&bg, 0, sizeof(bg));
 	if (runner)
 		co.arch = ks_runner_arch(runner);
-	/* Jobs in the order they are needed: each entry's kernel, then its problem's golden kernels
-	 * the first time that problem comes up. */
+	/* Golden kernels first: they are the heaviest compiles (tuned tensor-core code) and every check
+	 * needs one; then the entries' kernels in entry order, the order they are checked in. */
 	for (i = 0; i < n; i++) {
 		const ks_entry *e = entries[i];
 		ks_kernel_result *r = &out[i];
@@ -467,12 +467,7 @@ void ks_check_entries(ks_kernel_result *out, ks_candidate_image *images, const k
 		if (choose_launch(&pr[i], r, e, o) < 0)
 			continue;
 		clabels[i] = ks_asprintf("pass %zu entry %zu (%s)", r->pass, e->index, e->file);
-		pr[i].job = (int)njobs;
-		jobs[njobs].source = e->code;
-		jobs[njobs].names = (const char *const *)pr[i].names;
-		jobs[njobs].nnames = pr[i].nnames;
-		jobs[njobs].label = clabels[i];
-		njobs++;
+		pr[i].job = 0; /* numbered below, after the goldens */
 		if (!runner || ks_runner_has_golden(runner, pr[i].p))
 			continue;
 		for (j = 0; j < ng; j++)
@@ -482,16 +477,26 @@ void ks_check_entries(ks_kernel_result *out, ks_candidate_image *images, const k
 			gprob[ng] = pr[i].p;
 			ks_plan_kernel_names(&gnames[ng], &gn[ng], &pr[i].p->golden_launch);
 			glabels[ng] = ks_asprintf("golden kernel of %s", pr[i].p->name);
-			gjob[ng] = (int)njobs;
-			jobs[njobs].source = gprob[ng]->golden_src;
-			jobs[njobs].names = (const char *const *)gnames[ng];
-			jobs[njobs].nnames = gn[ng];
-			jobs[njobs].label = glabels[ng];
-			njobs++;
+			gjob[ng] = (int)ng;
+			jobs[ng].source = gprob[ng]->golden_src;
+			jobs[ng].names = (const char *const *)gnames[ng];
+			jobs[ng].nnames = gn[ng];
+			jobs[ng].label = glabels[ng];
 			ng++;
 		}
 		pr[i].gjob = gjob[j];
 		pr[i].gslot = (int)j;
+	}
+	njobs = ng;
+	for (i = 0; i < n; i++) {
+		if (pr[i].job < 0)
+			continue;
+		pr[i].job = (int)njobs;
+		jobs[njobs].source = entries[i]->code;
+		jobs[njobs].names = (const char *const *)pr[i].names;
+		jobs[njobs].nnames = pr[i].nnames;
+		jobs[njobs].label = clabels[i];
+		njobs++;
 	}
 	if (o->progress && njobs)
 		o->progress(o->progress_ud, 0, n, "compiling");

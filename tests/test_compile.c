@@ -356,6 +356,71 @@ static void test_cache_hit_and_miss(void)
 	ks_compile_job_clear(&e2);
 }
 
+typedef struct {
+	ks_compile_job *jobs;
+	int calls[5];
+	int order[5], norder;
+	int final_when_called[5];
+} cb_state;
+
+static void record_done(void *ud, size_t i)
+{
+	cb_state *st = ud;
+	st->calls[i]++;
+	st->order[st->norder++] = (int)i;
+	/* outputs must be final when the callback comes */
+	st->final_when_called[i] = st->jobs[i].log != NULL &&
+				   (st->jobs[i].status != KS_COMPILE_OK || st->jobs[i].cubin != NULL);
+}
+
+static void test_done_callback_comes_once_per_job_when_it_is_final(void)
+{
+	ks_compile_options o = opts();
+	const char *names[] = { "good" }, *bad_name[] = { "bad\nname" };
+	ks_compile_job jobs[5];
+	cb_state st;
+	char dir[4200];
+	size_t i;
+
+	snprintf(dir, sizeof(dir), "%s/cbcache", kt_tmpdir());
+	o.cache_dir = dir;
+	memset(&st, 0, sizeof(st));
+	st.jobs = jobs;
+	job_init(&jobs[0], good_src, names, 1);                   /* compiled */
+	job_init(&jobs[1], "__global__ void oops( {", names, 1); /* compile error */
+	job_init(&jobs[2], good_src, names, 1);                   /* duplicate of 0 */
+	job_init(&jobs[3], good_src, bad_name, 1);                /* refused before running */
+	job_init(&jobs[4], NULL, names, 1);                       /* no source */
+	KT_ASSERT(ks_compile_run_cb(jobs, 5, &o, record_done, &st) == 0);
+	for (i = 0; i < 5; i++) {
+		KT_EQ_INT(st.calls[i], 1);
+		KT_ASSERT_MSG(st.final_when_called[i], "job %zu was not final when reported", i);
+	}
+	KT_EQ_INT(st.norder, 5);
+	/* refused jobs are reported at once, before any helper finishes */
+	KT_EQ_INT(st.order[0], 3);
+	KT_EQ_INT(st.order[1], 4);
+	KT_STATUS(&jobs[0], KS_COMPILE_OK);
+	KT_STATUS(&jobs[1], KS_COMPILE_ERROR);
+	KT_STATUS(&jobs[2], KS_COMPILE_OK);
+	KT_EQ_INT(jobs[2].cubin_len, jobs[0].cubin_len);
+	for (i = 0; i < 5; i++)
+		ks_compile_job_clear(&jobs[i]);
+
+	/* a second run is served from the cache: every callback comes before any helper runs */
+	memset(&st, 0, sizeof(st));
+	st.jobs = jobs;
+	job_init(&jobs[0], good_src, names, 1);
+	job_init(&jobs[1], "__global__ void oops( {", names, 1);
+	KT_ASSERT(ks_compile_run_cb(jobs, 2, &o, record_done, &st) == 0);
+	KT_EQ_INT(st.calls[0], 1);
+	KT_EQ_INT(st.calls[1], 1);
+	KT_EQ_INT(jobs[0].cached, 1);
+	KT_EQ_INT(jobs[1].cached, 1);
+	ks_compile_job_clear(&jobs[0]);
+	ks_compile_job_clear(&jobs[1]);
+}
+
 static void test_corrupt_cache_file_is_recompiled(void)
 {
 	ks_compile_options o = opts();
@@ -703,6 +768,7 @@ static const kt_test tests[] = {
 	KT(test_memory_bomb_hits_the_limit),
 	KT(test_cache_hit_and_miss),
 	KT(test_corrupt_cache_file_is_recompiled),
+	KT(test_done_callback_comes_once_per_job_when_it_is_final),
 	KT(test_jobs_run_in_parallel),
 	KT(test_virtual_arch_is_rejected),
 	KT(test_oversize_source_is_refused_unrun),
