@@ -22,6 +22,7 @@
 #define MAX_MODULES 64
 #define MAX_FUNCS 16
 #define GUARD_WORD 0x9e3779b97f4a7c15ull
+#define MAX_SUMS 128 /* checksummed buffers per fetch: more than a plan can have (64 args + 8 scratch) */
 
 typedef struct {
 	CUmodule mod;
@@ -37,7 +38,10 @@ static CUstream g_stream;
 static module_slot g_mods[MAX_MODULES];
 static CUmodule g_hmod;
 static CUfunction g_hk[KS_HK_COUNT];
-static CUdeviceptr g_sum; /* one u64 for checksums */
+static CUdeviceptr g_sum; /* one u64 per buffer of a plan, for checksums (g_nsum of them) */
+static size_t g_nsum;
+static CUdeviceptr g_gath; /* sampled elements of every buffer of a fetch (g_gath_bytes) */
+static uint64_t g_gath_bytes;
 static int g_ready;
 
 static void reply(cJSON *j, const void *blob, uint64_t len)
@@ -106,10 +110,11 @@ static void do_hello(const cJSON *req)
 	    (r = cu.cuDevicePrimaryCtxRetain(&g_ctx, g_dev)) != CUDA_SUCCESS ||
 	    (r = cu.cuCtxSetCurrent(g_ctx)) != CUDA_SUCCESS ||
 	    (r = cu.cuStreamCreate(&g_stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS ||
-	    (r = cu.cuMemAlloc(&g_sum, 8)) != CUDA_SUCCESS) {
+	    (r = cu.cuMemAlloc(&g_sum, 8 * 16)) != CUDA_SUCCESS) {
 		reply_error("init", r, ks_cu_error(&cu, r), 0);
 		_exit(0);
 	}
+	g_nsum = 16;
 	cu.cuDeviceGetName(name, sizeof(name), g_dev);
 	cu.cuDeviceTotalMem(&total, g_dev);
 	cu.cuDeviceGetPCIBusId(pci, sizeof(pci), g_dev);
@@ -303,18 +308,52 @@ static CUresult fill_buffer(const ks_plan *plan, const ks_plan_buf *b, CUdevicep
 	}
 }
 
-static CUresult checksum(CUdeviceptr data, uint64_t nbytes, uint64_t *out)
+/* Enqueues the checksum of nbytes at data into slot i of g_sum (read back by the caller after
+ * one synchronisation for all slots). */
+static CUresult checksum_async(CUdeviceptr data, uint64_t nbytes, size_t i)
 {
-	void *p[] = { &data, &nbytes, &g_sum };
+	CUdeviceptr dst = g_sum + 8 * i;
+	void *p[] = { &data, &nbytes, &dst };
 	CUresult r;
-	*out = 0;
-	if ((r = cu.cuMemsetD8Async(g_sum, 0, 8, g_stream)) != CUDA_SUCCESS)
+	if ((r = cu.cuMemsetD8Async(dst, 0, 8, g_stream)) != CUDA_SUCCESS)
 		return r;
 	if (nbytes && (r = launch_h(KS_HK_CHECKSUM, grid_for(nbytes / 8 + 1), p)) != CUDA_SUCCESS)
 		return r;
-	if ((r = cu.cuStreamSynchronize(g_stream)) != CUDA_SUCCESS)
+	return CUDA_SUCCESS;
+}
+
+/* Device memory of at least *have bytes at *buf, grown (never shrunk) as needed: buffers reused
+ * from request to request, because every allocation is a driver round trip. */
+static CUresult reserve(CUdeviceptr *buf, uint64_t *have, uint64_t need)
+{
+	CUresult r;
+	if (need <= *have)
+		return CUDA_SUCCESS;
+	if (*buf)
+		cu.cuMemFree(*buf);
+	*buf = 0;
+	*have = 0;
+	if ((r = cu.cuMemAlloc(buf, need)) != CUDA_SUCCESS)
 		return r;
-	return cu.cuMemcpyDtoH(out, g_sum, 8);
+	*have = need;
+	return CUDA_SUCCESS;
+}
+
+/* Events for timed runs, created once and reused (n <= KS_EVENT_POOL). */
+#define KS_EVENT_POOL 516
+static CUevent g_ev[KS_EVENT_POOL];
+static int g_nev;
+
+static CUresult events(CUevent **out, int n)
+{
+	CUresult r;
+	while (g_nev < n) {
+		if ((r = cu.cuEventCreate(&g_ev[g_nev], CU_EVENT_DEFAULT)) != CUDA_SUCCESS)
+			return r;
+		g_nev++;
+	}
+	*out = g_ev;
+	return CUDA_SUCCESS;
 }
 
 static size_t param_size(ks_param_kind k)
@@ -476,83 +515,120 @@ static CUresult launch_plan(const ks_plan *plan, const module_slot *mod, const b
 	return CUDA_SUCCESS;
 }
 
-/* Copies buffers back per fetch mode into a blob and describes them in j's "bufs". */
-/* Gathers k sampled elements of a buffer (positions as ks_sample_index) into host memory. */
-static CUresult gather(CUdeviceptr src, uint64_t count, int es, uint64_t k, uint64_t seed, unsigned char *host)
-{
-	CUdeviceptr dst = 0;
-	CUresult r;
-	void *p[] = { &src, &count, &es, &dst, &k, &seed };
-	if ((r = cu.cuMemAlloc(&dst, k * (uint64_t)es)) != CUDA_SUCCESS)
-		return r;
-	p[3] = &dst;
-	if ((r = launch_h(KS_HK_GATHER, grid_for(k), p)) == CUDA_SUCCESS &&
-	    (r = cu.cuStreamSynchronize(g_stream)) == CUDA_SUCCESS)
-		r = cu.cuMemcpyDtoH(host, dst, k * (uint64_t)es);
-	cu.cuMemFree(dst);
-	return r;
-}
-
+/* Copies buffers back per fetch mode into a blob and describes them in j's "bufs". The GPU work
+ * (sample gathers, checksums) of all buffers is enqueued first and waited for once; then the
+ * copies. Modes: 1 full, 2 guard bands + checksum, 3 checksum, 4 guard bands + samples. */
 static CUresult fetch_set(const ks_plan *plan, const buf_set *s, int *modes, uint64_t sample_k,
 			  uint64_t sample_seed, cJSON *j, unsigned char **blob_out, uint64_t *len_out, char *err,
 			  size_t errlen)
 {
-	uint64_t blob_len = 0, off = 0;
+	uint64_t blob_len = 0, off = 0, gath = 0, sums[MAX_SUMS];
 	unsigned char *blob;
 	cJSON *ba = cJSON_AddArrayToObject(j, "bufs");
 	CUresult r = CUDA_SUCCESS;
-	size_t i;
+	const char *what = "";
+	size_t i, nsum = 0;
 
 	for (i = 0; i < plan->nbufs; i++) {
+		uint64_t es = ks_dtype_size(plan->bufs[i].dtype);
 		if (modes[i] == 4 && (sample_k < 2 * KS_SAMPLE_EDGE || sample_k >= plan->bufs[i].count))
 			modes[i] = 1; /* small enough to send whole */
 		if (modes[i] == 1)
 			blob_len += s->b[i].total;
 		else if (modes[i] == 2)
 			blob_len += s->b[i].total - plan->bufs[i].bytes;
-		else if (modes[i] == 4)
-			blob_len += s->b[i].total - plan->bufs[i].bytes + sample_k * ks_dtype_size(plan->bufs[i].dtype);
+		else if (modes[i] == 4) {
+			blob_len += s->b[i].total - plan->bufs[i].bytes + sample_k * es;
+			gath += (sample_k * es + 255) & ~255ull;
+		}
+		if (modes[i] == 2 || modes[i] == 3)
+			nsum++;
+	}
+	if (nsum > MAX_SUMS) {
+		snprintf(err, errlen, "more than %d buffers to checksum", MAX_SUMS);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	if (gath && (r = reserve(&g_gath, &g_gath_bytes, gath)) != CUDA_SUCCESS) {
+		snprintf(err, errlen, "allocating the sample buffer: %s", ks_cu_error(&cu, r));
+		return r;
+	}
+	if (nsum > g_nsum) {
+		uint64_t have = 8 * g_nsum;
+		if ((r = reserve(&g_sum, &have, 8 * MAX_SUMS)) != CUDA_SUCCESS) {
+			g_nsum = 0;
+			snprintf(err, errlen, "allocating checksums: %s", ks_cu_error(&cu, r));
+			return r;
+		}
+		g_nsum = MAX_SUMS;
+	}
+	/* enqueue: gathers into g_gath, checksums into g_sum */
+	{
+		uint64_t goff = 0;
+		size_t k = 0;
+		for (i = 0; i < plan->nbufs && r == CUDA_SUCCESS; i++) {
+			CUdeviceptr data = s->b[i].base + plan->guard;
+			if (modes[i] == 4) {
+				int es = (int)ks_dtype_size(plan->bufs[i].dtype);
+				uint64_t count = plan->bufs[i].count, seed = sample_seed, kk = sample_k;
+				CUdeviceptr dst = g_gath + goff;
+				void *p[] = { &data, &count, &es, &dst, &kk, &seed };
+				what = plan->bufs[i].name;
+				r = launch_h(KS_HK_GATHER, grid_for(sample_k), p);
+				goff += (sample_k * (uint64_t)es + 255) & ~255ull;
+			} else if (modes[i] == 2 || modes[i] == 3) {
+				what = plan->bufs[i].name;
+				r = checksum_async(data, plan->bufs[i].bytes, k++);
+			}
+		}
+		if (r == CUDA_SUCCESS && (gath || nsum)) {
+			what = "(sync)";
+			r = cu.cuStreamSynchronize(g_stream);
+		}
+		if (r == CUDA_SUCCESS && nsum) {
+			what = "(checksums)";
+			r = cu.cuMemcpyDtoH(sums, g_sum, 8 * nsum);
+		}
+		if (r != CUDA_SUCCESS) {
+			snprintf(err, errlen, "reading back %s: %s", what, ks_cu_error(&cu, r));
+			return r;
+		}
 	}
 	blob = ks_malloc(blob_len ? blob_len : 1);
-	for (i = 0; i < plan->nbufs && r == CUDA_SUCCESS; i++) {
-		cJSON *o = cJSON_CreateObject();
-		uint64_t body_end = plan->guard + plan->bufs[i].bytes;
-		cJSON_AddNumberToObject(o, "off", (double)off);
-		if (modes[i] == 1) {
-			r = cu.cuMemcpyDtoH(blob + off, s->b[i].base, s->b[i].total);
-			off += s->b[i].total;
-		} else if (modes[i] == 4) {
-			int es = (int)ks_dtype_size(plan->bufs[i].dtype);
-			r = cu.cuMemcpyDtoH(blob + off, s->b[i].base, plan->guard);
-			if (r == CUDA_SUCCESS)
-				r = cu.cuMemcpyDtoH(blob + off + plan->guard, s->b[i].base + body_end,
-						    s->b[i].total - body_end);
-			off += s->b[i].total - plan->bufs[i].bytes;
-			if (r == CUDA_SUCCESS)
-				r = gather(s->b[i].base + plan->guard, plan->bufs[i].count, es, sample_k, sample_seed,
-					   blob + off);
-			off += sample_k * (uint64_t)es;
-			cJSON_AddNumberToObject(o, "sampled", (double)sample_k);
-		} else if (modes[i] == 2 || modes[i] == 3) {
-			char cs[32];
-			uint64_t sum = 0;
-			if (modes[i] == 2) {
+	{
+		uint64_t goff = 0;
+		size_t k = 0;
+		for (i = 0; i < plan->nbufs && r == CUDA_SUCCESS; i++) {
+			cJSON *o = cJSON_CreateObject();
+			uint64_t body_end = plan->guard + plan->bufs[i].bytes;
+			cJSON_AddNumberToObject(o, "off", (double)off);
+			if (modes[i] == 1) {
+				r = cu.cuMemcpyDtoH(blob + off, s->b[i].base, s->b[i].total);
+				off += s->b[i].total;
+			} else if (modes[i] == 2 || modes[i] == 4) {
 				r = cu.cuMemcpyDtoH(blob + off, s->b[i].base, plan->guard);
 				if (r == CUDA_SUCCESS)
 					r = cu.cuMemcpyDtoH(blob + off + plan->guard, s->b[i].base + body_end,
 							    s->b[i].total - body_end);
 				off += s->b[i].total - plan->bufs[i].bytes;
 			}
-			if (r == CUDA_SUCCESS)
-				r = checksum(s->b[i].base + plan->guard, plan->bufs[i].bytes, &sum);
-			snprintf(cs, sizeof(cs), "%llu", (unsigned long long)sum);
-			cJSON_AddStringToObject(o, "checksum", cs);
+			if (r == CUDA_SUCCESS && modes[i] == 4) {
+				uint64_t n = sample_k * ks_dtype_size(plan->bufs[i].dtype);
+				r = cu.cuMemcpyDtoH(blob + off, g_gath + goff, n);
+				off += n;
+				goff += (n + 255) & ~255ull;
+				cJSON_AddNumberToObject(o, "sampled", (double)sample_k);
+			}
+			if (modes[i] == 2 || modes[i] == 3) {
+				char cs[32];
+				snprintf(cs, sizeof(cs), "%llu", (unsigned long long)sums[k++]);
+				cJSON_AddStringToObject(o, "checksum", cs);
+			}
+			cJSON_AddNumberToObject(o, "total", (double)s->b[i].total);
+			cJSON_AddNumberToObject(o, "mode", modes[i]);
+			cJSON_AddItemToArray(ba, o);
+			if (r != CUDA_SUCCESS)
+				snprintf(err, errlen, "reading back %s: %s", plan->bufs[i].name, ks_cu_error(&cu, r));
 		}
-		cJSON_AddNumberToObject(o, "total", (double)s->b[i].total);
-		cJSON_AddNumberToObject(o, "mode", modes[i]);
-		cJSON_AddItemToArray(ba, o);
-		if (r != CUDA_SUCCESS)
-			snprintf(err, errlen, "reading back %s: %s", plan->bufs[i].name, ks_cu_error(&cu, r));
 	}
 	if (r != CUDA_SUCCESS) {
 		ks_free(blob);
@@ -629,7 +705,7 @@ static void do_run(const ks_msg *m)
 	ks_plan plan;
 	module_slot *mod = module_of(m->json);
 	buf_set s = { NULL, 0 };
-	CUevent e0 = NULL, e1 = NULL;
+	CUevent *ev = NULL;
 	CUresult r = CUDA_SUCCESS;
 	const char *stage = "plan";
 	char err[1024] = "";
@@ -662,14 +738,13 @@ static void do_run(const ks_msg *m)
 	    (r = cu.cuStreamSynchronize(g_stream)) != CUDA_SUCCESS)
 		goto fail;
 	stage = "launch";
-	cu.cuEventCreate(&e0, CU_EVENT_DEFAULT);
-	cu.cuEventCreate(&e1, CU_EVENT_DEFAULT);
-	if ((r = timed_launch(&plan, mod, &s, e0, e1, err, sizeof(err))) != CUDA_SUCCESS)
+	if ((r = events(&ev, 2)) != CUDA_SUCCESS ||
+	    (r = timed_launch(&plan, mod, &s, ev[0], ev[1], err, sizeof(err))) != CUDA_SUCCESS)
 		goto fail;
 	stage = "sync";
 	if ((r = cu.cuStreamSynchronize(g_stream)) != CUDA_SUCCESS)
 		goto fail;
-	cu.cuEventElapsedTime(&ms, e0, e1);
+	cu.cuEventElapsedTime(&ms, ev[0], ev[1]);
 	stage = "fetch";
 	j = ok_reply();
 	cJSON_AddNumberToObject(j, "ms", ms);
@@ -679,8 +754,6 @@ static void do_run(const ks_msg *m)
 		goto fail;
 	}
 	free_set(&s);
-	cu.cuEventDestroy(e0);
-	cu.cuEventDestroy(e1);
 	reply(j, blob, blob_len);
 	ks_free(blob);
 	ks_free(modes);
@@ -691,10 +764,6 @@ fail:
 		snprintf(err, sizeof(err), "%s", ks_cu_error(&cu, r));
 	if (!ks_cu_error_is_sticky(r))
 		free_set(&s);
-	if (e0)
-		cu.cuEventDestroy(e0);
-	if (e1)
-		cu.cuEventDestroy(e1);
 	ks_free(modes);
 	ks_plan_clear(&plan);
 	reply_error(stage, r, err, ks_cu_error_is_sticky(r));
@@ -840,7 +909,7 @@ fail:
 static void do_time_run(const ks_msg *m)
 {
 	const cJSON *runs = cJSON_GetObjectItemCaseSensitive(m->json, "runs"), *it;
-	CUevent ev[2 * MAX_RUNS_PER_CALL];
+	CUevent *ev = NULL;
 	int set[MAX_RUNS_PER_CALL], n = 0, i, flush = 1;
 	char err[1024] = "";
 	CUresult r = CUDA_SUCCESS;
@@ -860,8 +929,10 @@ static void do_time_run(const ks_msg *m)
 			set[n] = 0;
 		n++;
 	}
-	for (i = 0; i < 2 * n; i++)
-		cu.cuEventCreate(&ev[i], CU_EVENT_DEFAULT);
+	if ((r = events(&ev, 2 * n)) != CUDA_SUCCESS) {
+		reply_error("launch", r, ks_cu_error(&cu, r), ks_cu_error_is_sticky(r));
+		return;
+	}
 	if (cu.cuCtxResetPersistingL2Cache)
 		cu.cuCtxResetPersistingL2Cache();
 	for (i = 0; i < n && r == CUDA_SUCCESS; i++) {
@@ -876,8 +947,6 @@ static void do_time_run(const ks_msg *m)
 	if (r != CUDA_SUCCESS) {
 		if (!err[0])
 			snprintf(err, sizeof(err), "%s", ks_cu_error(&cu, r));
-		for (i = 0; i < 2 * n; i++)
-			cu.cuEventDestroy(ev[i]);
 		reply_error(stage, r, err, ks_cu_error_is_sticky(r));
 		return;
 	}
@@ -888,8 +957,6 @@ static void do_time_run(const ks_msg *m)
 		cu.cuEventElapsedTime(&t, ev[2 * i], ev[2 * i + 1]);
 		cJSON_AddItemToArray(ms, cJSON_CreateNumber(t));
 	}
-	for (i = 0; i < 2 * n; i++)
-		cu.cuEventDestroy(ev[i]);
 	reply(j, NULL, 0);
 }
 
@@ -901,7 +968,7 @@ static void do_time_verify(const ks_msg *m)
 	const char *seed_s = NULL;
 	double setd = 0;
 	int set, *modes;
-	CUevent e0 = NULL, e1 = NULL;
+	CUevent *ev = NULL;
 	char err[1024] = "";
 	CUresult r;
 	const char *stage = "fill";
@@ -919,21 +986,20 @@ static void do_time_verify(const ks_msg *m)
 		reply_error("plan", CUDA_ERROR_INVALID_VALUE, "bad verify request", 0);
 		return;
 	}
-	cu.cuEventCreate(&e0, CU_EVENT_DEFAULT);
-	cu.cuEventCreate(&e1, CU_EVENT_DEFAULT);
-	if ((r = fill_set(&g_t.plan, &g_t.sets[set], strtoull(seed_s, NULL, 10), err, sizeof(err))) !=
+	if ((r = events(&ev, 2)) != CUDA_SUCCESS ||
+	    (r = fill_set(&g_t.plan, &g_t.sets[set], strtoull(seed_s, NULL, 10), err, sizeof(err))) !=
 		    CUDA_SUCCESS ||
 	    (r = snapshot_inout(set)) != CUDA_SUCCESS || (r = prepare_run(set, 1)) != CUDA_SUCCESS)
 		goto fail;
 	stage = "launch";
 	if (cu.cuCtxResetPersistingL2Cache)
 		cu.cuCtxResetPersistingL2Cache();
-	if ((r = timed_launch(&g_t.plan, g_t.mod, &g_t.sets[set], e0, e1, err, sizeof(err))) != CUDA_SUCCESS)
+	if ((r = timed_launch(&g_t.plan, g_t.mod, &g_t.sets[set], ev[0], ev[1], err, sizeof(err))) != CUDA_SUCCESS)
 		goto fail;
 	stage = "sync";
 	if ((r = cu.cuStreamSynchronize(g_stream)) != CUDA_SUCCESS)
 		goto fail;
-	cu.cuEventElapsedTime(&ms, e0, e1);
+	cu.cuEventElapsedTime(&ms, ev[0], ev[1]);
 	stage = "fetch";
 	j = ok_reply();
 	cJSON_AddNumberToObject(j, "ms", ms);
@@ -942,8 +1008,6 @@ static void do_time_verify(const ks_msg *m)
 		cJSON_Delete(j);
 		goto fail;
 	}
-	cu.cuEventDestroy(e0);
-	cu.cuEventDestroy(e1);
 	ks_free(modes);
 	reply(j, blob, blob_len);
 	ks_free(blob);
@@ -951,8 +1015,6 @@ static void do_time_verify(const ks_msg *m)
 fail:
 	if (!err[0])
 		snprintf(err, sizeof(err), "%s", ks_cu_error(&cu, r));
-	cu.cuEventDestroy(e0);
-	cu.cuEventDestroy(e1);
 	ks_free(modes);
 	reply_error(stage, r, err, ks_cu_error_is_sticky(r));
 }
