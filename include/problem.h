@@ -67,7 +67,11 @@ typedef struct {
 	char *golden_src;        /* golden.cu contents */
 	char *instruction;       /* instruction.md contents */
 	char sha256[65];         /* of problem.json and golden.cu: identifies the spec version */
+	int64_t sm_count;        /* the `sm_count` of expressions: the device's, once one is known */
 } ks_problem;
+
+/* `sm_count` before a device is known (load-time validation, compile-only runs): an H100 SXM's. */
+#define KS_PROBLEM_DEFAULT_SM_COUNT 132
 
 typedef struct {
 	char *root;
@@ -88,7 +92,11 @@ const ks_problem *ks_problem_set_find(const ks_problem_set *set, const char *nam
 void ks_problem_set_free(ks_problem_set *set);
 void ks_problem_free(ks_problem *p);
 
-/* Builds the environment of case c: its dims, then the lets. */
+/* Makes `sm_count` in every problem's expressions the device's multiprocessor count (persistent
+ * kernels size their grids with it). Ignored unless sm_count > 0. */
+void ks_problem_set_sm_count(ks_problem_set *set, int64_t sm_count);
+
+/* Builds the environment of case c: `sm_count`, its dims, then the lets. */
 int ks_problem_env(ks_env *env, const ks_problem *p, const ks_case *c);
 
 /* Element count of tensor arg a under env (product of its shape). */

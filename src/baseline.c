@@ -203,6 +203,7 @@ int ks_baseline_main(int argc, char **argv)
 		rc = 69;
 		goto done;
 	}
+	ks_problem_set_sm_count(set, ks_runner_device(run)->sm_count);
 	cfgpath = ks_config_find(refs);
 	if (cfgpath && ks_config_load(&cfg, cfgpath) < 0) {
 		fprintf(stderr, "score baseline: %s\n", ks_error_msg());

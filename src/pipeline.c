@@ -71,6 +71,8 @@ int ks_pipeline_new(ks_pipeline **out, const ks_pipeline_options *o)
 			p->no_gpu = ks_strdup(ks_error_msg());
 		}
 	}
+	if (p->runner)
+		ks_problem_set_sm_count(p->problems, ks_runner_device(p->runner)->sm_count);
 	p->nvrtc = ks_compile_nvrtc_version(&vo);
 	p->golden_source = ks_strdup("live: timed in the same session, interleaved with each candidate");
 	if (p->runner && o->use_baseline) {

@@ -36,11 +36,12 @@ static char *expr_text(const cJSON *v)
 	return NULL;
 }
 
-/* All names an expression of the spec may use: dims then lets. */
+/* All names an expression of the spec may use: the device's `sm_count`, dims, then lets. */
 static const char **scope_names(const ks_problem *p, size_t *n)
 {
-	const char **v = ks_calloc(p->ndims + p->nlets + 1, sizeof(*v));
+	const char **v = ks_calloc(p->ndims + p->nlets + 2, sizeof(*v));
 	size_t i, k = 0;
+	v[k++] = "sm_count";
 	for (i = 0; i < p->ndims; i++)
 		v[k++] = p->dims[i];
 	for (i = 0; i < p->nlets; i++)
@@ -277,6 +278,8 @@ int ks_problem_arg_index(const ks_problem *p, const char *name)
 static int in_scope(const ks_problem *p, const char *name)
 {
 	size_t i;
+	if (!strcmp(name, "sm_count"))
+		return 1;
 	for (i = 0; i < p->ndims; i++)
 		if (!strcmp(p->dims[i], name))
 			return 1;
@@ -330,9 +333,19 @@ int ks_problem_check_launch(const ks_problem *p, const ks_launch *l, const char 
 	return 0;
 }
 
+void ks_problem_set_sm_count(ks_problem_set *set, int64_t sm_count)
+{
+	size_t i;
+	if (sm_count <= 0)
+		return;
+	for (i = 0; set && i < set->n; i++)
+		set->problems[i]->sm_count = sm_count;
+}
+
 int ks_problem_env(ks_env *env, const ks_problem *p, const ks_case *c)
 {
 	size_t i;
+	ks_env_set(env, "sm_count", p->sm_count > 0 ? p->sm_count : KS_PROBLEM_DEFAULT_SM_COUNT);
 	for (i = 0; i < p->ndims; i++) {
 		int64_t v;
 		if (ks_expr_eval(&v, c->dims[i], env) < 0)
@@ -448,6 +461,9 @@ static int load_spec(ks_problem *p, const cJSON *j)
 		{
 			if (!cJSON_IsString(d) || !valid_ident(d->valuestring))
 				return ks_error_set(KS_EINVALID, "dims must be identifiers");
+			if (!strcmp(d->valuestring, "sm_count"))
+				return ks_error_set(KS_EINVALID, "dim \"sm_count\" is reserved (the device's "
+							     "multiprocessor count)");
 			p->dims[p->ndims++] = ks_strdup(d->valuestring);
 		}
 	}
@@ -604,6 +620,7 @@ int ks_problem_load(ks_problem **out, const char *dir, const char *suite)
 	int rc;
 
 	*out = NULL;
+	p->sm_count = KS_PROBLEM_DEFAULT_SM_COUNT;
 	p->dir = ks_strdup(dir);
 	{
 		/* the folder name itself is the problem's key */

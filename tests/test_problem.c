@@ -103,8 +103,49 @@ static void test_valid_minimal_spec(void)
 	ks_problem_free(p);
 }
 
+static void test_sm_count_is_the_devices(void)
+{
+	/* a persistent kernel's grid: min(blocks, sm_count); 132 until a device is known */
+	ks_problem_set *s = NULL;
+	ks_problem *p = NULL;
+	ks_env env = KS_ENV_INIT;
+	int64_t v = 0;
+	make_problem("pers", "{\"name\": \"pers\", \"dims\": [\"n\"], \"let\": {\"g\": "
+			     "\"min(cdiv(n, 256), 2 * sm_count)\"}, " GOOD_ARGS ", \"launch\": {\"kernel\": \"k\", "
+			     "\"grid\": [\"g\"], \"block\": [256]}, " GOOD_TAIL "}");
+	{
+		char root[4200];
+		snprintf(root, sizeof(root), "%s", kt_tmpdir());
+		KT_EQ_INT(ks_problem_set_load(&s, root, "suite"), 0);
+	}
+	p = (ks_problem *)ks_problem_set_find(s, "pers");
+	KT_ASSERT(p);
+	KT_EQ_INT(p->sm_count, KS_PROBLEM_DEFAULT_SM_COUNT);
+	{
+		ks_case c = p->correctness[0];
+		char *d = c.dims[0];
+		c.dims[0] = "1000000";
+		KT_EQ_INT(ks_problem_env(&env, p, &c), 0);
+		KT_ASSERT(ks_env_get(&env, "g", &v));
+		KT_EQ_INT(v, 264);
+		ks_env_free(&env);
+		ks_problem_set_sm_count(s, 114);
+		KT_EQ_INT(ks_problem_env(&env, p, &c), 0);
+		KT_ASSERT(ks_env_get(&env, "g", &v));
+		KT_EQ_INT(v, 228);
+		ks_env_free(&env);
+		ks_problem_set_sm_count(s, 0); /* ignored */
+		KT_EQ_INT(p->sm_count, 114);
+		c.dims[0] = d;
+	}
+	ks_problem_set_free(s);
+}
+
 static void test_rejects_bad_specs(void)
 {
+	KT_CONTAINS(load_err("sm", "{\"name\": \"sm\", \"dims\": [\"sm_count\"], " GOOD_ARGS ", "
+			     "\"launch\": {\"kernel\": \"k\", \"grid\": [1], \"block\": [32]}, " GOOD_TAIL "}"),
+		    "reserved");
 	KT_CONTAINS(load_err("a", "{\"name\": \"b\"}"), "but the folder is \"a\"");
 	KT_CONTAINS(load_err("c", "{\"name\": \"c\", \"dims\": [\"n\"], " GOOD_ARGS ", \"launch\": "
 			     "{\"kernel\": \"k\", \"grid\": [\"m\"], \"block\": [32]}, " GOOD_TAIL "}"),
@@ -168,6 +209,7 @@ static void test_set_reports_bad_folders_and_keeps_good_ones(void)
 
 static const kt_test tests[] = {
 	KT(test_loads_fixture_suite), KT(test_env_and_counts), KT(test_valid_minimal_spec),
-	KT(test_rejects_bad_specs), KT(test_set_reports_bad_folders_and_keeps_good_ones), { 0 }
+	KT(test_rejects_bad_specs), KT(test_set_reports_bad_folders_and_keeps_good_ones),
+	KT(test_sm_count_is_the_devices), { 0 }
 };
 KT_MAIN("problem", tests)

@@ -19,10 +19,10 @@
 // Any grid size is correct (block-uniform loop over row blocks), and each block loads its next row
 // block while it finishes the current one, so a block that waits at a reduction still has loads
 // in flight. The golden launch gives rows of 1024-thread groups (cols > 16384: one block per SM
-// fits) at most 264 persistent blocks, and shorter rows one block per row block: measured on an
-// H100, that takes the long-row perf case from 54% to 92% of the copy bandwidth, while capping
-// the grid for shorter rows too made them slower (89% instead of 98%). Requires blockDim.x to be
-// a power of two between 32 and 1024.
+// fits) at most 2 * sm_count persistent blocks (264 on an H100), and shorter rows one block per
+// row block: measured on an H100, that takes the long-row perf case from 54% to 92% of the copy
+// bandwidth, while capping the grid for shorter rows too made them slower (89% instead of 98%).
+// Requires blockDim.x to be a power of two between 32 and 1024.
 
 #include <cuda_fp16.h>
 

@@ -7,10 +7,10 @@
 //    epilogue), warpgroup 2 (threads 256..383) is the producer (global -> shared copies). The
 //    producer gives registers back (setmaxnreg.dec to 88) and the consumers take them
 //    (setmaxnreg.inc to 208: 128 fp32 accumulators per thread without spills).
-//  - Persistent: the grid is min(#tiles, 132) CTAs (one per H100 SM, 1 CTA per SM by shared memory);
+//  - Persistent: the grid is min(#tiles, sm_count) CTAs (one per SM, 1 CTA per SM by shared memory);
 //    CTA b processes output tiles b, b + gridDim.x, ... in the grouped order below, so the producer
 //    is already loading the next tile while the consumers run the epilogue of the current one. Any
-//    grid size is correct; 132 only makes it a single wave.
+//    grid size is correct; sm_count (the device's, from the scorer) only makes it a single wave.
 //  - CTA tile 128 x 256 x 64; consumer warpgroup w owns rows 64 w .. 64 w + 63 of the tile and issues
 //    one wgmma.mma_async.m64n256k16 (fp32 accumulators, 128 per thread) per k16 step, A and B read
 //    from shared memory through matrix descriptors (128-byte swizzle).
