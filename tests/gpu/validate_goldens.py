@@ -306,8 +306,26 @@ def load_spec(folder):
     return spec
 
 
+_SM_COUNT = None
+
+
+def sm_count():
+    """`sm_count` of the expression language: the GPU's multiprocessor count, 132 without one
+    (as the scorer before it knows the device)."""
+    global _SM_COUNT
+    if _SM_COUNT is None:
+        _SM_COUNT = 132
+        try:
+            import torch
+            if torch.cuda.is_available():
+                _SM_COUNT = torch.cuda.get_device_properties(0).multi_processor_count
+        except Exception:
+            pass
+    return _SM_COUNT
+
+
 def case_env(spec, case):
-    env = {}
+    env = {'sm_count': sm_count()}
     for d in spec['dims']:
         if d not in case:
             raise SpecError('case %s does not give dim %s' % (json.dumps(case), d))
