@@ -1,5 +1,7 @@
 /* calibrate: the device's ceilings, measured on the device itself (DESIGN §4.7): memory bandwidth
- * (a large device-to-device copy, bytes read plus written, best of cuMemcpy and a copy kernel) and
+ * (the best of a large device-to-device copy, bytes read plus written, by cuMemcpy and by a copy
+ * kernel, and of a read-only streaming kernel: reads alone run faster than a copy's mix, and a
+ * kernel that mostly reads must not look faster than the device) and
  * arithmetic rates (FP32 FMA; fp16/bf16 tensor cores through mma.sync and, on Hopper, wgmma).
  * Results are cached per device and driver, so scoring measures once and reuses them; the roofline
  * verdicts compare every timing against these numbers, never against a datasheet. */
@@ -10,14 +12,15 @@
 #include "compile.h"
 #include "worker.h"
 
-enum { KS_CAL_COPY = 0, KS_CAL_FMA, KS_CAL_MMA_F16, KS_CAL_MMA_BF16, KS_CAL_WGMMA_F16, KS_CAL_WGMMA_BF16,
+enum { KS_CAL_COPY = 0, KS_CAL_READ, KS_CAL_FMA, KS_CAL_MMA_F16, KS_CAL_MMA_BF16, KS_CAL_WGMMA_F16, KS_CAL_WGMMA_BF16,
        KS_CAL_COUNT };
 extern const char *const ks_calibrate_kernels[KS_CAL_COUNT];
 const char *ks_calibrate_source(void);
 
 typedef struct {
-	double bandwidth_gbps;                  /* the ceiling used: best copy, read + written */
-	double memcpy_gbps, copy_kernel_gbps;
+	double bandwidth_gbps;                  /* the ceiling used: the best of the three below */
+	double memcpy_gbps, copy_kernel_gbps;   /* copies: bytes read + written */
+	double read_kernel_gbps;                /* a read-only stream: bytes read */
 	double fp32_tflops;
 	double f16_mma_tflops, bf16_mma_tflops;
 	double f16_wgmma_tflops, bf16_wgmma_tflops;

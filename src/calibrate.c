@@ -10,7 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-/* Microbenchmarks for the device's ceilings: a vectorized copy, FP32 FMA chains, mma.sync on
+/* Microbenchmarks for the device's ceilings: a vectorized copy, a vectorized read-only stream,
+ * FP32 FMA chains, mma.sync on
  * fp16/bf16, and wgmma (Hopper's warpgroup tensor-core path, which alone reaches the full
  * tensor-core rate). The kernels' data is meaningless; only their rates matter. */
 static const char g_source[] =
@@ -21,6 +22,19 @@ static const char g_source[] =
 	"{\n"
 	"  u64 step = (u64)gridDim.x * blockDim.x;\n"
 	"  for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) dst[i] = src[i];\n"
+	"}\n"
+	"/* reads n 16-byte words, four independent loads in flight per thread; writes only if the xor of\n"
+	"   everything hits a value it never does, so the loads cannot be optimised away */\n"
+	"extern \"C\" __global__ void ks_cal_read(const uint4 *__restrict__ src, u64 n, unsigned *out)\n"
+	"{\n"
+	"  u64 step = (u64)gridDim.x * blockDim.x, i = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n"
+	"  unsigned a = 0, b = 0, c = 0, d = 0;\n"
+	"  for (; i + 3 * step < n; i += 4 * step) {\n"
+	"    uint4 x = __ldcs(src + i), y = __ldcs(src + i + step), z = __ldcs(src + i + 2 * step), w = __ldcs(src + i + 3 * step);\n"
+	"    a ^= x.x ^ x.y ^ x.z ^ x.w; b ^= y.x ^ y.y ^ y.z ^ y.w; c ^= z.x ^ z.y ^ z.z ^ z.w; d ^= w.x ^ w.y ^ w.z ^ w.w;\n"
+	"  }\n"
+	"  for (; i < n; i += step) { uint4 x = __ldcs(src + i); a ^= x.x ^ x.y ^ x.z ^ x.w; }\n"
+	"  if ((a ^ b ^ c ^ d) == 0x9e3779b9u) out[0] = a;\n"
 	"}\n"
 	"/* 8 independent FMA chains per thread: 16 flops per step */\n"
 	"extern \"C\" __global__ void ks_cal_fma(float *out, int iters, float b)\n"
@@ -109,7 +123,8 @@ static const char g_source[] =
 	"\n";
 
 const char *const ks_calibrate_kernels[KS_CAL_COUNT] = {
-	"ks_cal_copy", "ks_cal_fma", "ks_cal_mma_f16", "ks_cal_mma_bf16", "ks_cal_wgmma_f16", "ks_cal_wgmma_bf16",
+	"ks_cal_copy",     "ks_cal_read",      "ks_cal_fma",       "ks_cal_mma_f16",
+	"ks_cal_mma_bf16", "ks_cal_wgmma_f16", "ks_cal_wgmma_bf16",
 };
 
 const char *ks_calibrate_source(void)
@@ -127,6 +142,8 @@ static double num_of(const cJSON *j, const char *k)
 static void finish(ks_ceilings *c)
 {
 	c->bandwidth_gbps = c->memcpy_gbps > c->copy_kernel_gbps ? c->memcpy_gbps : c->copy_kernel_gbps;
+	if (c->read_kernel_gbps > c->bandwidth_gbps)
+		c->bandwidth_gbps = c->read_kernel_gbps;
 	c->f16_tc_tflops = c->f16_wgmma_tflops > c->f16_mma_tflops ? c->f16_wgmma_tflops : c->f16_mma_tflops;
 	c->bf16_tc_tflops = c->bf16_wgmma_tflops > c->bf16_mma_tflops ? c->bf16_wgmma_tflops : c->bf16_mma_tflops;
 }
@@ -190,6 +207,7 @@ int ks_calibrate_measure(ks_ceilings *out, const char *worker_exe, int device, c
 	}
 	out->memcpy_gbps = num_of(m, "memcpy_gbps");
 	out->copy_kernel_gbps = num_of(m, "copy_kernel_gbps");
+	out->read_kernel_gbps = num_of(m, "read_kernel_gbps");
 	out->fp32_tflops = num_of(m, "fp32_tflops");
 	out->f16_mma_tflops = num_of(m, "mma_f16_tflops");
 	out->bf16_mma_tflops = num_of(m, "mma_bf16_tflops");
@@ -223,7 +241,7 @@ done:
 cJSON *ks_ceilings_json(const ks_ceilings *c)
 {
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "schema", "kscore.ceilings/1");
+	cJSON_AddStringToObject(o, "schema", "kscore.ceilings/2");
 	cJSON_AddStringToObject(o, "device", c->device);
 	cJSON_AddStringToObject(o, "uuid", c->uuid);
 	cJSON_AddNumberToObject(o, "driver_version", c->driver_version);
@@ -232,6 +250,7 @@ cJSON *ks_ceilings_json(const ks_ceilings *c)
 	ks_json_add_num(o, "bandwidth_gbps", c->bandwidth_gbps);
 	ks_json_add_num(o, "memcpy_gbps", c->memcpy_gbps);
 	ks_json_add_num(o, "copy_kernel_gbps", c->copy_kernel_gbps);
+	ks_json_add_num(o, "read_kernel_gbps", c->read_kernel_gbps);
 	ks_json_add_num(o, "fp32_tflops", c->fp32_tflops);
 	ks_json_add_num(o, "f16_tc_tflops", c->f16_tc_tflops);
 	ks_json_add_num(o, "bf16_tc_tflops", c->bf16_tc_tflops);
@@ -248,8 +267,9 @@ int ks_ceilings_from_json(ks_ceilings *c, const cJSON *j)
 {
 	const char *s = NULL;
 	memset(c, 0, sizeof(*c));
-	if (ks_json_str(&s, j, "schema", 1) < 0 || strcmp(s, "kscore.ceilings/1"))
-		return ks_error_set(KS_EINVALID, "not a kscore.ceilings/1 record");
+	/* /1 records (no read-only stream) are still read, e.g. from older score.json files */
+	if (ks_json_str(&s, j, "schema", 1) < 0 || (strcmp(s, "kscore.ceilings/1") && strcmp(s, "kscore.ceilings/2")))
+		return ks_error_set(KS_EINVALID, "not a kscore.ceilings/1 or /2 record");
 	if (ks_json_str(&s, j, "device", 0) == 0)
 		snprintf(c->device, sizeof(c->device), "%s", s);
 	if (ks_json_str(&s, j, "uuid", 0) == 0)
@@ -263,6 +283,7 @@ int ks_ceilings_from_json(ks_ceilings *c, const cJSON *j)
 	c->driver_version = (int)num_of(j, "driver_version");
 	c->memcpy_gbps = num_of(j, "memcpy_gbps");
 	c->copy_kernel_gbps = num_of(j, "copy_kernel_gbps");
+	c->read_kernel_gbps = num_of(j, "read_kernel_gbps");
 	c->fp32_tflops = num_of(j, "fp32_tflops");
 	c->f16_mma_tflops = num_of(j, "f16_mma_sync_tflops");
 	c->bf16_mma_tflops = num_of(j, "bf16_mma_sync_tflops");
@@ -287,8 +308,11 @@ int ks_ceilings_get(ks_ceilings *out, const char *cache_dir, const char *worker_
 	cJSON *j = NULL;
 	int rc;
 
+	/* a cached /1 record lacks the read-only stream: measured again */
 	if (path && !force && ks_fs_read(&text, NULL, path, 1u << 20) == 0 &&
-	    ks_json_parse(&j, text, strlen(text), 8, path) == 0 && ks_ceilings_from_json(out, j) == 0) {
+	    ks_json_parse(&j, text, strlen(text), 8, path) == 0 && ks_ceilings_from_json(out, j) == 0 &&
+	    cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "schema")) &&
+	    !strcmp(cJSON_GetObjectItemCaseSensitive(j, "schema")->valuestring, "kscore.ceilings/2")) {
 		out->cached = 1;
 		rc = 0;
 		goto done;
@@ -406,8 +430,9 @@ int ks_calibrate_main(int argc, char **argv)
 		printf("device:            %s (%s, driver %d)%s\n", c.device, c.arch, c.driver_version,
 		       c.cached ? " [cached]" : "");
 		printf("measured at:       %s\n", c.measured_at);
-		printf("memory bandwidth:  %.0f GB/s (cuMemcpy %.0f, copy kernel %.0f; bytes read + written)\n",
-		       c.bandwidth_gbps, c.memcpy_gbps, c.copy_kernel_gbps);
+		printf("memory bandwidth:  %.0f GB/s (copies, bytes read + written: cuMemcpy %.0f, copy kernel %.0f; "
+		       "read-only stream %.0f)\n",
+		       c.bandwidth_gbps, c.memcpy_gbps, c.copy_kernel_gbps, c.read_kernel_gbps);
 		printf("FP32 FMA:          %.1f TFLOP/s\n", c.fp32_tflops);
 		printf("FP16 tensor cores: %.0f TFLOP/s (mma.sync %.0f, wgmma %.0f)\n", c.f16_tc_tflops,
 		       c.f16_mma_tflops, c.f16_wgmma_tflops);

@@ -1068,6 +1068,14 @@ static CUresult cal_copy(void *ud)
 	return cu.cuLaunchKernel(c->f, c->grid, 1, 1, 256, 1, 1, 0, g_stream, p, NULL);
 }
 
+static CUresult cal_read(void *ud)
+{
+	cal_job *c = ud;
+	uint64_t words = c->n / 16;
+	void *p[] = { &c->a, &words, &c->b };
+	return cu.cuLaunchKernel(c->f, c->grid, 1, 1, 256, 1, 1, 0, g_stream, p, NULL);
+}
+
 static CUresult cal_fma(void *ud)
 {
 	cal_job *c = ud;
@@ -1085,8 +1093,9 @@ static CUresult cal_mma(void *ud)
 
 static void do_calibrate(const ks_msg *m)
 {
-	enum { COPY, FMA, MMA_F16, MMA_BF16, WG_F16, WG_BF16, NCAL };
-	static const char *keys[NCAL] = { "copy", "fma", "mma_f16", "mma_bf16", "wgmma_f16", "wgmma_bf16" };
+	/* the order of ks_calibrate_kernels */
+	enum { COPY, READ, FMA, MMA_F16, MMA_BF16, WG_F16, WG_BF16, NCAL };
+	static const char *keys[NCAL] = { "copy", "read", "fma", "mma_f16", "mma_bf16", "wgmma_f16", "wgmma_bf16" };
 	const cJSON *funcs = cJSON_GetObjectItemCaseSensitive(m->json, "funcs");
 	CUfunction fn[NCAL] = { 0 };
 	CUmodule mod;
@@ -1128,6 +1137,14 @@ static void do_calibrate(const ks_msg *m)
 			ms = best_ms(cal_copy, &c, 10, &r);
 			if (r == CUDA_SUCCESS)
 				cJSON_AddNumberToObject(j, "copy_kernel_gbps", 2.0 * (double)c.n / (ms * 1e-3) / 1e9);
+		}
+		if (fn[READ]) {
+			/* reads the c.n bytes of a; b only receives a write that never happens */
+			c.f = fn[READ];
+			c.grid = (unsigned)sms * 16;
+			ms = best_ms(cal_read, &c, 10, &r);
+			if (r == CUDA_SUCCESS)
+				cJSON_AddNumberToObject(j, "read_kernel_gbps", (double)c.n / (ms * 1e-3) / 1e9);
 		}
 	}
 	if (c.a)

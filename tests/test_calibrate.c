@@ -60,6 +60,19 @@ static void test_ceilings_json_roundtrip_and_peaks(void)
 	KT_NEAR(ks_ceilings_peak(&d, "f32"), 60, 0);
 	KT_NEAR(ks_ceilings_peak(&d, "none"), 0, 0);
 	cJSON_Delete(j);
+	/* a read-only stream faster than the copies sets the bandwidth ceiling */
+	c.read_kernel_gbps = 3180;
+	j = ks_ceilings_json(&c);
+	KT_EQ_INT(ks_ceilings_from_json(&d, j), 0);
+	KT_NEAR(d.read_kernel_gbps, 3180, 0);
+	KT_NEAR(d.bandwidth_gbps, 3180, 0);
+	cJSON_Delete(j);
+	/* a /1 record (before the read-only stream) still loads */
+	j = cJSON_Parse("{\"schema\": \"kscore.ceilings/1\", \"memcpy_gbps\": 2900, \"copy_kernel_gbps\": 2800, "
+			"\"fp32_tflops\": 60}");
+	KT_EQ_INT(ks_ceilings_from_json(&d, j), 0);
+	KT_NEAR(d.bandwidth_gbps, 2900, 0);
+	cJSON_Delete(j);
 	KT_EQ_STR(ks_nvml_throttle_names(0), "none");
 	KT_EQ_STR(ks_nvml_throttle_names(0x4 | 0x40), "sw_power_cap, hw_thermal");
 }
