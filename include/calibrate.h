@@ -12,8 +12,8 @@
 #include "compile.h"
 #include "worker.h"
 
-enum { KS_CAL_COPY = 0, KS_CAL_READ, KS_CAL_FMA, KS_CAL_MMA_F16, KS_CAL_MMA_BF16, KS_CAL_WGMMA_F16, KS_CAL_WGMMA_BF16,
-       KS_CAL_COUNT };
+enum { KS_CAL_COPY = 0, KS_CAL_READ, KS_CAL_FMA, KS_CAL_MMA_F16, KS_CAL_MMA_BF16, KS_CAL_WGMMA_F16,
+       KS_CAL_WGMMA_BF16, KS_CAL_COUNT };
 extern const char *const ks_calibrate_kernels[KS_CAL_COUNT];
 const char *ks_calibrate_source(void);
 

@@ -305,14 +305,14 @@ int ks_ceilings_get(ks_ceilings *out, const char *cache_dir, const char *worker_
 		    const ks_device_info *dev, const ks_compile_options *co, int force)
 {
 	char *path = cache_dir ? cache_path(cache_dir, dev) : NULL, *text = NULL;
+	const char *schema = NULL;
 	cJSON *j = NULL;
 	int rc;
 
 	/* a cached /1 record lacks the read-only stream: measured again */
 	if (path && !force && ks_fs_read(&text, NULL, path, 1u << 20) == 0 &&
 	    ks_json_parse(&j, text, strlen(text), 8, path) == 0 && ks_ceilings_from_json(out, j) == 0 &&
-	    cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "schema")) &&
-	    !strcmp(cJSON_GetObjectItemCaseSensitive(j, "schema")->valuestring, "kscore.ceilings/2")) {
+	    ks_json_str(&schema, j, "schema", 1) == 0 && !strcmp(schema, "kscore.ceilings/2")) {
 		out->cached = 1;
 		rc = 0;
 		goto done;

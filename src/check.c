@@ -16,8 +16,8 @@ typedef struct {
 	char **names;
 	size_t nnames;
 	int job;          /* index into the compile jobs, -1 when not compiled */
-	int gjob;         /* the compile job of its problem's golden kernels, -1 when none is needed */
-	int gslot;        /* index of that problem among the goldens compiled here */
+	int gjob;         /* the compile job of its problem's golden kernels (also their index among
+			   * the goldens compiled here: those jobs come first), -1 when none is needed */
 } prep;
 
 /* The compile stage runs in a thread of its own while this one checks each entry on the GPU as
@@ -32,8 +32,7 @@ typedef struct {
 	ks_compile_job *jobs;
 	size_t n;
 	ks_compile_options co;
-	int rc;
-	char *err;
+	char *err;                   /* why the compiler could not run at all */
 } compile_bg;
 
 static void bg_done(void *ud, size_t i)
@@ -50,7 +49,6 @@ static void *bg_main(void *ud)
 	compile_bg *b = ud;
 	int rc = ks_compile_run_cb(b->jobs, b->n, &b->co, bg_done, b);
 	pthread_mutex_lock(&b->mu);
-	b->rc = rc;
 	if (rc < 0)
 		b->err = ks_strdup(ks_error_msg());
 	b->finished = 1;
@@ -430,7 +428,7 @@ void ks_check_entries(ks_kernel_result *out, ks_candidate_image *images, const k
 	size_t *gn = ks_calloc(n + 1, sizeof(size_t));
 	char **glabels = ks_calloc(n + 1, sizeof(char *));
 	char **clabels = ks_calloc(n + 1, sizeof(char *));
-	int *gjob = ks_calloc(n + 1, sizeof(int)), *gdone = ks_calloc(n + 1, sizeof(int));
+	int *gdone = ks_calloc(n + 1, sizeof(int));
 	size_t njobs = 0, ng = 0, i, j, done = 0;
 	ks_compile_options co = o->compile;
 	ks_candidate_image img;
@@ -447,7 +445,7 @@ void ks_check_entries(ks_kernel_result *out, ks_candidate_image *images, const k
 		const ks_entry *e = entries[i];
 		ks_kernel_result *r = &out[i];
 		init_result(r, e, pass ? pass[i] : 0);
-		pr[i].job = pr[i].gjob = pr[i].gslot = -1;
+		pr[i].job = pr[i].gjob = -1;
 		if (e->error) {
 			ks_kernel_result_fail(r, KS_REASON_BAD_ENTRY, "%s", e->error);
 			continue;
@@ -477,15 +475,13 @@ void ks_check_entries(ks_kernel_result *out, ks_candidate_image *images, const k
 			gprob[ng] = pr[i].p;
 			ks_plan_kernel_names(&gnames[ng], &gn[ng], &pr[i].p->golden_launch);
 			glabels[ng] = ks_asprintf("golden kernel of %s", pr[i].p->name);
-			gjob[ng] = (int)ng;
 			jobs[ng].source = gprob[ng]->golden_src;
 			jobs[ng].names = (const char *const *)gnames[ng];
 			jobs[ng].nnames = gn[ng];
 			jobs[ng].label = glabels[ng];
 			ng++;
 		}
-		pr[i].gjob = gjob[j];
-		pr[i].gslot = (int)j;
+		pr[i].gjob = (int)j;
 	}
 	njobs = ng;
 	for (i = 0; i < n; i++) {
@@ -520,9 +516,9 @@ void ks_check_entries(ks_kernel_result *out, ks_candidate_image *images, const k
 			ks_kernel_result_fail(r, KS_REASON_COMPILE_CRASH, "%s", bg.err ? bg.err : "the compiler did not run");
 			continue;
 		}
-		if (pr[i].gslot >= 0 && !gdone[pr[i].gslot]) {
+		if (pr[i].gjob >= 0 && !gdone[pr[i].gjob]) {
 			ks_compile_job *g = &jobs[pr[i].gjob];
-			gdone[pr[i].gslot] = 1;
+			gdone[pr[i].gjob] = 1;
 			if (g->status == KS_COMPILE_OK)
 				ks_runner_add_golden(runner, pr[i].p, g->cubin, g->cubin_len, g->lowered, g->nnames);
 			else
@@ -601,7 +597,6 @@ void ks_check_entries(ks_kernel_result *out, ks_candidate_image *images, const k
 	ks_free(gprob);
 	ks_free(gnames);
 	ks_free(gn);
-	ks_free(gjob);
 	ks_free(gdone);
 	ks_free(glabels);
 	ks_free(clabels);

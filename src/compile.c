@@ -683,14 +683,13 @@ static void helper_done(void *ud, size_t k)
 		j->log = ks_strdup("");
 	cache_store(rs->c, j);
 	for (i = 0; i < rs->n; i++)
-		if (rs->dup_of[i] == orig)
+		if (rs->dup_of[i] == orig) {
 			copy_result(&rs->jobs[i], j);
-	if (!rs->done)
-		return;
-	for (i = 0; i < rs->n; i++)
-		if (rs->dup_of[i] == orig)
-			rs->done(rs->ud, i);
-	rs->done(rs->ud, orig);
+			if (rs->done)
+				rs->done(rs->ud, i);
+		}
+	if (rs->done)
+		rs->done(rs->ud, orig);
 }
 
 int ks_compile_run(ks_compile_job *jobs, size_t n, const ks_compile_options *opts)

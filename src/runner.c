@@ -72,14 +72,20 @@ char *ks_arch_for(int cc_major, int cc_minor)
 	return ks_asprintf("sm_%d%d", cc_major, cc_minor);
 }
 
-static int start_worker(ks_runner *r, ks_worker **w, const char *role)
+static ks_worker_options worker_options(const ks_runner *r, const char *role)
 {
 	ks_worker_options wo = KS_WORKER_OPTIONS_INIT;
-	ks_device_info info;
-	int rc;
 	wo.exe = r->worker_exe;
 	wo.device = r->opts.device;
 	wo.role = role;
+	return wo;
+}
+
+static int start_worker(ks_runner *r, ks_worker **w, const char *role)
+{
+	ks_worker_options wo = worker_options(r, role);
+	ks_device_info info;
+	int rc;
 	if ((rc = ks_worker_start(w, &info, &wo)) < 0)
 		return rc;
 	if (r->harness && (rc = ks_worker_harness(*w, r->harness, r->harness_len, r->harness_names)) < 0) {
@@ -111,14 +117,10 @@ int ks_runner_start(ks_runner **out, const ks_runner_options *opts)
 	/* Both workers create their CUDA contexts at once, the candidate's while the harness kernels
 	 * compile; a candidate worker that fails to come up is started again when first needed. */
 	{
-		ks_worker_options wo = KS_WORKER_OPTIONS_INIT;
-		wo.exe = r->worker_exe;
-		wo.device = r->opts.device;
-		wo.role = "golden";
-		if ((rc = ks_worker_spawn(&r->golden, &wo)) < 0)
+		ks_worker_options gw = worker_options(r, "golden"), cw = worker_options(r, "candidate");
+		if ((rc = ks_worker_spawn(&r->golden, &gw)) < 0)
 			goto fail;
-		wo.role = "candidate";
-		if (!opts->golden_only && ks_worker_spawn(&cand, &wo) < 0)
+		if (!opts->golden_only && ks_worker_spawn(&cand, &cw) < 0)
 			cand = NULL;
 		if ((rc = ks_worker_ready(r->golden, &r->dev)) < 0)
 			goto fail;

@@ -99,7 +99,6 @@ static int batch(ks_worker *w, ks_run_result *res, series *s, int count, int nse
 	return 0;
 }
 
-
 /* The candidate failed during timing: it is not correct after all. */
 static void candidate_failed(ks_kernel_result *r, ks_reason why, const char *label, const char *detail)
 {

@@ -170,25 +170,6 @@ static double mono_ms(void)
 	return (double)t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
 }
 
-static ks_run_status call_once(ks_worker *w, ks_msg *reply, uint32_t type, const cJSON *req,
-			       const void *blob, uint64_t len, double timeout_s, char **why);
-
-/* Sends a request and waits for the reply; on any transport failure the worker is killed and the
- * returned status says why. */
-static ks_run_status call(ks_worker *w, ks_msg *reply, uint32_t type, const cJSON *req,
-			  const void *blob, uint64_t len, double timeout_s, char **why)
-{
-	double t0;
-	ks_run_status st;
-	if (!trace_on())
-		return call_once(w, reply, type, req, blob, len, timeout_s, why);
-	t0 = mono_ms();
-	st = call_once(w, reply, type, req, blob, len, timeout_s, why);
-	fprintf(stderr, "kscore-trace: %.3f %s %u %.3f %llu %llu\n", t0, w->role, (unsigned)type, mono_ms() - t0,
-		(unsigned long long)len, (unsigned long long)reply->blob_len);
-	return st;
-}
-
 static ks_run_status send_only(ks_worker *w, uint32_t type, const cJSON *req, const void *blob, uint64_t len,
 			       char **why)
 {
@@ -246,6 +227,22 @@ static ks_run_status call_once(ks_worker *w, ks_msg *reply, uint32_t type, const
 	if ((st = send_only(w, type, req, blob, len, why)) != KS_RUN_OK)
 		return st;
 	return recv_only(w, reply, timeout_s, why);
+}
+
+/* Sends a request and waits for the reply; on any transport failure the worker is killed and the
+ * returned status says why. */
+static ks_run_status call(ks_worker *w, ks_msg *reply, uint32_t type, const cJSON *req,
+			  const void *blob, uint64_t len, double timeout_s, char **why)
+{
+	double t0;
+	ks_run_status st;
+	if (!trace_on())
+		return call_once(w, reply, type, req, blob, len, timeout_s, why);
+	t0 = mono_ms();
+	st = call_once(w, reply, type, req, blob, len, timeout_s, why);
+	fprintf(stderr, "kscore-trace: %.3f %s %u %.3f %llu %llu\n", t0, w->role, (unsigned)type, mono_ms() - t0,
+		(unsigned long long)len, (unsigned long long)reply->blob_len);
+	return st;
 }
 
 /* Turns an {ok:false} reply into a status; sticky errors mean the worker exited. */

@@ -38,8 +38,7 @@ static CUstream g_stream;
 static module_slot g_mods[MAX_MODULES];
 static CUmodule g_hmod;
 static CUfunction g_hk[KS_HK_COUNT];
-static CUdeviceptr g_sum; /* one u64 per buffer of a plan, for checksums (g_nsum of them) */
-static size_t g_nsum;
+static CUdeviceptr g_sum; /* MAX_SUMS u64 slots for the checksums of one fetch */
 static CUdeviceptr g_gath; /* sampled elements of every buffer of a fetch (g_gath_bytes) */
 static uint64_t g_gath_bytes;
 static int g_ready;
@@ -110,11 +109,10 @@ static void do_hello(const cJSON *req)
 	    (r = cu.cuDevicePrimaryCtxRetain(&g_ctx, g_dev)) != CUDA_SUCCESS ||
 	    (r = cu.cuCtxSetCurrent(g_ctx)) != CUDA_SUCCESS ||
 	    (r = cu.cuStreamCreate(&g_stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS ||
-	    (r = cu.cuMemAlloc(&g_sum, 8 * 16)) != CUDA_SUCCESS) {
+	    (r = cu.cuMemAlloc(&g_sum, 8 * MAX_SUMS)) != CUDA_SUCCESS) {
 		reply_error("init", r, ks_cu_error(&cu, r), 0);
 		_exit(0);
 	}
-	g_nsum = 16;
 	cu.cuDeviceGetName(name, sizeof(name), g_dev);
 	cu.cuDeviceTotalMem(&total, g_dev);
 	cu.cuDeviceGetPCIBusId(pci, sizeof(pci), g_dev);
@@ -339,14 +337,16 @@ static CUresult reserve(CUdeviceptr *buf, uint64_t *have, uint64_t need)
 	return CUDA_SUCCESS;
 }
 
-/* Events for timed runs, created once and reused (n <= KS_EVENT_POOL). */
-#define KS_EVENT_POOL 516
-static CUevent g_ev[KS_EVENT_POOL];
+/* Events for timed runs (two per run), created once and reused. */
+#define MAX_RUNS_PER_CALL 256
+static CUevent g_ev[2 * MAX_RUNS_PER_CALL];
 static int g_nev;
 
 static CUresult events(CUevent **out, int n)
 {
 	CUresult r;
+	if (n > 2 * MAX_RUNS_PER_CALL)
+		return CUDA_ERROR_INVALID_VALUE;
 	while (g_nev < n) {
 		if ((r = cu.cuEventCreate(&g_ev[g_nev], CU_EVENT_DEFAULT)) != CUDA_SUCCESS)
 			return r;
@@ -405,6 +405,12 @@ typedef struct {
 	size_t n;
 } buf_set;
 
+/* Buffers and sample spans start 256-byte aligned. */
+static uint64_t align256(uint64_t n)
+{
+	return (n + 255) & ~255ull;
+}
+
 static CUresult alloc_set(const ks_plan *plan, buf_set *s, char *err, size_t errlen)
 {
 	size_t i;
@@ -412,7 +418,7 @@ static CUresult alloc_set(const ks_plan *plan, buf_set *s, char *err, size_t err
 	s->b = ks_calloc(plan->nbufs + 1, sizeof(dev_buf));
 	s->n = plan->nbufs;
 	for (i = 0; i < plan->nbufs; i++) {
-		uint64_t body = (plan->bufs[i].bytes + 255) & ~255ull;
+		uint64_t body = align256(plan->bufs[i].bytes);
 		s->b[i].total = 2ull * plan->guard + body;
 		if ((r = cu.cuMemAlloc(&s->b[i].base, s->b[i].total)) != CUDA_SUCCESS) {
 			snprintf(err, errlen, "allocating %s (%llu bytes): %s", plan->bufs[i].name,
@@ -539,7 +545,7 @@ static CUresult fetch_set(const ks_plan *plan, const buf_set *s, int *modes, uin
 			blob_len += s->b[i].total - plan->bufs[i].bytes;
 		else if (modes[i] == 4) {
 			blob_len += s->b[i].total - plan->bufs[i].bytes + sample_k * es;
-			gath += (sample_k * es + 255) & ~255ull;
+			gath += align256(sample_k * es);
 		}
 		if (modes[i] == 2 || modes[i] == 3)
 			nsum++;
@@ -551,15 +557,6 @@ static CUresult fetch_set(const ks_plan *plan, const buf_set *s, int *modes, uin
 	if (gath && (r = reserve(&g_gath, &g_gath_bytes, gath)) != CUDA_SUCCESS) {
 		snprintf(err, errlen, "allocating the sample buffer: %s", ks_cu_error(&cu, r));
 		return r;
-	}
-	if (nsum > g_nsum) {
-		uint64_t have = 8 * g_nsum;
-		if ((r = reserve(&g_sum, &have, 8 * MAX_SUMS)) != CUDA_SUCCESS) {
-			g_nsum = 0;
-			snprintf(err, errlen, "allocating checksums: %s", ks_cu_error(&cu, r));
-			return r;
-		}
-		g_nsum = MAX_SUMS;
 	}
 	/* enqueue: gathers into g_gath, checksums into g_sum */
 	{
@@ -574,7 +571,7 @@ static CUresult fetch_set(const ks_plan *plan, const buf_set *s, int *modes, uin
 				void *p[] = { &data, &count, &es, &dst, &kk, &seed };
 				what = plan->bufs[i].name;
 				r = launch_h(KS_HK_GATHER, grid_for(sample_k), p);
-				goff += (sample_k * (uint64_t)es + 255) & ~255ull;
+				goff += align256(sample_k * (uint64_t)es);
 			} else if (modes[i] == 2 || modes[i] == 3) {
 				what = plan->bufs[i].name;
 				r = checksum_async(data, plan->bufs[i].bytes, k++);
@@ -615,7 +612,7 @@ static CUresult fetch_set(const ks_plan *plan, const buf_set *s, int *modes, uin
 				uint64_t n = sample_k * ks_dtype_size(plan->bufs[i].dtype);
 				r = cu.cuMemcpyDtoH(blob + off, g_gath + goff, n);
 				off += n;
-				goff += (n + 255) & ~255ull;
+				goff += align256(n);
 				cJSON_AddNumberToObject(o, "sampled", (double)sample_k);
 			}
 			if (modes[i] == 2 || modes[i] == 3) {
@@ -773,7 +770,6 @@ fail:
  * reset outside the timed window; inout tensors restored from a pristine copy before each run. */
 
 #define MAX_SETS 8
-#define MAX_RUNS_PER_CALL 256
 
 static struct {
 	int active;
