@@ -1435,6 +1435,8 @@ static void usage(FILE *f)
 	      "   0  every team scored (or already scored)   1  some teams could not be scored (recorded)\n"
 	      "   3  no GPU: compile-only results            64  usage error\n"
 	      "  65  the manifest is invalid                  69  --require-gpu and no usable GPU\n"
+	      "  73  OUT or a team folder exists and is not kscore's, or is, holds or lies inside an\n"
+	      "      input: refused, nothing written\n"
 	      "  74  results or cache not writable            78  the upload configuration is unusable\n", f);
 }
 
