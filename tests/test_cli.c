@@ -488,7 +488,8 @@ static void test_baseline_out_replaces_only_a_baseline(void)
 /* The man page renders cleanly and names every option and exit status of the --help texts. */
 static void test_man_page_matches_help(void)
 {
-	static const char *const cmds[] = { "--help", "batch --help", "baseline --help" };
+	static const char *const cmds[] = { "--help",		"batch --help",	   "baseline --help", "calibrate --help",
+					    "problems --help", "check-refs --help", "upload --help" };
 	char *man = NULL, *p, opt[64], esc[160];
 	size_t i, j, k;
 	if (ks_fs_read(&man, NULL, "docs/score.1", 1u << 20) < 0)
