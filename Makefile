@@ -103,15 +103,28 @@ gpu-test: all build/gpu/test_gpu
 bench: all
 	sh bench/run.sh
 
+# install puts the programs, the reference problems, the man page and the docs under PREFIX
+# (DESTDIR for staging); uninstall removes exactly those, then the folders kscore alone owns if
+# they are left empty.
+MANDIR       = $(PREFIX)/share/man/man1
+DOCDIR       = $(PREFIX)/share/doc/kscore
+DOCS        := README.md $(wildcard docs/*.md)
+
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR) \
+		$(DESTDIR)$(MANDIR) $(DESTDIR)$(DOCDIR)
 	install -m 755 build/score $(DESTDIR)$(BINDIR)/score
 	install -m 755 build/kscore-compile build/kscore-worker $(DESTDIR)$(LIBEXECDIR)/
 	cp -R reference_tests scoring $(DESTDIR)$(DATADIR)/
+	install -m 644 docs/score.1 $(DESTDIR)$(MANDIR)/score.1
+	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/score
-	rm -rf $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR)
+	rm -f $(DESTDIR)$(BINDIR)/score $(DESTDIR)$(MANDIR)/score.1
+	rm -f $(DESTDIR)$(LIBEXECDIR)/kscore-compile $(DESTDIR)$(LIBEXECDIR)/kscore-worker
+	rm -rf $(DESTDIR)$(DATADIR)/reference_tests $(DESTDIR)$(DATADIR)/scoring
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
+	rmdir $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
 clean:
 	rm -rf build

@@ -61,8 +61,9 @@ typedef struct {
 	cJSON *summary;               /* the "summary" object of score.json */
 } ks_scored;
 
-/* Scores a loaded submission and writes its result folder to out_dir (replacing it). Fails only
- * when the folder cannot be written (KS_EIO); everything else is in the results. */
+/* Scores a loaded submission and writes its result folder to out_dir (replacing it, under the rule
+ * of outdir.h). Fails only when the folder cannot be written (KS_EIO) or is refused by that rule
+ * (KS_EINVALID); everything else is in the results. */
 int ks_pipeline_score(ks_pipeline *p, ks_scored *out, const ks_submission *sub, const char *team,
 		      const char *out_dir);
 

@@ -1,7 +1,8 @@
 /* report: writes the result folder of one submission (DESIGN §6): the GEAK-eval file names that
  * organizers' scripts read, with kernel names beside every number, and score.json, the complete
- * machine-readable record. The folder is built beside the target and renamed into place, so a
- * re-run replaces it whole (no stale files) and a kill never leaves half of one. */
+ * machine-readable record. The folder is built beside the target, marked as kscore's and renamed
+ * into place (outdir.h), so a re-run replaces it whole (no stale files), a kill never leaves half
+ * of one, and nothing that is not kscore's, nor an input, is ever replaced. */
 #ifndef KS_REPORT_H
 #define KS_REPORT_H
 

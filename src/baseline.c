@@ -4,6 +4,7 @@
 #include "fsutil.h"
 #include "jsonutil.h"
 #include "mem.h"
+#include "outdir.h"
 #include "runner.h"
 #include "scoreopts.h"
 #include "config.h"
@@ -17,6 +18,23 @@
 #ifndef KS_VERSION
 #define KS_VERSION "0.0.0"
 #endif
+
+#define BASELINE_SCHEMA "kscore.baseline/1"
+
+/* --out FILE may replace only an earlier baseline file, never an input (outdir.h): 0, or the exit
+ * status (73 refused, 74 cannot be examined) after saying why. */
+static int check_out(const char *path, const char *refs, const char *cfgpath)
+{
+	ks_outdir_options oo = KS_OUTDIR_OPTIONS_INIT;
+	const char *in[2] = { refs, cfgpath };
+	int rc;
+	oo.inputs = in;
+	oo.ninputs = 2;
+	if ((rc = ks_outdir_check_file(path, BASELINE_SCHEMA, &oo)) == 0)
+		return 0;
+	fprintf(stderr, "score baseline: error: %s\n", ks_error_msg());
+	return rc == KS_EINVALID ? 73 : 74;
+}
 
 typedef struct {
 	char *name;
@@ -65,7 +83,7 @@ int ks_baseline_load(ks_baseline **out, const char *path)
 	if ((rc = ks_fs_read(&text, NULL, path, 16u << 20)) < 0 ||
 	    (rc = ks_json_parse(&j, text, strlen(text), 16, path)) < 0)
 		goto done;
-	if (ks_json_str(&s, j, "schema", 1) < 0 || strcmp(s, "kscore.baseline/1")) {
+	if (ks_json_str(&s, j, "schema", 1) < 0 || strcmp(s, BASELINE_SCHEMA)) {
 		rc = ks_error_set(KS_EINVALID, "%s: not a kscore.baseline/1 file", path);
 		goto done;
 	}
@@ -183,7 +201,9 @@ int ks_baseline_main(int argc, char **argv)
 			       "the times for this device (default: the cache, per GPU and driver). Then\n"
 			       "`score --baseline SUBMISSION` uses them instead of timing the golden kernel again,\n"
 			       "which halves the timing of a re-score; the default stays the live co-run.\n"
-			       "Exit status: 0 stored, 1 some problems failed, 65 no problem, 69 no GPU.\n");
+			       "--out FILE replaces only an earlier baseline file (schema kscore.baseline/1).\n"
+			       "Exit status: 0 stored, 1 some problems failed, 65 no problem, 69 no GPU,\n"
+			       "73 --out names something that is not a baseline file, or an input, 74 not written.\n");
 			return 0;
 		default:
 			return 64;
@@ -194,6 +214,9 @@ int ks_baseline_main(int argc, char **argv)
 		rc = 65;
 		goto done;
 	}
+	/* refused before the GPU spends minutes on it */
+	if (outp && (rc = check_out(outp, refs, NULL)) != 0)
+		goto done;
 	cache = ks_scoreopts_default_cache();
 	ro.device = device;
 	ro.compile.cache_dir = cache;
@@ -233,7 +256,7 @@ int ks_baseline_main(int argc, char **argv)
 	gmtime_r(&now, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	root = cJSON_CreateObject();
-	cJSON_AddStringToObject(root, "schema", "kscore.baseline/1");
+	cJSON_AddStringToObject(root, "schema", BASELINE_SCHEMA);
 	cJSON_AddStringToObject(root, "scorer", KS_VERSION);
 	cJSON_AddStringToObject(root, "device", ks_runner_device(run)->name);
 	cJSON_AddStringToObject(root, "uuid", ks_runner_device(run)->uuid);
@@ -268,6 +291,8 @@ int ks_baseline_main(int argc, char **argv)
 		cJSON_AddItemToArray(pa, o);
 	}
 	path = outp ? ks_strdup(outp) : ks_baseline_default_path(cache ? cache : ".", ks_runner_device(run));
+	if ((rc = check_out(path, refs, cfgpath)) != 0)
+		goto done;
 	{
 		char *dir = ks_path_dirname(path);
 		ks_fs_mkdir_p(dir, 0755);

@@ -5,6 +5,7 @@
 #include "hash.h"
 #include "jsonutil.h"
 #include "mem.h"
+#include "outdir.h"
 #include "pipeline.h"
 #include "scoreopts.h"
 #include "submission.h"
@@ -42,6 +43,7 @@ enum {
 	EXIT_USAGE = 64,
 	EXIT_DATAERR = 65,
 	EXIT_UNAVAILABLE = 69,
+	EXIT_CANTCREAT = 73,
 	EXIT_IOERR = 74,
 	EXIT_CONFIG = 78
 };
@@ -903,6 +905,19 @@ static char *team_dir(const batch *b, const ks_batch_team *t)
 	return ks_path_join(b->out, t->folder);
 }
 
+/* The rule for a team's folder (outdir.h): kscore's to replace, never an input. in[] holds the
+ * inputs and must outlive *oo. */
+static void team_outdir(const batch *b, ks_outdir_options *oo, const char *in[4])
+{
+	in[0] = b->manifest_path;
+	in[1] = b->refs;
+	in[2] = b->so.config;
+	in[3] = b->cache;
+	oo->kind = KS_OUTDIR_RESULT;
+	oo->inputs = in;
+	oo->ninputs = 4;
+}
+
 static cJSON *commit_json(const ks_repo_commit *c, int later)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -1094,10 +1109,19 @@ static int record_failure(const batch *b, const ks_batch_team *t, const outcome 
 	    same_str(old, "commit", o->pick.found ? o->pick.chosen.id : NULL) && same_later(old, o))
 		return 0;
 	dir = team_dir(b, t);
-	if ((rc = ks_fs_rm_rf(dir)) < 0 || (rc = ks_fs_mkdir_p(dir, 0755)) < 0) {
-		ks_error_wrap(rc, "team %s: cannot write its results folder", t->name);
-		ks_free(dir);
-		return rc;
+	{
+		ks_outdir_options oo = KS_OUTDIR_OPTIONS_INIT;
+		const char *in[4];
+		char *tmp = NULL;
+		team_outdir(b, &oo, in);
+		if ((rc = ks_outdir_begin(&tmp, dir, &oo)) < 0 || (rc = ks_outdir_commit(tmp, dir, &oo)) < 0) {
+			ks_outdir_abort(tmp);
+			ks_free(tmp);
+			ks_error_wrap(rc, "team %s: cannot write its results folder", t->name);
+			ks_free(dir);
+			return rc;
+		}
+		ks_free(tmp);
 	}
 	ks_free(dir);
 	rec = team_record(b, t, o);
@@ -1366,7 +1390,11 @@ static void remove_leftovers(const batch *b)
 		known |= !strncmp(names[i], "leaderboard.", 12);
 		if (known) {
 			char *p = ks_path_join(b->out, names[i]);
-			ks_fs_rm_rf(p);
+			ks_outdir_options oo = KS_OUTDIR_OPTIONS_INIT;
+			/* a leftover folder is removed only when it is provably kscore's */
+			if (!ks_fs_is_dir(p) || ks_outdir_check(p, &oo) == 0)
+				ks_fs_rm_rf(p);
+			ks_error_clear();
 			ks_free(p);
 		}
 	}
@@ -1407,6 +1435,8 @@ static void usage(FILE *f)
 	      "   0  every team scored (or already scored)   1  some teams could not be scored (recorded)\n"
 	      "   3  no GPU: compile-only results            64  usage error\n"
 	      "  65  the manifest is invalid                  69  --require-gpu and no usable GPU\n"
+	      "  73  OUT or a team folder exists and is not kscore's, or is, holds or lies inside an\n"
+	      "      input: refused, nothing written\n"
 	      "  74  results or cache not writable            78  the upload configuration is unusable\n", f);
 }
 
@@ -1532,11 +1562,43 @@ static int pull_teams(batch *b)
 	return 0;
 }
 
+/* The results folder must be absent, empty, or kscore's (outdir.h), before anything is made in it,
+ * and then each team folder to be written must be kscore's too. */
+static int check_out(const batch *b, int teams)
+{
+	ks_outdir_options oo = KS_OUTDIR_OPTIONS_INIT;
+	char *refs = teams ? NULL : ks_scoreopts_find_refs(b->so.refs);
+	const char *in[4] = { b->manifest_path, refs, b->so.config, NULL };
+	size_t i;
+	int rc = 0;
+
+	oo.kind = KS_OUTDIR_BATCH;
+	oo.inputs = in;
+	oo.ninputs = 3;
+	if (!teams)
+		rc = ks_outdir_check(b->out, &oo);
+	for (i = 0; teams && rc == 0 && i < b->m->nteams; i++) {
+		char *dir = team_dir(b, &b->m->teams[i]);
+		team_outdir(b, &oo, in);
+		if (team_selected(b, &b->m->teams[i]))
+			rc = ks_outdir_check(dir, &oo);
+		ks_free(dir);
+	}
+	ks_free(refs);
+	if (rc < 0)
+		fprintf(stderr, "score batch: error: %s\n", ks_error_msg());
+	return rc == 0 ? 0 : rc == KS_EINVALID ? EXIT_CANTCREAT : EXIT_IOERR;
+}
+
 static int setup(batch *b)
 {
 	ks_pipeline_options po;
 	int rc;
-	char *cache_root = b->so.cache_dir ? ks_strdup(b->so.cache_dir) : ks_scoreopts_default_cache();
+	char *cache_root;
+
+	if ((rc = check_out(b, 0)) != 0)
+		return rc;
+	cache_root = b->so.cache_dir ? ks_strdup(b->so.cache_dir) : ks_scoreopts_default_cache();
 	if (!cache_root)
 		cache_root = ks_path_join(b->out, ".cache");
 	b->cache = cache_root;
@@ -1566,6 +1628,10 @@ static int setup(batch *b)
 		}
 		if (flock(b->lock_fd, LOCK_EX | LOCK_NB) < 0) {
 			fprintf(stderr, "score batch: error: another score batch is writing %s\n", b->out);
+			return EXIT_IOERR;
+		}
+		if (ks_outdir_mark(b->out, KS_OUTDIR_BATCH) < 0) {
+			fprintf(stderr, "score batch: error: %s\n", ks_error_msg());
 			return EXIT_IOERR;
 		}
 	}
@@ -1712,6 +1778,8 @@ int ks_batch_main(int argc, char **argv)
 	if ((rc = setup(&b)) != 0)
 		goto done;
 	if (b.m->pull_repo && ((rc = pull_teams(&b)) != 0 || (rc = check_only_team(&b)) != 0))
+		goto done;
+	if ((rc = check_out(&b, 1)) != 0)
 		goto done;
 	remove_leftovers(&b);
 	b.rows = ks_calloc(b.m->nteams + 1, sizeof(*b.rows));

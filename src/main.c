@@ -7,6 +7,7 @@
 #include "jsonutil.h"
 #include "mem.h"
 #include "metrics.h"
+#include "outdir.h"
 #include "calibrate.h"
 #include "catalog.h"
 #include "refcheck.h"
@@ -40,6 +41,7 @@ enum {
 	EXIT_DATAERR = 65,
 	EXIT_UNAVAILABLE = 69,
 	EXIT_SOFTWARE = 70,
+	EXIT_CANTCREAT = 73,
 	EXIT_IOERR = 74
 };
 
@@ -91,6 +93,8 @@ static void usage(FILE *f)
 		"   2  no kernel is correct             3  no GPU: compile-only results were written\n"
 		"  64  usage error                     65  an input could not be read or parsed\n"
 		"  69  --require-gpu and no usable GPU 70  internal error\n"
+		"  73  an output folder is refused: it exists and is not a kscore result folder, or it\n"
+		"      is, holds or lies inside an input; nothing was written\n"
 		"  74  results could not be written    78  the upload configuration is unusable\n");
 }
 
@@ -143,6 +147,35 @@ static void print_table(const ks_kernel_result *r, size_t n, int gpu)
 		else
 			printf("ok\n");
 	}
+}
+
+/* Before anything is scored: every result folder must be one kscore may replace (outdir.h), and
+ * none may be, hold or lie inside an input. Returns 0, EXIT_CANTCREAT or EXIT_IOERR. */
+static int check_outs(const options *o, int argc, char **argv, const char *refs, const char *cache)
+{
+	const char *extra[] = { refs, cache, o->so.config, o->so.baseline, o->so.upload_config,
+				o->so.up.token_file, o->so.up.ca_bundle };
+	size_t nin = (size_t)(argc - optind) + sizeof(extra) / sizeof(extra[0]), i;
+	const char **in = ks_calloc(nin, sizeof(*in));
+	ks_outdir_options oo = KS_OUTDIR_OPTIONS_INIT;
+	int rc = 0, r;
+
+	for (i = 0; i < (size_t)(argc - optind); i++)
+		in[i] = argv[optind + (int)i];
+	memcpy(in + i, extra, sizeof(extra));
+	oo.inputs = in;
+	oo.ninputs = nin;
+	for (i = (size_t)optind; i < (size_t)argc; i++) {
+		char *out = o->out ? ks_strdup(o->out) : default_out(argv[i]);
+		if ((r = ks_outdir_check(out, &oo)) < 0) {
+			fprintf(stderr, "score: error: %s\n", ks_error_msg());
+			if (rc != EXIT_CANTCREAT)
+				rc = r == KS_EINVALID ? EXIT_CANTCREAT : EXIT_IOERR;
+		}
+		ks_free(out);
+	}
+	ks_free(in);
+	return rc;
 }
 
 /* Scores one input path; adds its record to the JSON summary. Returns 0, or a negative exit code
@@ -367,6 +400,8 @@ int main(int argc, char **argv)
 		rc = EXIT_DATAERR;
 		goto done;
 	}
+	if ((rc = check_outs(&o, argc, argv, refs, cache)) != 0)
+		goto done;
 	ks_scoreopts_pipeline(&po, &o.so, refs, cache);
 	po.progress = isatty(2) && !o.quiet;
 	if ((c = ks_pipeline_new(&pl, &po)) < 0) {

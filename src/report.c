@@ -5,6 +5,7 @@
 #include "buf.h"
 #include "mem.h"
 #include "metrics.h"
+#include "outdir.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -482,34 +483,33 @@ static int write_files(const ks_report *rep, const char *dir, cJSON *record)
 
 int ks_report_write(const ks_report *rep, cJSON **summary)
 {
-	char *tmp = ks_asprintf("%s.tmp-%ld", rep->out_dir, (long)getpid());
-	char *old = ks_asprintf("%s.old-%ld", rep->out_dir, (long)getpid());
+	ks_outdir_options oo = KS_OUTDIR_OPTIONS_INIT;
+	const ks_submission *s = rep->submission;
+	const char **inputs = ks_calloc(s->npasses + 2, sizeof(*inputs));
 	cJSON *record = ks_report_record(rep);
+	char *tmp = NULL;
+	size_t i;
 	int rc;
 
 	if (summary)
 		*summary = NULL;
-	ks_fs_rm_rf(tmp);
-	if ((rc = ks_fs_mkdir_p(tmp, 0755)) < 0 || (rc = write_files(rep, tmp, record)) < 0)
+	/* the submission must survive its own result folder (a batch's "repo@commit:file" is no path
+	 * and is skipped); the caller checked the other inputs before scoring */
+	inputs[0] = s->path;
+	for (i = 0; i < s->npasses; i++)
+		inputs[i + 1] = s->passes[i].path;
+	oo.inputs = inputs;
+	oo.ninputs = s->npasses + 1;
+	if ((rc = ks_outdir_begin(&tmp, rep->out_dir, &oo)) < 0 || (rc = write_files(rep, tmp, record)) < 0 ||
+	    (rc = ks_outdir_commit(tmp, rep->out_dir, &oo)) < 0)
 		goto done;
-	/* swap the new folder in: old -> .old, new -> place, remove .old */
-	if (ks_fs_exists(rep->out_dir) && rename(rep->out_dir, old) < 0) {
-		rc = ks_error_set(KS_EIO, "cannot replace %s", rep->out_dir);
-		goto done;
-	}
-	if (rename(tmp, rep->out_dir) < 0) {
-		rc = ks_error_set(KS_EIO, "cannot move results into %s", rep->out_dir);
-		rename(old, rep->out_dir);
-		goto done;
-	}
-	ks_fs_rm_rf(old);
 	if (summary)
 		*summary = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(record, "summary"), 1);
 done:
 	if (rc < 0)
-		ks_fs_rm_rf(tmp);
+		ks_outdir_abort(tmp);
 	cJSON_Delete(record);
 	ks_free(tmp);
-	ks_free(old);
+	ks_free(inputs);
 	return rc;
 }

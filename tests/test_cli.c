@@ -231,11 +231,347 @@ static void test_every_shipped_problem_loads_and_its_golden_compiles(void)
 	KT_NOT_CONTAINS(g_out, "FAIL");
 }
 
+/* ---- output folders (issue 9): kscore replaces only what it wrote, never an input ---- */
+
+/* Runs `score ARGS` from inside dir (a folder of the test), with the binary and the fixture
+ * problems given absolutely ("%R" in ARGS stands for the problems folder). Returns the exit
+ * status; stderr is in g_err. */
+static int score_in(const char *dir, const char *args)
+{
+	char *b = realpath(bin(), NULL), *refs = realpath("tests/fixtures/problems", NULL), *cmd, *a, *r;
+	int st;
+	if (!b || !refs)
+		KT_FAIL("cannot find the score binary or the fixture problems");
+	a = ks_strdup(args);
+	while ((r = strstr(a, "%R")) != NULL) {
+		*r = '\0';
+		cmd = ks_asprintf("%s'%s'%s", a, refs, r + 2);
+		ks_free(a);
+		a = cmd;
+	}
+	cmd = ks_asprintf("cd '%s' && XDG_CACHE_HOME='%s/cache' '%s' %s >'%s/stdout' 2>'%s/stderr'", dir,
+			  kt_tmpdir(), b, a, kt_tmpdir(), kt_tmpdir());
+	st = system(cmd);
+	ks_free(cmd);
+	ks_free(a);
+	free(b);
+	free(refs);
+	{
+		char *t = slurp("stderr");
+		snprintf(g_err, sizeof(g_err), "%s", t);
+		ks_free(t);
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void put_file(const char *rel, const char *text)
+{
+	char path[4400], *dir;
+	snprintf(path, sizeof(path), "%s/%s", kt_tmpdir(), rel);
+	dir = ks_path_dirname(path);
+	if (ks_fs_mkdir_p(dir, 0755) < 0 || ks_fs_write_atomic(path, text, strlen(text)) < 0)
+		KT_FAIL("cannot write %s", path);
+	ks_free(dir);
+}
+
+static int there(const char *rel)
+{
+	char path[4400];
+	snprintf(path, sizeof(path), "%s/%s", kt_tmpdir(), rel);
+	return ks_fs_exists(path);
+}
+
+static void copy_good(const char *rel)
+{
+	char cmd[8800];
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s/%s')\" && cp tests/fixtures/cli/good.json '%s/%s'",
+		 kt_tmpdir(), rel, kt_tmpdir(), rel);
+	KT_EQ_INT(system(cmd), 0);
+}
+
+static void test_out_folder_that_is_not_kscores_is_refused(void)
+{
+	char args[8192], *t;
+	put_file("otest/important.txt", "keep me");
+	put_file("otest/sub/deeper.txt", "me too");
+	snprintf(args, sizeof(args), "--compile-only --refs tests/fixtures/problems -o '%s/otest' "
+		 "tests/fixtures/cli/good.json", kt_tmpdir());
+	KT_EQ_INT(score(args), 73);
+	KT_CONTAINS(g_err, "otest exists and is not a kscore result folder");
+	KT_CONTAINS(g_err, "choose another --out");
+	t = slurp("otest/important.txt");
+	KT_EQ_STR(t, "keep me");
+	ks_free(t);
+	KT_ASSERT(there("otest/sub/deeper.txt"));
+	KT_ASSERT(!there("otest/score.json"));
+	/* a regular file is not a result folder either */
+	put_file("precious.txt", "keep me");
+	snprintf(args, sizeof(args), "--compile-only --refs tests/fixtures/problems -o '%s/precious.txt' "
+		 "tests/fixtures/cli/good.json", kt_tmpdir());
+	KT_EQ_INT(score(args), 73);
+	KT_CONTAINS(g_err, "precious.txt exists and is not a kscore result folder");
+	t = slurp("precious.txt");
+	KT_EQ_STR(t, "keep me");
+	ks_free(t);
+}
+
+static void test_out_folder_holding_the_submission_is_refused(void)
+{
+	char dir[4400], *t;
+	copy_good("work/X.json");
+	snprintf(dir, sizeof(dir), "%s/work", kt_tmpdir());
+	/* -o $PWD, the folder that holds the submission being scored */
+	KT_EQ_INT(score_in(dir, "--compile-only --refs %R -o \"$PWD\" X.json"), 73);
+	KT_CONTAINS(g_err, "holds the input X.json");
+	t = slurp("work/X.json");
+	KT_CONTAINS(t, "predict");
+	ks_free(t);
+	/* -o . and the submission itself */
+	KT_EQ_INT(score_in(dir, "--compile-only --refs %R -o . X.json"), 73);
+	KT_EQ_INT(score_in(dir, "--compile-only --refs %R -o X.json X.json"), 73);
+	KT_CONTAINS(g_err, "is the input");
+	/* the working directory, even when it holds no input */
+	copy_good("other/Y.json");
+	KT_EQ_INT(score_in(dir, "--compile-only --refs %R -o \"$PWD\" ../other/Y.json"), 73);
+	KT_CONTAINS(g_err, "is the working directory");
+	/* inside the reference problems (a copy: a failure must not write into the repository) */
+	{
+		char cmd[8800];
+		snprintf(cmd, sizeof(cmd), "cp -R tests/fixtures/problems '%s/refs'", kt_tmpdir());
+		KT_EQ_INT(system(cmd), 0);
+	}
+	KT_EQ_INT(score_in(dir, "--compile-only --refs ../refs -o ../refs/out X.json"), 73);
+	KT_CONTAINS(g_err, "inside the input folder");
+	KT_ASSERT(!there("refs/out"));
+	t = slurp("work/X.json");
+	KT_CONTAINS(t, "predict");
+	ks_free(t);
+	KT_ASSERT(!there("work/score.json"));
+}
+
+static void test_default_folder_that_is_not_kscores_is_refused(void)
+{
+	char args[16384], *t;
+	copy_good("X.json");
+	put_file("X/notes.txt", "an unrelated folder that happens to be called X");
+	snprintf(args, sizeof(args), "--compile-only --refs tests/fixtures/problems '%s/X.json'", kt_tmpdir());
+	KT_EQ_INT(score(args), 73);
+	KT_CONTAINS(g_err, "X exists and is not a kscore result folder");
+	t = slurp("X/notes.txt");
+	KT_CONTAINS(t, "unrelated");
+	ks_free(t);
+	KT_ASSERT(!there("X/score.json"));
+	/* a link at the output path is never followed into a removal */
+	put_file("target/keep.txt", "x");
+	{
+		char l[4400], target[4400];
+		snprintf(l, sizeof(l), "%s/lnk", kt_tmpdir());
+		snprintf(target, sizeof(target), "%s/target", kt_tmpdir());
+		KT_EQ_INT(symlink(target, l), 0);
+	}
+	snprintf(args, sizeof(args), "--compile-only --refs tests/fixtures/problems -o '%s/lnk' '%s/X.json'",
+		 kt_tmpdir(), kt_tmpdir());
+	KT_EQ_INT(score(args), 73);
+	KT_CONTAINS(g_err, "symbolic link");
+	KT_ASSERT(there("target/keep.txt"));
+}
+
+static void test_kscore_folders_are_marked_and_replaced_whole(void)
+{
+	char args[8192], *t;
+	/* a folder written by a version before marks: kscore's files and its score.json */
+	put_file("old/score.json", "{\n\t\"schema\":\t\"kscore.score/1\",\n\t\"team\":\t\"before\"\n}\n");
+	put_file("old/out.json_results_3.json", "[]");
+	put_file("old/exec/gen_perf/stale.json", "{}");
+	snprintf(args, sizeof(args), "--compile-only --refs tests/fixtures/problems --team now -o '%s/old' "
+		 "tests/fixtures/cli/good.json", kt_tmpdir());
+	KT_EQ_INT(score(args), 0);
+	KT_ASSERT(!there("old/out.json_results_3.json"));
+	KT_ASSERT(!there("old/exec/gen_perf/stale.json"));
+	t = slurp("old/.kscore-result");
+	KT_CONTAINS(t, "\"schema\": \"kscore.outdir/1\"");
+	KT_CONTAINS(t, "\"kind\": \"result\"");
+	KT_CONTAINS(t, "kscore ");
+	ks_free(t);
+	t = slurp("old/score.json");
+	KT_CONTAINS(t, "\"now\"");
+	ks_free(t);
+	/* marked now: a user's file left in it goes with the next run, and nothing is left beside it */
+	put_file("old/mine.txt", "x");
+	KT_EQ_INT(score(args), 0);
+	KT_ASSERT(!there("old/mine.txt"));
+	KT_ASSERT(there("old/score.json"));
+	{
+		char **v = NULL, dir[4400];
+		size_t n = 0, i;
+		snprintf(dir, sizeof(dir), "%s", kt_tmpdir());
+		KT_EQ_INT(ks_fs_list(&v, &n, dir, 1), 0);
+		for (i = 0; i < n; i++)
+			KT_ASSERT_MSG(!strstr(v[i], ".tmp-") && !strstr(v[i], ".old-"), "leftover %s", v[i]);
+		ks_free_strv(v, n);
+	}
+	/* an empty folder is fine */
+	put_file("empty/.keep", "");
+	{
+		char p[4400];
+		snprintf(p, sizeof(p), "%s/empty/.keep", kt_tmpdir());
+		unlink(p);
+	}
+	snprintf(args, sizeof(args), "--compile-only --refs tests/fixtures/problems -o '%s/empty' "
+		 "tests/fixtures/cli/good.json", kt_tmpdir());
+	KT_EQ_INT(score(args), 0);
+	KT_ASSERT(there("empty/score.json"));
+}
+
+static void test_batch_results_folder_rule(void)
+{
+	char dir[4400], *t;
+	snprintf(dir, sizeof(dir), "%s", kt_tmpdir());
+	put_file("m.json", "{\"schema\": \"kscore.batch/1\", \"deadline\": \"2025-08-24T23:59:59Z\", "
+		 "\"submission\": \"s.json\", \"teams\": [{\"name\": \"a\", \"repo\": \"nowhere\"}, "
+		 "{\"name\": \"b\", \"repo\": \"nowhere\"}]}");
+	/* a results folder kscore did not write */
+	put_file("foreign/mine.txt", "keep me");
+	KT_EQ_INT(score_in(dir, "batch --compile-only --refs %R --out foreign m.json"), 73);
+	KT_CONTAINS(g_err, "foreign exists and is not a kscore batch results folder");
+	KT_ASSERT(there("foreign/mine.txt"));
+	KT_ASSERT(!there("foreign/leaderboard.json") && !there("foreign/a"));
+	/* a new one is kscore's, marked, and the team folders in it too */
+	KT_EQ_INT(score_in(dir, "batch --compile-only --refs %R m.json"), 1);
+	t = slurp("results/.kscore-result");
+	KT_CONTAINS(t, "\"kind\": \"batch\"");
+	ks_free(t);
+	t = slurp("results/a/.kscore-result");
+	KT_CONTAINS(t, "\"kind\": \"result\"");
+	ks_free(t);
+	/* resumed: its own folders are replaced; a team folder someone else made is not */
+	put_file("results/b/mine.txt", "keep me");
+	{
+		char p[4400];
+		snprintf(p, sizeof(p), "%s/results/b/.kscore-result", kt_tmpdir());
+		unlink(p);
+	}
+	KT_EQ_INT(score_in(dir, "batch --compile-only --refs %R m.json"), 73);
+	KT_CONTAINS(g_err, "results/b exists and is not a kscore result folder");
+	KT_ASSERT(there("results/b/mine.txt"));
+	/* a result folder of `score` is not a batch's results folder */
+	KT_EQ_INT(score_in(dir, "batch --compile-only --refs %R --out results/a m.json"), 73);
+	KT_CONTAINS(g_err, "not a kscore batch results folder");
+}
+
+static void test_baseline_out_replaces_only_a_baseline(void)
+{
+	char dir[4400], *t;
+	snprintf(dir, sizeof(dir), "%s", kt_tmpdir());
+	put_file("precious.txt", "keep me");
+	KT_EQ_INT(score_in(dir, "baseline --refs %R --out precious.txt"), 73);
+	KT_CONTAINS(g_err, "precious.txt exists and is not a kscore file of schema \"kscore.baseline/1\"");
+	t = slurp("precious.txt");
+	KT_EQ_STR(t, "keep me");
+	ks_free(t);
+	/* an input is never a baseline's place, whatever it holds */
+	{
+		char cmd[8800];
+		snprintf(cmd, sizeof(cmd), "cp -R tests/fixtures/problems '%s/refs'", kt_tmpdir());
+		KT_EQ_INT(system(cmd), 0);
+	}
+	KT_EQ_INT(score_in(dir, "baseline --refs refs --out refs/demo/vadd/problem.json"), 73);
+	put_file("sub/x.json", "{\"schema\": \"kscore.score/1\"}");
+	KT_EQ_INT(score_in(dir, "baseline --refs %R --out sub/x.json"), 73);
+	if (has_gpu())
+		KT_SKIP("this machine has a GPU: an accepted --out would time every golden kernel");
+	/* an earlier baseline file passes the rule (and then there is no GPU here) */
+	put_file("b.json", "{\"schema\": \"kscore.baseline/1\", \"problems\": []}");
+	KT_EQ_INT(score_in(dir, "baseline --refs %R --out b.json"), 69);
+}
+
+/* The man page renders cleanly and names every option and exit status of the --help texts. */
+static void test_man_page_matches_help(void)
+{
+	static const char *const cmds[] = { "--help",		"batch --help",	   "baseline --help", "calibrate --help",
+					    "problems --help", "check-refs --help", "upload --help" };
+	char *man = NULL, *p, opt[64], esc[160];
+	size_t i, j, k;
+	if (ks_fs_read(&man, NULL, "docs/score.1", 1u << 20) < 0)
+		KT_FAIL("docs/score.1: %s", ks_error_msg());
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		KT_EQ_INT(score(cmds[i]), 0);
+		for (p = g_out; (p = strstr(p, "--")) != NULL; p += 2) {
+			for (j = 0; j + 1 < sizeof(opt) && (p[2 + j] == '-' || (p[2 + j] >= 'a' && p[2 + j] <= 'z')); j++)
+				opt[j] = p[2 + j];
+			opt[j] = '\0';
+			if (!j)
+				continue;
+			/* troff spells a hyphen \- */
+			strcpy(esc, "\\-\\-");
+			for (j = 0, k = 4; opt[j]; j++) {
+				if (opt[j] == '-')
+					esc[k++] = '\\';
+				esc[k++] = opt[j];
+			}
+			esc[k] = '\0';
+			KT_ASSERT_MSG(strstr(man, esc), "docs/score.1 does not mention --%s (from score %s)", opt, cmds[i]);
+		}
+	}
+	for (i = 0; i < 5; i++) {
+		static const char *const codes[] = { ".B 64", ".B 65", ".B 73", ".B 74", ".B 78" };
+		KT_CONTAINS(man, codes[i]);
+	}
+	ks_free(man);
+	if (system("command -v groff >/dev/null 2>&1") != 0)
+		KT_SKIP("groff is not installed: the rendering is not checked");
+	{
+		char cmd[8800];
+		snprintf(cmd, sizeof(cmd), "groff -man -ww -z docs/score.1 2>'%s/warnings'", kt_tmpdir());
+		KT_EQ_INT(system(cmd), 0);
+		man = slurp("warnings");
+		KT_EQ_STR(man, "");
+		ks_free(man);
+	}
+}
+
+/* `make install` places the program, the man page and the docs under DESTDIR, and `make
+ * uninstall` takes back exactly what it placed. */
+static void test_make_install_places_man_page_and_docs(void)
+{
+	char cmd[24576], *t;
+	if (access("build/score", X_OK) != 0 || system("command -v make >/dev/null 2>&1") != 0)
+		KT_SKIP("needs make and a built build/score");
+	put_file("stage/usr/share/doc/other/keep.txt", "another package's file");
+	/* -o all: use the build as it is, never compile from a test */
+	snprintf(cmd, sizeof(cmd), "make -s -o all install DESTDIR='%s/stage' PREFIX=/usr >'%s/make.log' 2>&1",
+		 kt_tmpdir(), kt_tmpdir());
+	KT_EQ_INT(system(cmd), 0);
+	KT_ASSERT(there("stage/usr/bin/score"));
+	KT_ASSERT(there("stage/usr/libexec/kscore/kscore-worker"));
+	KT_ASSERT(there("stage/usr/share/man/man1/score.1"));
+	KT_ASSERT(there("stage/usr/share/doc/kscore/README.md"));
+	KT_ASSERT(there("stage/usr/share/doc/kscore/results.md"));
+	KT_ASSERT(there("stage/usr/share/doc/kscore/batch.md"));
+	KT_ASSERT(there("stage/usr/share/kscore/reference_tests"));
+	t = slurp("stage/usr/share/man/man1/score.1");
+	KT_CONTAINS(t, ".TH SCORE 1");
+	ks_free(t);
+	snprintf(cmd, sizeof(cmd), "make -s uninstall DESTDIR='%s/stage' PREFIX=/usr >>'%s/make.log' 2>&1 && "
+		 "cd '%s/stage' && find . -type f -o -type l > '%s/left'", kt_tmpdir(), kt_tmpdir(), kt_tmpdir(),
+		 kt_tmpdir());
+	KT_EQ_INT(system(cmd), 0);
+	t = slurp("left");
+	KT_EQ_STR(t, "./usr/share/doc/other/keep.txt\n");
+	ks_free(t);
+	KT_ASSERT(!there("stage/usr/share/doc/kscore"));
+	KT_ASSERT(!there("stage/usr/share/kscore"));
+}
+
 static const kt_test tests[] = {
 	KT(test_problems_listing_and_prompt_export), KT(test_every_shipped_problem_loads_and_its_golden_compiles),
 	KT(test_help_version_and_usage_errors), KT(test_compile_only_writes_results),
 	KT(test_rerun_replaces_the_folder), KT(test_default_output_folder_and_gzip_jsonl),
 	KT(test_bad_input_is_named_and_others_still_scored), KT(test_json_summary),
-	KT(test_no_gpu_falls_back_with_its_own_exit_code), KT(test_missing_refs), { 0 }
+	KT(test_no_gpu_falls_back_with_its_own_exit_code), KT(test_missing_refs),
+	KT(test_out_folder_that_is_not_kscores_is_refused), KT(test_out_folder_holding_the_submission_is_refused),
+	KT(test_default_folder_that_is_not_kscores_is_refused), KT(test_kscore_folders_are_marked_and_replaced_whole),
+	KT(test_batch_results_folder_rule), KT(test_baseline_out_replaces_only_a_baseline),
+	KT(test_man_page_matches_help), KT(test_make_install_places_man_page_and_docs), { 0 }
 };
 KT_MAIN("cli", tests)
