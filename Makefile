@@ -82,7 +82,10 @@ test-build: all build/test/score $(TEST_BIN)
 deps:
 	sh scripts/install-deps.sh
 
-test check: deps
+deps-test:
+	sh scripts/install-deps.sh --test
+
+test check: deps-test
 	$(MAKE) test-build
 	sh tests/run.sh
 
@@ -129,4 +132,4 @@ uninstall:
 clean:
 	rm -rf build
 
-.PHONY: all deps demo test check test-build gpu-test bench install uninstall clean
+.PHONY: all deps deps-test demo test check test-build gpu-test bench install uninstall clean

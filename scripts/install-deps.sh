@@ -2,9 +2,15 @@
 # Installs what kscore needs to build and test, from Debian's packages, where it is missing.
 # CUDA (NVRTC and its headers) is not a Debian package: it is expected at $CUDA_HOME
 # (default /usr/local/cuda); this script only checks it.
+#   sh scripts/install-deps.sh          what building and running need
+#   sh scripts/install-deps.sh --test   and what the test suite needs (a real Slurm cluster)
 set -eu
 packages="gcc make pkg-config libcjson-dev libcurl4-openssl-dev libgit2-dev zlib1g-dev libssl-dev \
 python3 git ca-certificates"
+if [ "${1:-}" = "--test" ]; then
+	# the Slurm test cluster (tests/slurm/cluster.sh); --no-install-recommends keeps it small
+	packages="$packages slurmctld slurmd slurm-client munge"
+fi
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -13,7 +19,7 @@ if [ -n "$missing" ]; then
 	echo "install-deps: installing:$missing"
 	if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
 	$sudo apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
 cuda="${CUDA_HOME:-/usr/local/cuda}"
 if [ ! -f "$cuda/include/nvrtc.h" ] || ! ls "$cuda"/lib64/libnvrtc.so* >/dev/null 2>&1; then

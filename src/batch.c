@@ -8,6 +8,8 @@
 #include "outdir.h"
 #include "pipeline.h"
 #include "scoreopts.h"
+#include "shard.h"
+#include "slurm.h"
 #include "submission.h"
 #include "upload.h"
 
@@ -21,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -778,6 +781,18 @@ typedef struct {
 	const char *out, *manifest_path, *pull_repo, *deadline_arg, *submission_arg, *only_team;
 	const char *upload_config;
 	int rescore, json, quiet, no_fetch, color_opt;
+	/* a share of the teams (--shard), the leaderboard alone (--collect), or a Slurm job array */
+	int sharded, collect, slurm, dry_run;
+	ks_shard shard;
+	unsigned nshards;
+	const char **sbatch_opts;
+	size_t nsbatch_opts;
+	char **args;                      /* the command line as given, for the Slurm scripts */
+	int nargs;
+	char **own_args;                  /* the elements of args that are --slurm options */
+	size_t nown_args;
+	int *in_shard;                    /* per team: 1 when this run's shard holds it */
+	int shard_lock_fd;
 
 	ks_batch_manifest *m;
 	ks_pipeline *pl;
@@ -1384,10 +1399,12 @@ static void remove_leftovers(const batch *b)
 		if (strncmp(dot, ".tmp-", 5) && strncmp(dot, ".old-", 5) &&
 		    strncmp(dot, ".json.tmp.", 10) && strncmp(dot, ".csv.tmp.", 9))
 			continue;
+		/* a shard removes only its own teams' leftovers: the others may be in use */
 		for (k = 0; !known && k < b->m->nteams; k++)
 			known = strlen(b->m->teams[k].folder) == (size_t)(dot - names[i]) &&
-				!strncmp(names[i], b->m->teams[k].folder, (size_t)(dot - names[i]));
-		known |= !strncmp(names[i], "leaderboard.", 12);
+				!strncmp(names[i], b->m->teams[k].folder, (size_t)(dot - names[i])) &&
+				(!b->in_shard || b->in_shard[k]);
+		known |= !b->sharded && !strncmp(names[i], "leaderboard.", 12);
 		if (known) {
 			char *p = ks_path_join(b->out, names[i]);
 			ks_outdir_options oo = KS_OUTDIR_OPTIONS_INIT;
@@ -1423,6 +1440,15 @@ static void usage(FILE *f)
 	      "      --no-fetch            use the cached repositories as they are (a frozen batch)\n"
 	      "      --json                print a JSON summary on stdout instead of the table\n"
 	      "  -q, --quiet               no progress and no table\n"
+	      "      --shard I/N           score only share I (0..N-1) of the teams; no leaderboard\n"
+	      "      --collect             score nothing: build the leaderboard from the team folders\n"
+	      "                            present (teams without one are listed as failed)\n"
+	      "      --slurm               fetch here, then submit a Slurm job array of shards and a\n"
+	      "                            collect job that runs after it (afterany)\n"
+	      "      --shards N            the array's size (default: one per team, at most 16)\n"
+	      "      --slurm-option OPT    an sbatch option for both jobs: partition, account, time\n"
+	      "                            limit (repeatable)\n"
+	      "      --dry-run             with --slurm: print the job scripts, submit nothing\n"
 	      "      --color[=WHEN]        never, always or auto (default; honours NO_COLOR)\n"
 	      "  -h, --help                show this help and exit\n"
 	      "\n"
@@ -1437,7 +1463,8 @@ static void usage(FILE *f)
 	      "  65  the manifest is invalid                  69  --require-gpu and no usable GPU\n"
 	      "  73  OUT or a team folder exists and is not kscore's, or is, holds or lies inside an\n"
 	      "      input: refused, nothing written\n"
-	      "  74  results or cache not writable            78  the upload configuration is unusable\n", f);
+	      "  74  results or cache not writable            78  the upload configuration is unusable\n"
+	      "  With --slurm: 69 when sbatch is missing or refuses a job.\n", f);
 }
 
 static void upload_log(const char *line, void *ud)
@@ -1475,6 +1502,8 @@ static void print_table(const batch *b)
 
 static int team_selected(const batch *b, const ks_batch_team *t)
 {
+	if (b->in_shard && !b->in_shard[t - b->m->teams])
+		return 0;
 	return !b->only_team || !strcmp(b->only_team, t->name) || !strcmp(b->only_team, t->folder);
 }
 
@@ -1590,6 +1619,26 @@ static int check_out(const batch *b, int teams)
 	return rc == 0 ? 0 : rc == KS_EINVALID ? EXIT_CANTCREAT : EXIT_IOERR;
 }
 
+/* One process per shard: a second run of the same shard would score its teams twice at once. */
+static int lock_shard(batch *b)
+{
+	char name[64], *lock;
+	int fd;
+	snprintf(name, sizeof(name), ".lock-shard-%u-of-%u", b->shard.index, b->shard.count);
+	lock = ks_path_join(b->out, name);
+	fd = open(lock, O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+	ks_free(lock);
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		fprintf(stderr, "score batch: error: shard %u/%u of %s is already being scored\n",
+			b->shard.index, b->shard.count, b->out);
+		if (fd >= 0)
+			close(fd);
+		return EXIT_IOERR;
+	}
+	b->shard_lock_fd = fd;
+	return 0;
+}
+
 static int setup(batch *b)
 {
 	ks_pipeline_options po;
@@ -1626,15 +1675,22 @@ static int setup(batch *b)
 			fprintf(stderr, "score batch: error: cannot write in %s: %s\n", b->out, strerror(errno));
 			return EXIT_IOERR;
 		}
-		if (flock(b->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-			fprintf(stderr, "score batch: error: another score batch is writing %s\n", b->out);
+		/* shards of one batch write disjoint team folders and share the lock; a whole batch or
+		 * a collect excludes every other run */
+		if (flock(b->lock_fd, (b->sharded ? LOCK_SH : LOCK_EX) | LOCK_NB) < 0) {
+			fprintf(stderr, "score batch: error: another score batch is writing %s%s\n", b->out,
+				b->collect ? " (are shards still running?)" : "");
 			return EXIT_IOERR;
 		}
 		if (ks_outdir_mark(b->out, KS_OUTDIR_BATCH) < 0) {
 			fprintf(stderr, "score batch: error: %s\n", ks_error_msg());
 			return EXIT_IOERR;
 		}
+		if (b->sharded && (rc = lock_shard(b)) != 0)
+			return rc;
 	}
+	if (b->collect || b->slurm)
+		return 0;  /* neither scores: no GPU session, no upload */
 	if (b->so.upload) {
 		/* before any child process starts: this removes the token from the environment */
 		curl_global_init(CURL_GLOBAL_ALL);
@@ -1665,6 +1721,162 @@ static int setup(batch *b)
 	return 0;
 }
 
+/* The combinations of --shard, --collect and --slurm that make sense. */
+static int check_modes(const batch *b)
+{
+	const char *bad = NULL;
+	if (b->sharded + b->collect + b->slurm > 1)
+		bad = "--shard, --collect and --slurm exclude each other";
+	else if (b->dry_run && !b->slurm)
+		bad = "--dry-run goes with --slurm";
+	else if ((b->nshards || b->nsbatch_opts) && !b->slurm)
+		bad = "--shards and --slurm-option go with --slurm";
+	else if (b->slurm && b->only_team)
+		bad = "--team cannot be used with --slurm";
+	if (!bad)
+		return 0;
+	fprintf(stderr, "score batch: %s\nTry 'score batch --help' for more information.\n", bad);
+	return EXIT_USAGE;
+}
+
+/* --collect: a team without a result is one whose shard did not finish; it is listed as failed. */
+static void mark_unfinished(batch *b)
+{
+	size_t i;
+	for (i = 0; i < b->m->nteams; i++) {
+		ks_batch_row *r = &b->rows[i];
+		if (r->status && strcmp(r->status, "not_scored"))
+			continue;
+		ks_free(r->status);
+		ks_free(r->reason);
+		r->status = ks_strdup("failed");
+		r->reason = ks_strdup("not_scored");
+		b->nfailed++;
+	}
+}
+
+static int is_own_arg(const batch *b, const char *arg)
+{
+	size_t i;
+	for (i = 0; i < b->nown_args; i++)
+		if (b->own_args[i] == arg)
+			return 1;
+	return 0;
+}
+
+/* --slurm: fetch here (the login node), then hand the scoring to a job array and the leaderboard
+ * to a job that runs after it. */
+static int submit_slurm(batch *b)
+{
+	ks_slurm_options so = KS_SLURM_OPTIONS_INIT;
+	ks_slurm_jobs jobs = { 0 };
+	const char **args = ks_calloc((size_t)b->nargs + 1, sizeof(*args));
+	char *exe = realpath("/proc/self/exe", NULL), *cwd = getcwd(NULL, 0);
+	char *outabs = realpath(b->out, NULL), *dir = NULL, *ap = NULL, *cp = NULL;
+	char *array = NULL, *collect = NULL;
+	size_t i, nunreachable = 0;
+	int rc = EXIT_OK;
+
+	for (i = 0; i < b->m->nteams; i++) {
+		repo_slot *s = get_repo(b, b->m->teams[i].repo);
+		if (s->error && !b->quiet)
+			fprintf(stderr, "score batch: warning: team %s: %s\n", b->m->teams[i].name, s->error);
+		nunreachable += s->error != NULL;
+	}
+	if (!exe || !cwd || !outabs) {
+		fprintf(stderr, "score batch: error: cannot resolve the paths for the Slurm scripts: %s\n",
+			strerror(errno));
+		rc = EXIT_IOERR;
+		goto done;
+	}
+	for (i = 1; i < (size_t)b->nargs; i++)
+		if (!is_own_arg(b, b->args[i]))
+			args[so.nbatch_args++] = b->args[i];
+	so.score_bin = exe;
+	so.workdir = cwd;
+	so.script_dir = dir = ks_path_join(outabs, "slurm");
+	so.batch_args = args;
+	so.sbatch_opts = b->sbatch_opts;
+	so.nsbatch_opts = b->nsbatch_opts;
+	so.shards = b->nshards ? b->nshards : (unsigned)(b->m->nteams < 16 ? b->m->nteams : 16);
+	if (so.shards == 0)
+		so.shards = 1;
+	if (so.shards > b->m->nteams && b->m->nteams) {
+		fprintf(stderr, "score batch: %u shards for %zu teams: using %zu\n", so.shards, b->m->nteams,
+			b->m->nteams);
+		so.shards = (unsigned)b->m->nteams;
+	}
+	so.gpus = b->so.compile_only ? 0 : 1;
+	if (ks_slurm_scripts(&array, &collect, &so) < 0) {
+		fprintf(stderr, "score batch: error: %s\n", ks_error_msg());
+		rc = EXIT_USAGE;
+		goto done;
+	}
+	if (b->dry_run) {
+		printf("%s\n%s", array, collect);
+		fprintf(stderr, "score batch: --dry-run: the scripts above were not submitted (%u shards, "
+			"%zu teams)\n", so.shards, b->m->nteams);
+		goto done;
+	}
+	ap = ks_path_join(dir, "shards.sh");
+	cp = ks_path_join(dir, "collect.sh");
+	if (ks_fs_mkdir_p(dir, 0755) < 0 || ks_fs_write_atomic(ap, array, strlen(array)) < 0 ||
+	    ks_fs_write_atomic(cp, collect, strlen(collect)) < 0) {
+		fprintf(stderr, "score batch: error: %s\n", ks_error_msg());
+		rc = EXIT_IOERR;
+		goto done;
+	}
+	if (ks_slurm_submit(&jobs, ap, cp) < 0) {
+		fprintf(stderr, "score batch: error: %s\n", ks_error_msg());
+		if (jobs.array_id)
+			fprintf(stderr, "score batch: the job array %s was submitted; cancel it with "
+				"scancel %s\n", jobs.array_id, jobs.array_id);
+		rc = EXIT_UNAVAILABLE;
+		goto done;
+	}
+	{
+		cJSON *j = cJSON_CreateObject();
+		char ts[32], *jp = ks_path_join(dir, "jobs.json");
+		cJSON_AddStringToObject(j, "schema", "kscore.slurm-jobs/1");
+		cJSON_AddStringToObject(j, "array_job", jobs.array_id);
+		cJSON_AddStringToObject(j, "collect_job", jobs.collect_id);
+		cJSON_AddNumberToObject(j, "shards", so.shards);
+		cJSON_AddNumberToObject(j, "teams", (double)b->m->nteams);
+		ks_batch_format_time(ts, (int64_t)time(NULL));
+		cJSON_AddStringToObject(j, "submitted_at", ts);
+		if (ks_json_write_file(jp, j, 1) < 0)
+			fprintf(stderr, "score batch: warning: %s\n", ks_error_msg());
+		if (b->json) {
+			char *txt = cJSON_Print(j);
+			printf("%s\n", txt);
+			cJSON_free(txt);
+		}
+		cJSON_Delete(j);
+		ks_free(jp);
+	}
+	if (!b->json)
+		printf("submitted job array %s (%u shards, %zu teams) and collect job %s (after the array)\n"
+		       "follow:      squeue -j %s,%s\n"
+		       "shard logs:  %s/shard-<I>.log\n"
+		       "leaderboard: %s/leaderboard.csv once job %s has ended (re-run: score batch ... "
+		       "--collect)\n", jobs.array_id, so.shards, b->m->nteams, jobs.collect_id,
+		       jobs.array_id, jobs.collect_id, dir, outabs, jobs.collect_id);
+	if (nunreachable)
+		rc = EXIT_SOME;
+done:
+	ks_slurm_jobs_clear(&jobs);
+	ks_free(array);
+	ks_free(collect);
+	ks_free(ap);
+	ks_free(cp);
+	ks_free(dir);
+	ks_free(args);
+	free(exe);  /* from realpath/getcwd: libc's allocator */
+	free(cwd);
+	free(outabs);
+	return rc;
+}
+
 int ks_batch_main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -1678,6 +1890,12 @@ int ks_batch_main(int argc, char **argv)
 		{ "json", no_argument, 0, 7 },
 		{ "quiet", no_argument, 0, 'q' },
 		{ "color", optional_argument, 0, 8 },
+		{ "shard", required_argument, 0, 9 },
+		{ "collect", no_argument, 0, 10 },
+		{ "slurm", no_argument, 0, 11 },
+		{ "slurm-option", required_argument, 0, 12 },
+		{ "shards", required_argument, 0, 13 },
+		{ "dry-run", no_argument, 0, 14 },
 		{ "help", no_argument, 0, 'h' },
 		KS_SCOREOPTS_LONGOPTS,
 		{ 0, 0, 0, 0 }
@@ -1692,10 +1910,22 @@ int ks_batch_main(int argc, char **argv)
 	ks_scoreopts_init(&b.so);
 	b.out = "results";
 	b.color_opt = -1;
-	b.lock_fd = -1;
+	b.lock_fd = b.shard_lock_fd = -1;
+	/* getopt_long permutes argv: keep the order as given for the Slurm scripts */
+	b.nargs = argc;
+	b.args = ks_calloc((size_t)argc + 1, sizeof(*b.args));
+	memcpy(b.args, argv, (size_t)argc * sizeof(*argv));
+	b.own_args = ks_calloc((size_t)argc + 1, sizeof(*b.own_args));
+	b.sbatch_opts = ks_calloc((size_t)argc + 1, sizeof(*b.sbatch_opts));
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:qh" KS_SCOREOPTS_SHORTOPTS, lopts, NULL)) != -1) {
 		int r;
+		if (c >= 11 && c <= 14) {
+			/* --slurm's own options never reach the jobs: remember their argv elements */
+			b.own_args[b.nown_args++] = argv[optind - 1];
+			if (optarg && optarg == argv[optind - 1] && optind >= 2)
+				b.own_args[b.nown_args++] = argv[optind - 2];
+		}
 		switch (c) {
 		case 'o':
 			b.out = optarg;
@@ -1736,40 +1966,87 @@ int ks_batch_main(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			continue;
+		case 9:
+			if (ks_shard_parse(&b.shard, optarg) < 0) {
+				fprintf(stderr, "score batch: %s\n", ks_error_msg());
+				rc = EXIT_USAGE;
+				goto done;
+			}
+			b.sharded = 1;
+			continue;
+		case 10:
+			b.collect = 1;
+			continue;
+		case 11:
+			b.slurm = 1;
+			continue;
+		case 12:
+			if (ks_slurm_option_check(optarg) < 0) {
+				fprintf(stderr, "score batch: %s\n", ks_error_msg());
+				rc = EXIT_USAGE;
+				goto done;
+			}
+			b.sbatch_opts[b.nsbatch_opts++] = optarg;
+			continue;
+		case 13: {
+			ks_shard tmp;
+			char spec[32];
+			snprintf(spec, sizeof(spec), "0/%.20s", optarg);
+			if (ks_shard_parse(&tmp, spec) < 0) {
+				fprintf(stderr, "score batch: --shards takes a number from 1 to %d\n", KS_SHARD_MAX);
+				rc = EXIT_USAGE;
+				goto done;
+			}
+			b.nshards = tmp.count;
+			continue;
+		}
+		case 14:
+			b.dry_run = 1;
+			continue;
 		case 'h':
 			usage(stdout);
-			return 0;
+			rc = 0;
+			goto done;
 		default:
 			break;
 		}
 		r = ks_scoreopts_parse(&b.so, c, optarg);
 		if (r < 0) {
 			fprintf(stderr, "score batch: %s\n", ks_error_msg());
-			return EXIT_USAGE;
+			rc = EXIT_USAGE;
+			goto done;
 		}
 		if (r == 0) {
 			fprintf(stderr, "Try 'score batch --help' for more information.\n");
-			return EXIT_USAGE;
+			rc = EXIT_USAGE;
+			goto done;
 		}
 	}
 	if (argc - optind > 1) {
 		fprintf(stderr, "score batch: one MANIFEST at most\n");
-		return EXIT_USAGE;
+		rc = EXIT_USAGE;
+		goto done;
 	}
 	b.manifest_path = optind < argc ? argv[optind] : NULL;
 	if (!b.manifest_path && !b.pull_repo) {
 		fprintf(stderr, "score batch: no MANIFEST given (or --pull-requests REPO)\n"
 			"Try 'score batch --help' for more information.\n");
-		return EXIT_USAGE;
+		rc = EXIT_USAGE;
+		goto done;
 	}
 	if (ks_scoreopts_finish(&b.so) < 0) {
 		fprintf(stderr, "score batch: %s\n", ks_error_msg());
-		return EXIT_USAGE;
+		rc = EXIT_USAGE;
+		goto done;
 	}
 	b.tty = isatty(2) && !b.json && !b.quiet;
 	b.color = b.color_opt == -1 ? isatty(2) && !(nc && *nc) : b.color_opt;
+	if ((rc = check_modes(&b)) != 0)
+		goto done;
 	b.jteams = cJSON_CreateArray();
 
+	if (b.collect)
+		b.no_fetch = 1;  /* the leaderboard of what the shards scored, from the cache as it is */
 	if ((rc = load_teams(&b)) != 0)
 		goto done;
 	/* a manifest's teams are known now; pull requests only once their repository is fetched */
@@ -1779,18 +2056,34 @@ int ks_batch_main(int argc, char **argv)
 		goto done;
 	if (b.m->pull_repo && ((rc = pull_teams(&b)) != 0 || (rc = check_only_team(&b)) != 0))
 		goto done;
-	if ((rc = check_out(&b, 1)) != 0)
+	if (b.slurm) {
+		rc = submit_slurm(&b);
 		goto done;
-	remove_leftovers(&b);
+	}
+	if (b.sharded) {
+		const char **folders = ks_calloc(b.m->nteams + 1, sizeof(*folders));
+		for (i = 0; i < b.m->nteams; i++)
+			folders[i] = b.m->teams[i].folder;
+		b.in_shard = ks_calloc(b.m->nteams + 1, sizeof(*b.in_shard));
+		ks_shard_select(b.in_shard, folders, b.m->nteams, b.shard);
+		ks_free(folders);
+	}
+	if (!b.collect && (rc = check_out(&b, 1)) != 0)
+		goto done;
+	if (!b.collect)
+		remove_leftovers(&b);
 	b.rows = ks_calloc(b.m->nteams + 1, sizeof(*b.rows));
 	for (i = 0; i < b.m->nteams; i++) {
 		ks_batch_row_load(&b.rows[i], b.out, &b.m->teams[i]);
-		b.ntodo += team_selected(&b, &b.m->teams[i]);
+		b.ntodo += !b.collect && team_selected(&b, &b.m->teams[i]);
 	}
-	for (i = 0; i < b.m->nteams; i++) {
+	if (b.collect)
+		mark_unfinished(&b);
+	for (i = 0; !b.collect && i < b.m->nteams; i++) {
 		if (!team_selected(&b, &b.m->teams[i]))
 			continue;
-		if (process_team(&b, i) < 0 || write_leaderboard(&b) < 0) {
+		/* shards leave the leaderboard to --collect: each sees only its own teams' progress */
+		if (process_team(&b, i) < 0 || (!b.sharded && write_leaderboard(&b) < 0)) {
 			progress_clear(&b);
 			fprintf(stderr, "score batch: error: %s\n", ks_error_msg());
 			rc = EXIT_IOERR;
@@ -1798,23 +2091,30 @@ int ks_batch_main(int argc, char **argv)
 		}
 		b.ndone++;
 	}
-	if (write_leaderboard(&b) < 0) {
+	if (!b.sharded && write_leaderboard(&b) < 0) {
 		fprintf(stderr, "score batch: error: %s\n", ks_error_msg());
 		rc = EXIT_IOERR;
 		goto done;
 	}
-	if (!ks_pipeline_has_gpu(b.pl) && !b.so.compile_only)
+	if (!b.collect && !ks_pipeline_has_gpu(b.pl) && !b.so.compile_only)
 		rc = EXIT_NO_GPU;
 	else if (b.nfailed)
 		rc = EXIT_SOME;
 	else
 		rc = EXIT_OK;
-	fprintf(stderr, "score batch: %zu scored, %zu already scored, %zu failed\n", b.nscored, b.nskipped,
-		b.nfailed);
-	if (!b.json && !b.quiet)
+	if (b.collect)
+		fprintf(stderr, "score batch: collected %zu teams, %zu without a result\n", b.m->nteams,
+			b.nfailed);
+	else
+		fprintf(stderr, "score batch: %s%zu scored, %zu already scored, %zu failed\n",
+			b.sharded ? "this shard: " : "", b.nscored, b.nskipped, b.nfailed);
+	if (b.sharded && !b.quiet)
+		fprintf(stderr, "score batch: shard %u/%u done; `score batch ... --collect` builds the "
+			"leaderboard once every shard has ended\n", b.shard.index, b.shard.count);
+	if (!b.json && !b.quiet && !b.sharded)
 		print_table(&b);
 done:
-	if (b.json) {
+	if (b.json && b.jteams && !b.slurm) {
 		char *s, ts[32];
 		jroot = cJSON_CreateObject();
 		cJSON_AddStringToObject(jroot, "schema", "kscore.batch-report/1");
@@ -1855,6 +2155,12 @@ done:
 	ks_free(b.refs);
 	if (b.lock_fd >= 0)
 		close(b.lock_fd);
+	if (b.shard_lock_fd >= 0)
+		close(b.shard_lock_fd);
+	ks_free(b.in_shard);
+	ks_free(b.args);
+	ks_free(b.own_args);
+	ks_free(b.sbatch_opts);
 	if (b.so.upload) {
 		ks_upload_setup_free(b.up);
 		curl_global_cleanup();
