@@ -26,8 +26,9 @@ int ks_json_bool(int *out, const cJSON *obj, const char *key, int required);
 #define KS_JSON_MAX_EXACT_INT 9007199254740992.0
 
 /* Converts d to an integer if it is one: finite, integral and within [lo, hi] (the range is also
- * clipped to +-2^53). Returns 0, or KS_EINVALID with a message "<d> is not an integer from lo to
- * hi" that the caller wraps with the field's name. */
+ * clipped to +-2^53). Returns 0, or KS_EINVALID with a message ("1e+40 is not an integer of
+ * magnitude at most 2^53", "2.5 is not an integer from 0 to 8") that the caller wraps with the
+ * field's name. */
 int ks_json_d2i(int64_t *out, double d, int64_t lo, int64_t hi);
 
 /* ks_json_int restricted to [lo, hi]: same return values, and KS_EINVALID naming the field and the

@@ -135,9 +135,13 @@ static int fits(double d, int64_t lo, int64_t hi)
 int ks_json_d2i(int64_t *out, double d, int64_t lo, int64_t hi)
 {
 	clip(&lo, &hi);
-	if (!fits(d, lo, hi))
+	if (!fits(d, lo, hi)) {
+		if (-lo == hi && hi == (int64_t)KS_JSON_MAX_EXACT_INT)
+			return ks_error_set(KS_EINVALID, "%.15g is not an integer of magnitude at most 2^53",
+					    d);
 		return ks_error_set(KS_EINVALID, "%.15g is not an integer from %lld to %lld", d,
 				    (long long)lo, (long long)hi);
+	}
 	*out = (int64_t)d;
 	return 0;
 }
