@@ -33,7 +33,8 @@ void ks_scoreopts_init(ks_scoreopts *o)
 static int parse_u64(uint64_t *out, const char *s, uint64_t max, int hex)
 {
 	uint64_t v = 0;
-	int base = 10, n = 0;
+	size_t n = 0;
+	int base = 10;
 	if (hex && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
 		base = 16;
 		s += 2;
@@ -98,12 +99,13 @@ static const int known_sm[] = { 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 
  * error here rather than a compile error charged to every kernel later. */
 static int check_arch(const char *arch)
 {
-	const char *p = arch + 3;
+	const char *p;
 	uint64_t v = 0;
 	char digits[8];
 	size_t n = 0, i;
 	if (strncmp(arch, "sm_", 3) != 0)
 		goto bad;
+	p = arch + 3;
 	while (p[n] >= '0' && p[n] <= '9' && n < sizeof(digits) - 1) {
 		digits[n] = p[n];
 		n++;
