@@ -12,12 +12,23 @@
  *     atom  := INTEGER | NAME | NAME "(" expr ("," expr)* ")" | "(" expr ")"
  * INTEGER is decimal or 0x-hex. "/" and "%" truncate toward zero, as in C; division by zero is an
  * error. Functions: cdiv(a,b) = ceil(a/b) for b > 0, min(a,...), max(a,...), abs(a),
- * log2(a) = floor(log2(a)) for a > 0, align(a,b) = cdiv(a,b)*b. */
+ * log2(a) = floor(log2(a)) for a > 0, align(a,b) = cdiv(a,b)*b.
+ *
+ * Every evaluation is bounded in time whatever the values (an expression comes from untrusted
+ * launch plans): at most KS_EXPR_MAX_LEN characters, KS_EXPR_MAX_DEPTH levels of nesting and
+ * KS_EXPR_MAX_NODES nodes (numbers, names, calls, operators), each node O(1) work (`**` included:
+ * closed forms for bases 0 and +-1, overflow beyond the 63rd power otherwise). */
 #ifndef KS_EXPR_H
 #define KS_EXPR_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#define KS_EXPR_MAX_LEN 4096   /* characters */
+#define KS_EXPR_MAX_DEPTH 64   /* nested parentheses, calls, unary signs and powers */
+#define KS_EXPR_MAX_NODES 1024 /* numbers, names, calls and operators */
+#define KS_EXPR_STR_(x) #x
+#define KS_EXPR_STR(x) KS_EXPR_STR_(x)
 
 /* A set of named integer values (the problem's dimensions for one case, plus derived names). */
 typedef struct {

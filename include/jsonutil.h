@@ -20,6 +20,22 @@ int ks_json_num(double *out, const cJSON *obj, const char *key, int required);
 int ks_json_int(int64_t *out, const cJSON *obj, const char *key, int required);
 int ks_json_bool(int *out, const cJSON *obj, const char *key, int required);
 
+/* The largest integer magnitude a JSON number carries exactly (2^53): every double->integer
+ * conversion of input data goes through the checked helpers below, never through a cast (a cast
+ * of 1e40 to an integer type is undefined behaviour). */
+#define KS_JSON_MAX_EXACT_INT 9007199254740992.0
+
+/* Converts d to an integer if it is one: finite, integral and within [lo, hi] (the range is also
+ * clipped to +-2^53). Returns 0, or KS_EINVALID with a message ("1e+40 is not an integer of
+ * magnitude at most 2^53", "2.5 is not an integer from 0 to 8") that the caller wraps with the
+ * field's name. */
+int ks_json_d2i(int64_t *out, double d, int64_t lo, int64_t hi);
+
+/* ks_json_int restricted to [lo, hi]: same return values, and KS_EINVALID naming the field and the
+ * range for a value outside it. */
+int ks_json_int_in(int64_t *out, const cJSON *obj, const char *key, int required, int64_t lo,
+		   int64_t hi);
+
 /* Prints v (formatted when pretty) with a trailing newline and writes it atomically to path. */
 int ks_json_write_file(const char *path, const cJSON *v, int pretty);
 

@@ -12,6 +12,8 @@
 #define KS_LAUNCH_MAX_KERNELS 8
 #define KS_LAUNCH_MAX_SCRATCH 8
 #define KS_LAUNCH_MAX_ARGS 64
+#define KS_LAUNCH_MAX_EXPR 1024       /* characters of one expression */
+#define KS_LAUNCH_MAX_TEXT (64 << 10) /* bytes of a plan given as text (entry field, comment) */
 
 typedef enum {
 	KS_LARG_NAME = 0, /* a tensor, scratch, scalar, dim or let name */

@@ -32,9 +32,10 @@ typedef struct {
 	int recalibrate;              /* measure the ceilings even if cached */
 	int use_baseline;             /* golden times from a stored baseline (score baseline) */
 	const char *baseline;         /* its file; NULL: the device's default file in the cache */
+	uint64_t max_scratch_bytes;   /* scratch per launch plan (--max-scratch); 0: the default */
 } ks_pipeline_options;
 
-#define KS_PIPELINE_OPTIONS_INIT { NULL, NULL, 0, 0, "sm_90a", 0, 4, NULL, 10.0, 60.0, 8192, 0, NULL, 0, 0, 0, NULL, 0, 0, NULL }
+#define KS_PIPELINE_OPTIONS_INIT { NULL, NULL, 0, 0, "sm_90a", 0, 4, NULL, 10.0, 60.0, 8192, 0, NULL, 0, 0, 0, NULL, 0, 0, NULL, 0 }
 
 typedef struct ks_pipeline ks_pipeline;
 

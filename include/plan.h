@@ -57,12 +57,14 @@ typedef struct {
 } ks_plan;
 
 typedef struct {
-	uint64_t max_scratch_bytes;  /* all scratch buffers of one plan together */
+	uint64_t max_scratch_bytes;  /* all scratch buffers of one plan together (--max-scratch) */
 	uint32_t max_shared;         /* dynamic shared memory per block */
 	uint32_t guard;
+	uint64_t max_tensor_bytes;   /* all tensors of one case together */
 } ks_plan_limits;
 
-#define KS_PLAN_LIMITS_INIT { 4ull << 30, 227u * 1024u, 4096u }
+#define KS_PLAN_DEFAULT_MAX_SCRATCH (4ull << 30)
+#define KS_PLAN_LIMITS_INIT { KS_PLAN_DEFAULT_MAX_SCRATCH, 227u * 1024u, 4096u, KS_PROBLEM_MAX_CASE_BYTES }
 
 /* The distinct kernel names of a launch plan, in first-use order: what the compiler must resolve
  * and what ks_plan_kernel.func indexes. Caller frees with ks_free_strv(*names, *n). */
@@ -70,8 +72,9 @@ void ks_plan_kernel_names(char ***names, size_t *n, const ks_launch *l);
 
 /* Resolves launch plan l of problem p for case c (env from ks_problem_env) with the given input
  * seed and poison variant. Buffers are the problem's tensors in spec order, then the plan's scratch
- * buffers. Fails with KS_EINVALID/KS_ELIMIT and a message naming the kernel and the reason (bad
- * geometry, a value that does not fit its type, scratch over the limit). Caller clears. */
+ * buffers. Fails with KS_EINVALID/KS_ELIMIT and a message naming the kernel, tensor or scratch
+ * buffer and the reason (bad geometry, a value that does not fit its type, sizes over the limits,
+ * computed with checked arithmetic so nothing wraps). Caller clears. */
 int ks_plan_build(ks_plan *out, const ks_problem *p, const ks_launch *l, const ks_case *c,
 		  const ks_env *env, uint64_t seed, int poison, const ks_plan_limits *lim);
 

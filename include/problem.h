@@ -70,6 +70,11 @@ typedef struct {
 	int64_t sm_count;        /* the `sm_count` of expressions: the device's, once one is known */
 } ks_problem;
 
+/* A single case may not ask for more device memory than this for its tensors (guard bands and
+ * scratch buffers excluded). */
+#define KS_PROBLEM_MAX_CASE_BYTES (8ull << 30)
+#define KS_PROBLEM_MAX_SEEDS 16     /* input seeds per correctness case */
+
 /* `sm_count` before a device is known (load-time validation, compile-only runs): an H100 SXM's. */
 #define KS_PROBLEM_DEFAULT_SM_COUNT 132
 

@@ -36,8 +36,12 @@ enum {
 	KS_SO_NO_TIMING,
 	KS_SO_CONFIG,
 	KS_SO_RECALIBRATE,
-	KS_SO_BASELINE
+	KS_SO_BASELINE,
+	KS_SO_MAX_SCRATCH
 };
+
+/* The largest --max-scratch: 1 TiB. */
+#define KS_SCOREOPTS_MAX_SCRATCH_CAP (1ull << 40)
 
 #define KS_SCOREOPTS_SHORTOPTS "r:k:j:"
 
@@ -60,6 +64,7 @@ enum {
 	{ "baseline", optional_argument, 0, KS_SO_BASELINE },                                \
 	{ "compile-timeout", required_argument, 0, KS_SO_COMPILE_TIMEOUT },                  \
 	{ "compile-memory", required_argument, 0, KS_SO_COMPILE_MEMORY },                    \
+	{ "max-scratch", required_argument, 0, KS_SO_MAX_SCRATCH },                          \
 	{ "upload", no_argument, 0, KS_SO_UPLOAD },                                          \
 	{ "endpoint", required_argument, 0, KS_SO_ENDPOINT },                                \
 	{ "upload-mode", required_argument, 0, KS_SO_UPLOAD_MODE },                          \
@@ -81,17 +86,21 @@ typedef struct {
 	uint64_t seed;
 	double kernel_timeout, compile_timeout;
 	size_t compile_memory;
+	uint64_t max_scratch;      /* --max-scratch: bytes of scratch per launch plan */
 	int upload;
 	const char *upload_config;
 	ks_upload_options up;     /* --endpoint, --upload-mode, --token-file, --ca-bundle, --spool */
 } ks_scoreopts;
 
-/* The defaults: pass@1, sm_90a, 10 s kernels, 60 s and 8 GiB compiles, one job per CPU. */
+/* The defaults: pass@1, sm_90a, 10 s kernels, 60 s and 8 GiB compiles, 4 GiB of scratch per plan,
+ * one job per CPU. */
 void ks_scoreopts_init(ks_scoreopts *o);
 
 /* Handles one getopt_long result `code` with its argument. Returns 1 when it was a scoring or
  * upload option (stored in *o), 0 when it is not one (the caller handles it), KS_EINVALID with a
- * message ("--jobs takes a number from 1 to 256") for a bad value: a usage error. Arguments are
+ * message ("--jobs takes a number from 1 to 256") for a bad value: a usage error. Numbers are
+ * digits only and range-checked (no sign, no wrap-around); --arch must name a real architecture
+ * (sm_<major><minor> with an optional a/f suffix); -k items must be distinct. Arguments are
  * borrowed: they must outlive *o (argv does). */
 int ks_scoreopts_parse(ks_scoreopts *o, int code, const char *arg);
 

@@ -1,5 +1,6 @@
 #include "check.h"
 #include "compare.h"
+#include "cubin.h"
 #include "errors.h"
 #include "extract.h"
 #include "harness.h"
@@ -538,7 +539,18 @@ void ks_check_entries(ks_kernel_result *out, ks_candidate_image *images, const k
 		}
 		r->compiled = 1;
 		if (!runner) {
-			ks_kernel_result_fail(r, KS_REASON_NOT_RUN, "compiled for %s; not run (no GPU)", co.arch);
+			char *bad = NULL;
+			/* the worker's parameter check, from the image: a kernel that cannot be launched
+			 * with its plan does not count as compiled */
+			if (ks_cubin_check_launch(&bad, jb->cubin, jb->cubin_len, jb->lowered, jb->nnames,
+						  pr[i].p, &pr[i].launch) == 1) {
+				r->compiled = 0;
+				ks_kernel_result_fail(r, KS_REASON_LAUNCH_ERROR, "%s (read from the compiled "
+						      "image; not run, no GPU)", bad);
+			} else
+				ks_kernel_result_fail(r, KS_REASON_NOT_RUN, "compiled for %s; not run (no GPU)",
+						      co.arch);
+			ks_free(bad);
 			continue;
 		}
 		if (!ks_runner_has_golden(runner, pr[i].p)) {

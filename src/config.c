@@ -20,10 +20,12 @@ static int num(double *dst, const cJSON *o, const char *key, double lo, double h
 
 static int inum(int *dst, const cJSON *o, const char *key, int lo, int hi, const char *path)
 {
-	double v = *dst;
-	int rc = num(&v, o, key, lo, hi, path);
+	int64_t v = *dst;
+	int rc = ks_json_int_in(&v, o, key, 0, lo, hi);
+	if (rc < 0)
+		return ks_error_wrap(rc, "%s", path);
 	*dst = (int)v;
-	return rc;
+	return 0;
 }
 
 int ks_config_load(ks_config *c, const char *path)

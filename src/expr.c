@@ -5,8 +5,6 @@
 #include <ctype.h>
 #include <string.h>
 
-#define MAX_EXPR_LEN 4096
-#define MAX_DEPTH 64
 
 void ks_env_set(ks_env *env, const char *name, int64_t value)
 {
@@ -52,13 +50,18 @@ typedef struct {
 	size_t nnames;
 	int check;
 	int depth;
+	int nodes;                  /* numbers, names, calls and operators seen so far */
 	int rc;
 } parser;
+
+/* Messages quote at most this much of an expression, so the reason at the end is never cut off. */
+#define QUOTE_MAX 120
+#define QUOTE(ps) QUOTE_MAX, (ps)->text, strnlen((ps)->text, QUOTE_MAX + 1) > QUOTE_MAX ? "..." : ""
 
 static int fail(parser *ps, const char *what)
 {
 	if (ps->rc == 0)
-		ps->rc = ks_error_set(KS_EINVALID, "in expression \"%s\" at column %d: %s", ps->text,
+		ps->rc = ks_error_set(KS_EINVALID, "in expression \"%.*s%s\" at column %d: %s", QUOTE(ps),
 				      (int)(ps->p - ps->text) + 1, what);
 	return ps->rc;
 }
@@ -85,8 +88,19 @@ static int accept(parser *ps, const char *tok)
 
 static int parse_expr(parser *ps, int64_t *v);
 
+/* Counts one node of the expression; with the length cap this bounds the work of one evaluation
+ * whatever the values: every node costs O(1) (power included, see pow_checked). */
+static int node(parser *ps)
+{
+	if (++ps->nodes > KS_EXPR_MAX_NODES)
+		return fail(ps, "too many terms (the limit is " KS_EXPR_STR(KS_EXPR_MAX_NODES) ")");
+	return 0;
+}
+
 static int op(parser *ps, char o, int64_t a, int64_t b, int64_t *r)
 {
+	if (node(ps) < 0)
+		return ps->rc;
 	if (ps->check) {
 		*r = 1;
 		return 0;
@@ -168,9 +182,10 @@ static int call(parser *ps, const char *name, int64_t *args, int nargs, int64_t 
 		return 0;
 	}
 	if (!strcmp(name, "log2")) {
-		int64_t x = args[0], k = 0;
+		int64_t x, k = 0;
 		if (nargs != 1)
 			return fail(ps, "log2 takes 1 argument");
+		x = args[0];
 		if (ps->check) {
 			*r = 0;
 			return 0;
@@ -191,6 +206,8 @@ static int parse_unary(parser *ps, int64_t *v);
 
 static int parse_atom(parser *ps, int64_t *v)
 {
+	if (node(ps) < 0)
+		return ps->rc;
 	skip_ws(ps);
 	if (isdigit((unsigned char)*ps->p)) {
 		int64_t x = 0;
@@ -248,8 +265,8 @@ static int parse_atom(parser *ps, int64_t *v)
 				ps->p = s;
 				if (ps->rc == 0)
 					ps->rc = ks_error_set(KS_EINVALID,
-							      "in expression \"%s\": unknown name \"%s\"",
-							      ps->text, name);
+							      "in expression \"%.*s%s\": unknown name \"%s\"",
+							      QUOTE(ps), name);
 				return ps->rc;
 			}
 			*v = 1;
@@ -257,8 +274,8 @@ static int parse_atom(parser *ps, int64_t *v)
 		}
 		if (!ks_env_get(ps->env, name, v)) {
 			if (ps->rc == 0)
-				ps->rc = ks_error_set(KS_EINVALID, "in expression \"%s\": unknown name \"%s\"",
-						      ps->text, name);
+				ps->rc = ks_error_set(KS_EINVALID, "in expression \"%.*s%s\": unknown name \"%s\"",
+						      QUOTE(ps), name);
 			return ps->rc;
 		}
 		return 0;
@@ -273,6 +290,33 @@ static int parse_atom(parser *ps, int64_t *v)
 	return fail(ps, *ps->p ? "unexpected character" : "unexpected end");
 }
 
+/* base ** e for e >= 0 in at most 63 multiplications: bases 0 and +-1 have closed forms (they
+ * never overflow, so a loop over e would run e times), and any other base overflows int64 before
+ * its 64th power. */
+static int pow_checked(int64_t base, int64_t e, int64_t *r)
+{
+	int64_t acc = 1;
+	if (e == 0) {
+		*r = 1;
+		return 0;
+	}
+	if (base == 0 || base == 1) {
+		*r = base;
+		return 0;
+	}
+	if (base == -1) {
+		*r = (e & 1) ? -1 : 1;
+		return 0;
+	}
+	if (e > 63)
+		return -1;
+	while (e-- > 0)
+		if (__builtin_mul_overflow(acc, base, &acc))
+			return -1;
+	*r = acc;
+	return 0;
+}
+
 static int parse_power(parser *ps, int64_t *v)
 {
 	int64_t e, r = 1;
@@ -282,20 +326,19 @@ static int parse_power(parser *ps, int64_t *v)
 		return 0;
 	if (parse_unary(ps, &e) < 0)
 		return ps->rc;
-	if (ps->check)
-		return 0;
+	if (node(ps) < 0 || ps->check)
+		return ps->rc;
 	if (e < 0)
 		return fail(ps, "negative exponent");
-	while (e-- > 0)
-		if (op(ps, '*', r, *v, &r) < 0)
-			return ps->rc;
+	if (pow_checked(*v, e, &r) < 0)
+		return fail(ps, "integer overflow");
 	*v = r;
 	return 0;
 }
 
 static int parse_unary(parser *ps, int64_t *v)
 {
-	if (++ps->depth > MAX_DEPTH)
+	if (++ps->depth > KS_EXPR_MAX_DEPTH)
 		return fail(ps, "nested too deeply");
 	if (accept(ps, "-")) {
 		if (parse_unary(ps, v) < 0)
@@ -352,7 +395,7 @@ static int parse_sum(parser *ps, int64_t *v)
 static int parse_expr(parser *ps, int64_t *v)
 {
 	int64_t r;
-	if (++ps->depth > MAX_DEPTH)
+	if (++ps->depth > KS_EXPR_MAX_DEPTH)
 		return fail(ps, "nested too deeply");
 	if (parse_sum(ps, v) < 0)
 		return ps->rc;
@@ -376,8 +419,8 @@ static int run(parser *ps, int64_t *out)
 	int64_t v = 0;
 	if (!ps->text)
 		return ks_error_set(KS_EINVALID, "missing expression");
-	if (strlen(ps->text) > MAX_EXPR_LEN)
-		return ks_error_set(KS_ELIMIT, "expression longer than %d characters", MAX_EXPR_LEN);
+	if (strnlen(ps->text, KS_EXPR_MAX_LEN + 1) > KS_EXPR_MAX_LEN)
+		return ks_error_set(KS_ELIMIT, "expression longer than %d characters", KS_EXPR_MAX_LEN);
 	if (parse_expr(ps, &v) < 0)
 		return ps->rc;
 	skip_ws(ps);
@@ -390,12 +433,12 @@ static int run(parser *ps, int64_t *out)
 
 int ks_expr_eval(int64_t *out, const char *text, const ks_env *env)
 {
-	parser ps = { text, text, env, NULL, 0, 0, 0, 0 };
+	parser ps = { text, text, env, NULL, 0, 0, 0, 0, 0 };
 	return run(&ps, out);
 }
 
 int ks_expr_check(const char *text, const char *const *names, size_t n)
 {
-	parser ps = { text, text, NULL, names, n, 1, 0, 0 };
+	parser ps = { text, text, NULL, names, n, 1, 0, 0, 0 };
 	return run(&ps, NULL);
 }

@@ -115,16 +115,57 @@ int ks_json_num(double *out, const cJSON *obj, const char *key, int required)
 	return 0;
 }
 
-int ks_json_int(int64_t *out, const cJSON *obj, const char *key, int required)
+/* [lo, hi] clipped to the integers a double holds exactly. */
+static void clip(int64_t *lo, int64_t *hi)
+{
+	const int64_t m = (int64_t)KS_JSON_MAX_EXACT_INT;
+	if (*lo < -m)
+		*lo = -m;
+	if (*hi > m)
+		*hi = m;
+}
+
+/* Integral, finite and within [lo, hi]; compared in double before any conversion, which is what
+ * makes the later cast defined. */
+static int fits(double d, int64_t lo, int64_t hi)
+{
+	return isfinite(d) && d == floor(d) && d >= (double)lo && d <= (double)hi;
+}
+
+int ks_json_d2i(int64_t *out, double d, int64_t lo, int64_t hi)
+{
+	clip(&lo, &hi);
+	if (!fits(d, lo, hi)) {
+		if (-lo == hi && hi == (int64_t)KS_JSON_MAX_EXACT_INT)
+			return ks_error_set(KS_EINVALID, "%.15g is not an integer of magnitude at most 2^53",
+					    d);
+		return ks_error_set(KS_EINVALID, "%.15g is not an integer from %lld to %lld", d,
+				    (long long)lo, (long long)hi);
+	}
+	*out = (int64_t)d;
+	return 0;
+}
+
+int ks_json_int_in(int64_t *out, const cJSON *obj, const char *key, int required, int64_t lo,
+		   int64_t hi)
 {
 	double d;
 	int rc = ks_json_num(&d, obj, key, required);
 	if (rc != 0)
 		return rc;
-	if (d != floor(d) || fabs(d) > 9007199254740992.0)
+	if (!fits(d, -(int64_t)KS_JSON_MAX_EXACT_INT, (int64_t)KS_JSON_MAX_EXACT_INT))
 		return ks_error_set(KS_EINVALID, "field \"%s\" must be an integer", key);
+	clip(&lo, &hi);
+	if (!fits(d, lo, hi))
+		return ks_error_set(KS_EINVALID, "field \"%s\" must be an integer from %lld to %lld",
+				    key, (long long)lo, (long long)hi);
 	*out = (int64_t)d;
 	return 0;
+}
+
+int ks_json_int(int64_t *out, const cJSON *obj, const char *key, int required)
+{
+	return ks_json_int_in(out, obj, key, required, INT64_MIN, INT64_MAX);
 }
 
 int ks_json_bool(int *out, const cJSON *obj, const char *key, int required)

@@ -22,14 +22,19 @@ static int valid_ident(const char *s)
 /* An expression given as a JSON string or integer number. */
 static int expr_of(char **out, const cJSON *v, const char *what, const char *field)
 {
+	int64_t i;
 	if (cJSON_IsString(v)) {
-		if (strlen(v->valuestring) > 1024)
-			return ks_error_set(KS_ELIMIT, "%s: %s expression is too long", what, field);
+		if (strlen(v->valuestring) > KS_LAUNCH_MAX_EXPR)
+			return ks_error_set(KS_ELIMIT, "%s: %s expression is longer than %d characters",
+					    what, field, KS_LAUNCH_MAX_EXPR);
 		*out = ks_strdup(v->valuestring);
 		return 0;
 	}
-	if (cJSON_IsNumber(v) && v->valuedouble == (double)(long long)v->valuedouble) {
-		*out = ks_asprintf("%lld", (long long)v->valuedouble);
+	if (cJSON_IsNumber(v)) {
+		if (ks_json_d2i(&i, v->valuedouble, INT64_MIN, INT64_MAX) < 0)
+			return ks_error_wrap(KS_EINVALID, "%s: %s (write larger values as an expression "
+					     "string)", what, field);
+		*out = ks_asprintf("%lld", (long long)i);
 		return 0;
 	}
 	return ks_error_set(KS_EINVALID, "%s: %s must be an integer or an expression string", what,
@@ -237,6 +242,8 @@ int ks_launch_parse_text(ks_launch *out, const char *text, const char *what)
 	cJSON *j = NULL;
 	int rc;
 	memset(out, 0, sizeof(*out));
+	if (strnlen(text, KS_LAUNCH_MAX_TEXT + 1) > KS_LAUNCH_MAX_TEXT)
+		return ks_error_set(KS_ELIMIT, "%s: longer than %d bytes", what, KS_LAUNCH_MAX_TEXT);
 	if ((rc = ks_json_parse(&j, text, strlen(text), 16, what)) < 0)
 		return rc;
 	rc = ks_launch_parse(out, j, what);

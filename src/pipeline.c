@@ -63,6 +63,8 @@ int ks_pipeline_new(ks_pipeline **out, const ks_pipeline_options *o)
 		ro.kernel_timeout_s = o->kernel_timeout_s;
 		ro.compile.cache_dir = o->cache_dir;
 		ro.compile.jobs = o->jobs;
+		if (o->max_scratch_bytes)
+			ro.limits.max_scratch_bytes = o->max_scratch_bytes;
 		if (ks_runner_start(&p->runner, &ro) < 0) {
 			if (o->require_gpu) {
 				rc = ks_error_wrap(KS_EUNSUPPORTED, "no usable GPU");
@@ -192,6 +194,8 @@ int ks_pipeline_score(ks_pipeline *p, ks_scored *out, const ks_submission *sub, 
 	co.compile.timeout_s = p->opts.compile_timeout_s;
 	co.compile.memory_mb = p->opts.compile_memory_mb;
 	co.seed = p->opts.seed;
+	if (p->opts.max_scratch_bytes)
+		co.limits.max_scratch_bytes = p->opts.max_scratch_bytes;
 	co.progress = progress;
 	co.progress_ud = &pst;
 	images = ks_calloc(n + 1, sizeof(*images));

@@ -3,6 +3,8 @@
 #include "jsonutil.h"
 #include "mem.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -136,7 +138,7 @@ int ks_plan_build(ks_plan *out, const ks_problem *p, const ks_launch *l, const k
 		  const ks_env *env, uint64_t seed, int poison, const ks_plan_limits *lim)
 {
 	ks_plan_limits dl = KS_PLAN_LIMITS_INIT;
-	uint64_t scratch_total = 0;
+	uint64_t scratch_total = 0, tensor_total = 0;
 	size_t i, j, nt = 0;
 	char what[600];
 	int rc = 0;
@@ -162,7 +164,15 @@ int ks_plan_build(ks_plan *out, const ks_problem *p, const ks_launch *l, const k
 		b->stream = (uint32_t)i;
 		if ((rc = ks_problem_arg_count(&b->count, p, a, env)) < 0)
 			goto done;
-		b->bytes = b->count * ks_dtype_size(a->dtype);
+		/* sizes can change after the spec was validated (the device's sm_count) */
+		if (__builtin_mul_overflow(b->count, (uint64_t)ks_dtype_size(a->dtype), &b->bytes) ||
+		    __builtin_add_overflow(tensor_total, b->bytes, &tensor_total) ||
+		    tensor_total > lim->max_tensor_bytes) {
+			rc = ks_error_set(KS_ELIMIT, "tensor %s: %llu elements of %s take the tensors of the case "
+					  "past the limit of %llu bytes", a->name, (unsigned long long)b->count,
+					  ks_dtype_name(a->dtype), (unsigned long long)lim->max_tensor_bytes);
+			goto done;
+		}
 		if (a->role == KS_ROLE_OUT) {
 			b->fill = KS_FILL_POISON;
 			continue;
@@ -218,7 +228,9 @@ int ks_plan_build(ks_plan *out, const ks_problem *p, const ks_launch *l, const k
 		if (__builtin_mul_overflow(b->count, (uint64_t)ks_dtype_size(b->dtype), &b->bytes) ||
 		    __builtin_add_overflow(scratch_total, b->bytes, &scratch_total) ||
 		    scratch_total > lim->max_scratch_bytes) {
-			rc = ks_error_set(KS_ELIMIT, "scratch buffers need more than the limit of %llu bytes",
+			rc = ks_error_set(KS_ELIMIT, "scratch %s: %llu elements of %s take the plan's scratch "
+					  "buffers past the limit of %llu bytes (--max-scratch)", b->name,
+					  (unsigned long long)b->count, ks_dtype_name(b->dtype),
 					  (unsigned long long)lim->max_scratch_bytes);
 			goto done;
 		}
@@ -390,18 +402,38 @@ static int num(double *out, const cJSON *o, const char *k)
 	return 0;
 }
 
+/* A required integer field in [lo, hi]. */
+static int inum(int64_t *out, const cJSON *o, const char *k, int64_t lo, int64_t hi)
+{
+	if (ks_json_int_in(out, o, k, 1, lo, hi) < 0)
+		return ks_error_wrap(KS_EINVALID, "plan");
+	return 0;
+}
+
 static int get_u32x3(uint32_t dst[3], const cJSON *o, const char *k)
 {
 	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, k);
+	int64_t v;
 	int i;
 	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != 3)
 		return ks_error_set(KS_EINVALID, "plan: bad %s", k);
 	for (i = 0; i < 3; i++) {
-		const cJSON *v = cJSON_GetArrayItem(a, i);
-		if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 4294967295.0)
+		const cJSON *x = cJSON_GetArrayItem(a, i);
+		if (!cJSON_IsNumber(x) || ks_json_d2i(&v, x->valuedouble, 0, UINT32_MAX) < 0)
 			return ks_error_set(KS_EINVALID, "plan: bad %s", k);
-		dst[i] = (uint32_t)v->valuedouble;
+		dst[i] = (uint32_t)v;
 	}
+	return 0;
+}
+
+/* A 64-bit integer sent as a decimal string (JSON numbers are doubles): all digits, in range. */
+static int get_i64_str(int64_t *out, const char *s)
+{
+	char *end;
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	if (!*s || *end || errno || isspace((unsigned char)*s))
+		return ks_error_set(KS_EINVALID, "plan: bad integer parameter");
 	return 0;
 }
 
@@ -409,19 +441,19 @@ int ks_plan_from_json(ks_plan *out, const cJSON *j)
 {
 	const cJSON *bufs = cJSON_GetObjectItemCaseSensitive(j, "bufs"),
 		    *ks = cJSON_GetObjectItemCaseSensitive(j, "kernels"), *it;
-	double d;
+	int64_t v;
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (!cJSON_IsArray(bufs) || !cJSON_IsArray(ks) || cJSON_GetArraySize(bufs) > 256 ||
 	    cJSON_GetArraySize(ks) > KS_LAUNCH_MAX_KERNELS)
 		return ks_error_set(KS_EINVALID, "plan: bad shape");
-	if ((rc = get_u64(&out->seed, j, "seed")) < 0 || (rc = num(&d, j, "poison")) < 0)
+	if ((rc = get_u64(&out->seed, j, "seed")) < 0 || (rc = inum(&v, j, "poison", 0, 1)) < 0)
 		goto done;
-	out->poison = d != 0;
-	if ((rc = num(&d, j, "guard")) < 0)
+	out->poison = (int)v;
+	if ((rc = inum(&v, j, "guard", 0, 1 << 20)) < 0)
 		goto done;
-	out->guard = (uint32_t)d;
+	out->guard = (uint32_t)v;
 	out->bufs = ks_calloc((size_t)cJSON_GetArraySize(bufs) + 1, sizeof(ks_plan_buf));
 	cJSON_ArrayForEach(it, bufs)
 	{
@@ -430,13 +462,9 @@ int ks_plan_from_json(ks_plan *out, const cJSON *j)
 		if ((rc = ks_json_str(&name, it, "name", 1)) < 0)
 			goto done;
 		b->name = ks_strdup(name);
-		if ((rc = num(&d, it, "dtype")) < 0)
+		if ((rc = inum(&v, it, "dtype", 0, KS_DT_COUNT - 1)) < 0)
 			goto done;
-		if (d < 0 || d >= KS_DT_COUNT) {
-			rc = ks_error_set(KS_EINVALID, "plan: bad dtype");
-			goto done;
-		}
-		b->dtype = (ks_dtype)d;
+		b->dtype = (ks_dtype)v;
 		if ((rc = get_u64(&b->count, it, "count")) < 0)
 			goto done;
 		if (b->count > (1ull << 40)) {
@@ -444,22 +472,22 @@ int ks_plan_from_json(ks_plan *out, const cJSON *j)
 			goto done;
 		}
 		b->bytes = b->count * ks_dtype_size(b->dtype);
-		if ((rc = num(&d, it, "role")) < 0)
+		if ((rc = inum(&v, it, "role", KS_ROLE_IN, KS_ROLE_INOUT)) < 0)
 			goto done;
-		b->role = (ks_role)d;
-		if ((rc = num(&d, it, "scratch")) < 0)
+		b->role = (ks_role)v;
+		if ((rc = inum(&v, it, "scratch", 0, 1)) < 0)
 			goto done;
-		b->scratch = d != 0;
-		if ((rc = num(&d, it, "fill")) < 0)
+		b->scratch = (int)v;
+		if ((rc = inum(&v, it, "fill", KS_FILL_RANDOM, KS_FILL_ZERO)) < 0)
 			goto done;
-		b->fill = (ks_fill)d;
-		if ((rc = num(&d, it, "dist")) < 0)
+		b->fill = (ks_fill)v;
+		if ((rc = inum(&v, it, "dist", KS_DIST_DEFAULT, KS_DIST_BITS)) < 0)
 			goto done;
-		b->dist = (ks_dist_kind)d;
+		b->dist = (ks_dist_kind)v;
 		if ((rc = num(&b->a, it, "a")) < 0 || (rc = num(&b->b, it, "b")) < 0 ||
-		    (rc = num(&d, it, "stream")) < 0)
+		    (rc = inum(&v, it, "stream", 0, UINT32_MAX)) < 0)
 			goto done;
-		b->stream = (uint32_t)d;
+		b->stream = (uint32_t)v;
 	}
 	out->kernels = ks_calloc((size_t)cJSON_GetArraySize(ks) + 1, sizeof(ks_plan_kernel));
 	cJSON_ArrayForEach(it, ks)
@@ -467,16 +495,16 @@ int ks_plan_from_json(ks_plan *out, const cJSON *j)
 		ks_plan_kernel *k = &out->kernels[out->nkernels++];
 		const cJSON *ps = cJSON_GetObjectItemCaseSensitive(it, "params"), *p;
 		const char *name = NULL;
-		if ((rc = num(&d, it, "func")) < 0)
+		if ((rc = inum(&v, it, "func", 0, KS_LAUNCH_MAX_KERNELS - 1)) < 0)
 			goto done;
-		k->func = (uint32_t)d;
+		k->func = (uint32_t)v;
 		if ((rc = ks_json_str(&name, it, "name", 1)) < 0)
 			goto done;
 		k->name = ks_strdup(name);
 		if ((rc = get_u32x3(k->grid, it, "grid")) < 0 || (rc = get_u32x3(k->block, it, "block")) < 0 ||
-		    (rc = num(&d, it, "shared")) < 0)
+		    (rc = inum(&v, it, "shared", 0, UINT32_MAX)) < 0)
 			goto done;
-		k->shared = (uint32_t)d;
+		k->shared = (uint32_t)v;
 		if (!cJSON_IsArray(ps) || cJSON_GetArraySize(ps) > KS_LAUNCH_MAX_ARGS) {
 			rc = ks_error_set(KS_EINVALID, "plan: bad params");
 			goto done;
@@ -486,27 +514,21 @@ int ks_plan_from_json(ks_plan *out, const cJSON *j)
 		{
 			ks_plan_param *pp = &k->params[k->nparams++];
 			const char *is = NULL;
-			if ((rc = num(&d, p, "k")) < 0)
+			if ((rc = inum(&v, p, "k", KS_PARAM_BUF, KS_PARAM_F64)) < 0)
 				goto done;
-			pp->kind = (ks_param_kind)d;
+			pp->kind = (ks_param_kind)v;
 			if (pp->kind == KS_PARAM_BUF) {
-				if ((rc = num(&d, p, "buf")) < 0)
-					goto done;
-				if (d < 0 || d >= (double)out->nbufs) {
+				if (out->nbufs == 0 || (rc = inum(&v, p, "buf", 0, (int64_t)out->nbufs - 1)) < 0) {
 					rc = ks_error_set(KS_EINVALID, "plan: param refers to a missing buffer");
 					goto done;
 				}
-				pp->buf = (uint32_t)d;
+				pp->buf = (uint32_t)v;
 			} else if (pp->kind == KS_PARAM_F32 || pp->kind == KS_PARAM_F64) {
 				if ((rc = num(&pp->f, p, "f")) < 0)
 					goto done;
-			} else if (pp->kind <= KS_PARAM_I64) {
-				if ((rc = ks_json_str(&is, p, "i", 1)) < 0)
-					goto done;
-				pp->i = strtoll(is, NULL, 10);
 			} else {
-				rc = ks_error_set(KS_EINVALID, "plan: bad param kind");
-				goto done;
+				if ((rc = ks_json_str(&is, p, "i", 1)) < 0 || (rc = get_i64_str(&pp->i, is)) < 0)
+					goto done;
 			}
 		}
 	}

@@ -14,8 +14,6 @@
 #define MAX_SOURCE_BYTES (4u << 20)
 #define MAX_ARGS 64
 #define MAX_CASES 256
-/* A single case may not ask for more device memory than this, guard bands excluded. */
-#define MAX_CASE_BYTES (8ull << 30)
 
 static int valid_ident(const char *s)
 {
@@ -27,12 +25,15 @@ static int valid_ident(const char *s)
 	return 1;
 }
 
+/* An expression given as a string or an integral number within +-2^53 (larger ones are not held
+ * exactly: write them as expressions); NULL otherwise. */
 static char *expr_text(const cJSON *v)
 {
+	int64_t i;
 	if (cJSON_IsString(v))
 		return ks_strdup(v->valuestring);
-	if (cJSON_IsNumber(v) && v->valuedouble == (double)(long long)v->valuedouble)
-		return ks_asprintf("%lld", (long long)v->valuedouble);
+	if (cJSON_IsNumber(v) && ks_json_d2i(&i, v->valuedouble, INT64_MIN, INT64_MAX) == 0)
+		return ks_asprintf("%lld", (long long)i);
 	return NULL;
 }
 
@@ -220,8 +221,8 @@ static int parse_case(ks_problem *p, ks_case *c, const cJSON *v, int perf, size_
 		return ks_error_wrap(KS_EINVALID, "%s", what);
 	if (seeds < 2)
 		seeds = 2;
-	if (seeds > 16)
-		return ks_error_set(KS_ELIMIT, "%s: at most 16 seeds", what);
+	if (seeds > KS_PROBLEM_MAX_SEEDS)
+		return ks_error_set(KS_ELIMIT, "%s: at most %d seeds", what, KS_PROBLEM_MAX_SEEDS);
 	c->seeds = (int)seeds;
 	it = cJSON_GetObjectItemCaseSensitive(v, "dist");
 	if (it) {
@@ -388,7 +389,7 @@ static int check_cases(const ks_problem *p, ks_case *cases, size_t n)
 	size_t ci, i;
 	for (ci = 0; ci < n; ci++) {
 		ks_env env = KS_ENV_INIT;
-		uint64_t total = 0, cnt;
+		uint64_t total = 0, cnt, bytes;
 		int64_t v;
 		int rc = 0;
 		if ((rc = ks_problem_env(&env, p, &cases[ci])) < 0)
@@ -404,12 +405,18 @@ static int check_cases(const ks_problem *p, ks_case *cases, size_t n)
 				ks_error_wrap(rc, "case %s", cases[ci].label);
 				break;
 			}
-			total += cnt * ks_dtype_size(a->dtype);
+			if (__builtin_mul_overflow(cnt, (uint64_t)ks_dtype_size(a->dtype), &bytes) ||
+			    __builtin_add_overflow(total, bytes, &total)) {
+				rc = ks_error_set(KS_ELIMIT, "case %s, arg %s: %llu elements of %s: the byte "
+						  "count overflows 64 bits", cases[ci].label, a->name,
+						  (unsigned long long)cnt, ks_dtype_name(a->dtype));
+				break;
+			}
 		}
-		if (rc == 0 && total > MAX_CASE_BYTES)
+		if (rc == 0 && total > KS_PROBLEM_MAX_CASE_BYTES)
 			rc = ks_error_set(KS_ELIMIT, "case %s needs %llu bytes of tensors (limit %llu)",
 					  cases[ci].label, (unsigned long long)total,
-					  (unsigned long long)MAX_CASE_BYTES);
+					  (unsigned long long)KS_PROBLEM_MAX_CASE_BYTES);
 		if (rc == 0 && p->flops && (rc = ks_expr_eval(&v, p->flops, &env)) < 0)
 			ks_error_wrap(rc, "case %s, flops", cases[ci].label);
 		if (rc == 0 && p->bytes && (rc = ks_expr_eval(&v, p->bytes, &env)) < 0)
@@ -447,7 +454,7 @@ static int load_spec(ks_problem *p, const cJSON *j)
 		return ks_error_set(KS_EINVALID, "\"name\" is \"%s\" but the folder is \"%s\"", s, p->name);
 	if (ks_json_str(&s, j, "description", 0) == 0)
 		p->description = ks_strdup(s);
-	if (ks_json_int(&diff, j, "difficulty", 0) < 0)
+	if (ks_json_int_in(&diff, j, "difficulty", 0, INT32_MIN, INT32_MAX) < 0)
 		return KS_EINVALID;
 	p->difficulty = (int)diff;
 

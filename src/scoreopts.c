@@ -2,8 +2,9 @@
 #include "errors.h"
 #include "fsutil.h"
 #include "mem.h"
+#include "plan.h"
 
-#include <errno.h>
+#include <ctype.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,32 +22,142 @@ void ks_scoreopts_init(ks_scoreopts *o)
 	o->kernel_timeout = 10;
 	o->compile_timeout = 60;
 	o->compile_memory = 8192;
+	o->max_scratch = KS_PLAN_DEFAULT_MAX_SCRATCH;
 	o->jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (o->jobs < 1)
 		o->jobs = 1;
 }
 
+/* An unsigned integer of digits only (no sign, no spaces: strtoull would take "-1" as 2^64-1),
+ * decimal or, where hex is set, 0x-hexadecimal; at most max. Returns 0 or -1. */
+static int parse_u64(uint64_t *out, const char *s, uint64_t max, int hex)
+{
+	uint64_t v = 0;
+	size_t n = 0;
+	int base = 10;
+	if (hex && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	for (; *s; s++, n++) {
+		int d;
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (base == 16 && isxdigit((unsigned char)*s))
+			d = tolower((unsigned char)*s) - 'a' + 10;
+		else
+			return -1;
+		if (__builtin_mul_overflow(v, (uint64_t)base, &v) || __builtin_add_overflow(v, (uint64_t)d, &v))
+			return -1;
+	}
+	if (n == 0 || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* -k: comma-separated k values; every item a number from 1 to 100000, none empty, none twice. */
 static int parse_ks(ks_scoreopts *o, const char *s)
 {
-	char *dup = ks_strdup(s), *tok, *save = NULL;
-	int rc = 0;
-	o->nks = 0;
-	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *end;
-		long v = strtol(tok, &end, 10);
-		if (*end || v < 1 || v > 100000 || o->nks == 32) {
-			rc = -1;
+	int ks[32];
+	size_t n = 0, i;
+	for (;;) {
+		const char *end = strchr(s, ',');
+		size_t len = end ? (size_t)(end - s) : strlen(s);
+		char item[16] = "";
+		uint64_t v = 0;
+		if (len == 0)
+			return ks_error_set(KS_EINVALID, "-k has an empty item: give a list of positive "
+					    "integers like 1,5,10");
+		if (len < sizeof(item))
+			memcpy(item, s, len);
+		if (len >= sizeof(item) || parse_u64(&v, item, 100000, 0) < 0 || v < 1)
+			return ks_error_set(KS_EINVALID, "-k: \"%.*s\" is not an integer from 1 to 100000",
+					    (int)(len > 20 ? 20 : len), s);
+		for (i = 0; i < n; i++)
+			if (ks[i] == (int)v)
+				return ks_error_set(KS_EINVALID, "-k lists %d twice", ks[i]);
+		if (n == sizeof(ks) / sizeof(ks[0]))
+			return ks_error_set(KS_EINVALID, "-k takes at most %zu values", n);
+		ks[n++] = (int)v;
+		if (!end)
 			break;
-		}
-		o->ks[o->nks++] = (int)v;
+		s = end + 1;
 	}
-	ks_free(dup);
-	return rc == 0 && o->nks ? 0 : -1;
+	memcpy(o->ks, ks, n * sizeof(ks[0]));
+	o->nks = n;
+	return 0;
+}
+
+/* The real architectures NVRTC has ever targeted (CUBIN); which of them a given NVRTC supports is
+ * its own business (CUDA 13 dropped everything below sm_75), reported as a compile error. */
+static const int known_sm[] = { 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 88, 89, 90, 100, 101,
+				103, 110, 120, 121 };
+
+/* sm_<major><minor> from known_sm, with an optional `a` (arch-specific, sm_90 and later) or `f`
+ * (family, sm_100 and later) suffix. Anything else ("sm_1", "sm_90a;rm", "compute_90") is a usage
+ * error here rather than a compile error charged to every kernel later. */
+static int check_arch(const char *arch)
+{
+	const char *p;
+	uint64_t v = 0;
+	char digits[8];
+	size_t n = 0, i;
+	if (strncmp(arch, "sm_", 3) != 0)
+		goto bad;
+	p = arch + 3;
+	while (p[n] >= '0' && p[n] <= '9' && n < sizeof(digits) - 1) {
+		digits[n] = p[n];
+		n++;
+	}
+	digits[n] = '\0';
+	if (n < 2 || n > 3 || digits[0] == '0' || parse_u64(&v, digits, 999, 0) < 0)
+		goto bad;
+	p += n;
+	if (*p && (p[1] || (*p != 'a' && *p != 'f') || (*p == 'a' && v < 90) || (*p == 'f' && v < 100)))
+		goto bad;
+	for (i = 0; i < sizeof(known_sm) / sizeof(known_sm[0]); i++)
+		if ((uint64_t)known_sm[i] == v)
+			return 0;
+bad:
+	return ks_error_set(KS_EINVALID, "--arch \"%.40s\" is not a GPU architecture: give a real one, "
+			    "sm_<major><minor> with an optional a or f suffix (sm_80, sm_89, sm_90a, sm_100a, "
+			    "sm_120f; CUBIN, never PTX)", arch);
+}
+
+/* BYTES with an optional K, M, G or T suffix (powers of 1024, "KiB" etc. accepted too). */
+static int parse_bytes(uint64_t *out, const char *s, uint64_t max)
+{
+	char num[24];
+	size_t n = strspn(s, "0123456789"), shift = 0;
+	const char *suf = s + n;
+	uint64_t v;
+	if (n == 0 || n >= sizeof(num))
+		return -1;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	if (*suf) {
+		const char *units = "KMGT", *u = strchr(units, toupper((unsigned char)*suf));
+		if (!u)
+			return -1;
+		shift = 10 * (size_t)(u - units + 1);
+		suf++;
+		if (*suf && strcmp(suf, "iB") && strcmp(suf, "B"))
+			return -1;
+	}
+	if (parse_u64(&v, num, UINT64_MAX, 0) < 0 || (shift && v > (UINT64_MAX >> shift)))
+		return -1;
+	v <<= shift;
+	if (v > max)
+		return -1;
+	*out = v;
+	return 0;
 }
 
 int ks_scoreopts_parse(ks_scoreopts *o, int code, const char *arg)
 {
 	char *end = NULL;
+	uint64_t u;
 	double v;
 	switch (code) {
 	case 'r':
@@ -57,7 +168,7 @@ int ks_scoreopts_parse(ks_scoreopts *o, int code, const char *arg)
 		return 1;
 	case 'k':
 		if (parse_ks(o, arg) < 0)
-			return ks_error_set(KS_EINVALID, "-k needs a list of positive integers like 1,5,10");
+			return KS_EINVALID;
 		return 1;
 	case KS_SO_COMPILE_ONLY:
 		o->compile_only = 1;
@@ -66,28 +177,30 @@ int ks_scoreopts_parse(ks_scoreopts *o, int code, const char *arg)
 		o->require_gpu = 1;
 		return 1;
 	case KS_SO_ARCH:
-		if (strncmp(arg, "sm_", 3))
-			return ks_error_set(KS_EINVALID, "--arch takes a real architecture like sm_90a "
-					    "(CUBIN, not PTX)");
+		if (check_arch(arg) < 0)
+			return KS_EINVALID;
 		o->arch = arg;
 		return 1;
 	case KS_SO_DEVICE:
-		errno = 0;
-		o->device = (int)strtol(arg, &end, 10);
-		if (*end || !*arg || errno || o->device < 0)
-			return ks_error_set(KS_EINVALID, "--device takes a device ordinal");
+		if (parse_u64(&u, arg, 1023, 0) < 0)
+			return ks_error_set(KS_EINVALID, "--device takes a device ordinal from 0 to 1023");
+		o->device = (int)u;
 		return 1;
 	case KS_SO_SEED:
-		errno = 0;
-		o->seed = strtoull(arg, &end, 0);
-		if (*end || !*arg || errno)
-			return ks_error_set(KS_EINVALID, "--seed takes an integer");
+		if (parse_u64(&o->seed, arg, UINT64_MAX, 1) < 0)
+			return ks_error_set(KS_EINVALID, "--seed takes an integer from 0 to 2^64-1 (decimal or "
+					    "0x-hexadecimal)");
 		o->seed_given = 1;
 		return 1;
 	case 'j':
-		o->jobs = (int)strtol(arg, &end, 10);
-		if (*end || o->jobs < 1 || o->jobs > 256)
+		if (parse_u64(&u, arg, 256, 0) < 0 || u < 1)
 			return ks_error_set(KS_EINVALID, "--jobs takes a number from 1 to 256");
+		o->jobs = (int)u;
+		return 1;
+	case KS_SO_MAX_SCRATCH:
+		if (parse_bytes(&o->max_scratch, arg, KS_SCOREOPTS_MAX_SCRATCH_CAP) < 0 || o->max_scratch < 1)
+			return ks_error_set(KS_EINVALID, "--max-scratch takes bytes from 1 to 1T, with an "
+					    "optional K, M, G or T suffix (powers of 1024)");
 		return 1;
 	case KS_SO_CACHE_DIR:
 		o->cache_dir = arg;
@@ -107,9 +220,9 @@ int ks_scoreopts_parse(ks_scoreopts *o, int code, const char *arg)
 			o->compile_timeout = v;
 		return 1;
 	case KS_SO_COMPILE_MEMORY:
-		o->compile_memory = (size_t)strtoul(arg, &end, 10);
-		if (*end || o->compile_memory < 256)
-			return ks_error_set(KS_EINVALID, "--compile-memory takes MiB (at least 256)");
+		if (parse_u64(&u, arg, 1u << 20, 0) < 0 || u < 256)
+			return ks_error_set(KS_EINVALID, "--compile-memory takes MiB from 256 to 1048576");
+		o->compile_memory = (size_t)u;
 		return 1;
 	case KS_SO_NO_TIMING:
 		o->no_timing = 1;
@@ -195,6 +308,8 @@ void ks_scoreopts_usage(FILE *f)
 	      "      --kernel-timeout SEC  a kernel run longer than this is killed (default: 10)\n"
 	      "      --compile-timeout SEC a compile longer than this is killed (default: 60)\n"
 	      "      --compile-memory MIB  address-space limit of a compile (default: 8192)\n"
+	      "      --max-scratch BYTES   scratch memory one launch plan may ask for, all its buffers\n"
+	      "                            together; K, M, G, T suffixes (default: 4G)\n"
 	      "      --no-timing           check correctness only: no timing, no speedups\n"
 	      "      --config FILE         timing and roofline settings (default: scoring/scoring.json)\n"
 	      "      --recalibrate         measure the GPU's ceilings again instead of using the cache\n"
@@ -260,6 +375,7 @@ void ks_scoreopts_pipeline(ks_pipeline_options *po, const ks_scoreopts *o, const
 	po->kernel_timeout_s = o->kernel_timeout;
 	po->compile_timeout_s = o->compile_timeout;
 	po->compile_memory_mb = o->compile_memory;
+	po->max_scratch_bytes = o->max_scratch;
 	po->seed = o->seed;
 	po->ks = o->ks;
 	po->nks = o->nks;

@@ -563,6 +563,99 @@ static void test_make_install_places_man_page_and_docs(void)
 	KT_ASSERT(!there("stage/usr/share/kscore"));
 }
 
+/* Bad option values are usage errors (64) with the option named, before anything is compiled. */
+static void test_bad_option_values_are_usage_errors(void)
+{
+	KT_EQ_INT(score("--compile-only --arch sm_1 x.json"), 64);
+	KT_CONTAINS(g_err, "--arch \"sm_1\" is not a GPU architecture");
+	KT_EQ_INT(score("--compile-only --arch 'sm_90a;rm' x.json"), 64);
+	KT_CONTAINS(g_err, "is not a GPU architecture");
+	KT_EQ_INT(score("--compile-only --seed -1 x.json"), 64);
+	KT_CONTAINS(g_err, "--seed takes an integer");
+	KT_EQ_INT(score("--compile-only --seed 18446744073709551616 x.json"), 64);
+	KT_EQ_INT(score("--compile-only -k 1,,5 x.json"), 64);
+	KT_CONTAINS(g_err, "-k has an empty item");
+	KT_EQ_INT(score("--compile-only -k 5,5 x.json"), 64);
+	KT_CONTAINS(g_err, "-k lists 5 twice");
+	KT_EQ_INT(score("--compile-only --max-scratch 0 x.json"), 64);
+	KT_CONTAINS(g_err, "--max-scratch");
+	KT_EQ_INT(score("batch --compile-only --arch sm_1 m.json"), 64);
+	KT_CONTAINS(g_err, "is not a GPU architecture");
+}
+
+/* Launch plans that used to hang the scorer, reach undefined behaviour or pass a wrong parameter
+ * list as compiled (tests/fixtures/cli/bounds.json): each entry gets its own verdict, quickly. */
+static void test_hostile_plans_and_signatures_in_compile_only_mode(void)
+{
+	char args[8192];
+	char *t;
+	cJSON *j = NULL;
+	const cJSON *k;
+	snprintf(args, sizeof(args), "--compile-only --seed 7 --max-scratch 1M --refs tests/fixtures/problems "
+		 "--out '%s/res' tests/fixtures/cli/bounds.json", kt_tmpdir());
+	KT_EQ_INT(score(args), 1);
+	t = slurp("res/score.json");
+	KT_EQ_INT(ks_json_parse(&j, t, strlen(t), 64, "score.json"), 0);
+	KT_EQ_STR(cJSON_GetObjectItem(j, "seed")->valuestring, "7");
+	k = cJSON_GetObjectItem(j, "kernels");
+	KT_EQ_INT(cJSON_GetArraySize(k), 4);
+	/* a kernel whose parameters do not match its plan: compiled, but it could never be launched */
+	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 0), "reason")->valuestring, "launch_error");
+	KT_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 0), "compiled")));
+	KT_CONTAINS(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 0), "detail")->valuestring,
+		    "kernel vadd takes 3 parameters (8, 8, 4 bytes) but the launch plan passes 4 (8, 8, 8, 4 bytes)");
+	/* 1 ** (2^63 - 1) in the grid */
+	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 1), "reason")->valuestring, "not_run");
+	KT_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 1), "compiled")));
+	/* 1e40 in the grid */
+	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 2), "reason")->valuestring, "bad_launch");
+	KT_CONTAINS(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 2), "detail")->valuestring, "1e+40 is not an integer");
+	/* 2 MiB of scratch under --max-scratch 1M */
+	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 3), "reason")->valuestring, "bad_launch");
+	KT_CONTAINS(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 3), "detail")->valuestring,
+		    "limit of 1048576 bytes (--max-scratch)");
+	cJSON_Delete(j);
+	ks_free(t);
+	/* the default limit lets the same plan through */
+	snprintf(args, sizeof(args), "--compile-only --refs tests/fixtures/problems --out '%s/res' "
+		 "tests/fixtures/cli/bounds.json", kt_tmpdir());
+	KT_EQ_INT(score(args), 1);
+	t = slurp("res/score.json");
+	KT_EQ_INT(ks_json_parse(&j, t, strlen(t), 64, "score.json"), 0);
+	k = cJSON_GetObjectItem(j, "kernels");
+	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 3), "reason")->valuestring, "not_run");
+	cJSON_Delete(j);
+	ks_free(t);
+}
+
+/* check-refs refuses a spec whose byte count wraps (2^62 f32 elements used to count as 0 bytes). */
+static void test_check_refs_refuses_sizes_that_wrap(void)
+{
+	char args[8192], dir[4400], path[4500], spec[2048];
+	int n;
+	snprintf(dir, sizeof(dir), "%s/refs/s/wrap", kt_tmpdir());
+	KT_EQ_INT(ks_fs_mkdir_p(dir, 0755), 0);
+	n = snprintf(spec, sizeof(spec), "{\"name\": \"wrap\", \"dims\": [\"n\"], \"args\": [{\"name\": \"y\", "
+		     "\"type\": \"f32*\", \"role\": \"out\", \"shape\": [\"n\"]}, {\"name\": \"n\", \"type\": "
+		     "\"i32\", \"value\": \"1\"}], \"launch\": {\"kernel\": \"k\", \"grid\": [1], \"block\": [32]}, "
+		     "\"tolerance\": {\"atol\": 0, \"rtol\": 0}, \"bytes\": \"4\", \"cases\": {\"correctness\": "
+		     "[{\"n\": 4}], \"perf\": [{\"n\": \"1 << 62\"}]}}");
+	snprintf(path, sizeof(path), "%s/problem.json", dir);
+	KT_EQ_INT(ks_fs_write_atomic(path, spec, (size_t)n), 0);
+	snprintf(path, sizeof(path), "%s/golden.cu", dir);
+	{
+		static const char golden[] = "extern \"C\" __global__ void k(float *y, int n) {}\n";
+		KT_EQ_INT(ks_fs_write_atomic(path, golden, strlen(golden)), 0);
+	}
+	snprintf(path, sizeof(path), "%s/instruction.md", dir);
+	KT_EQ_INT(ks_fs_write_atomic(path, "x\n", 2), 0);
+	snprintf(args, sizeof(args), "check-refs --compile-only --refs '%s/refs'", kt_tmpdir());
+	KT_EQ_INT(score(args), 1);
+	KT_CONTAINS(g_out, "1 problems, 0 passed, 1 failed");
+	KT_CONTAINS(g_out, "wrap/problem.json: case n=1 << 62, arg y: 4611686018427387904 elements of f32: "
+		    "the byte count overflows 64 bits");
+}
+
 static const kt_test tests[] = {
 	KT(test_problems_listing_and_prompt_export), KT(test_every_shipped_problem_loads_and_its_golden_compiles),
 	KT(test_help_version_and_usage_errors), KT(test_compile_only_writes_results),
@@ -572,6 +665,8 @@ static const kt_test tests[] = {
 	KT(test_out_folder_that_is_not_kscores_is_refused), KT(test_out_folder_holding_the_submission_is_refused),
 	KT(test_default_folder_that_is_not_kscores_is_refused), KT(test_kscore_folders_are_marked_and_replaced_whole),
 	KT(test_batch_results_folder_rule), KT(test_baseline_out_replaces_only_a_baseline),
-	KT(test_man_page_matches_help), KT(test_make_install_places_man_page_and_docs), { 0 }
+	KT(test_man_page_matches_help), KT(test_make_install_places_man_page_and_docs),
+	KT(test_bad_option_values_are_usage_errors), KT(test_hostile_plans_and_signatures_in_compile_only_mode),
+	KT(test_check_refs_refuses_sizes_that_wrap), { 0 }
 };
 KT_MAIN("cli", tests)

@@ -1,6 +1,7 @@
 #include "ktest.h"
 #include "expr.h"
 #include "errors.h"
+#include "mem.h"
 
 static int64_t ev(const char *s)
 {
@@ -93,6 +94,84 @@ static void test_depth_and_length_limits(void)
 	KT_CONTAINS(ks_error_msg(), "nested too deeply");
 }
 
+/* A power costs the same whatever its exponent: 1 ** (2^63 - 1) used to loop 2^63 times. A hang
+ * here is caught by ktest's per-test time limit; the test itself checks the values. */
+static void test_power_is_exact_and_bounded(void)
+{
+	KT_EQ_INT(ev("1 ** 9223372036854775807"), 1);
+	KT_EQ_INT(ev("1 ** 1000000000"), 1);
+	KT_EQ_INT(ev("0 ** 9223372036854775807"), 0);
+	KT_EQ_INT(ev("0 ** 0"), 1);
+	KT_EQ_INT(ev("n ** 0"), 1);
+	KT_EQ_INT(ev("(-1) ** 9223372036854775807"), -1);
+	KT_EQ_INT(ev("(-1) ** 9223372036854775806"), 1);
+	KT_EQ_INT(ev("(0 - 1) ** 1000000001"), -1);
+	KT_EQ_INT(ev("2 ** 62"), 4611686018427387904LL);
+	KT_EQ_INT(ev("(-2) ** 63"), INT64_MIN);
+	KT_EQ_INT(ev("3 ** 39"), 4052555153018976267LL);
+	KT_EQ_INT(ev("2 ** 3 ** 2"), 512); /* right-associative */
+	KT_CONTAINS(err("2 ** 63"), "overflow");
+	KT_CONTAINS(err("3 ** 40"), "overflow");
+	KT_CONTAINS(err("2 ** 9223372036854775807"), "overflow");
+	KT_CONTAINS(err("(-2) ** 9223372036854775807"), "overflow");
+	KT_CONTAINS(err("n ** n"), "overflow");
+	KT_CONTAINS(err("1 ** -1"), "negative exponent");
+}
+
+/* Huge or deep expressions are refused before they cost anything. */
+static void test_size_limits(void)
+{
+	ks_env env = KS_ENV_INIT;
+	char *s = ks_calloc(KS_EXPR_MAX_LEN + 8, 1);
+	int64_t v;
+	size_t i;
+	/* 1+1+...+1 within the length cap but over the node cap */
+	for (i = 0; i + 2 < KS_EXPR_MAX_LEN; i += 2)
+		memcpy(s + i, "1+", 2);
+	s[i] = '1';
+	KT_ASSERT(ks_expr_eval(&v, s, &env) < 0);
+	KT_CONTAINS(ks_error_msg(), "too many terms");
+	KT_ASSERT(ks_expr_check(s, NULL, 0) < 0);
+	KT_CONTAINS(ks_error_msg(), "too many terms");
+	/* one character over the length cap */
+	memset(s, ' ', KS_EXPR_MAX_LEN + 1);
+	s[0] = '1';
+	s[KS_EXPR_MAX_LEN + 1] = '\0';
+	KT_ASSERT(ks_expr_eval(&v, s, &env) < 0);
+	KT_CONTAINS(ks_error_msg(), "longer than");
+	/* exactly at the cap is fine */
+	s[KS_EXPR_MAX_LEN] = '\0';
+	KT_EQ_INT(ks_expr_eval(&v, s, &env), 0);
+	KT_EQ_INT(v, 1);
+	/* a chain of powers nests through the exponent */
+	s[0] = '\0';
+	for (i = 0; i < 100; i++)
+		strcat(s, "1**");
+	strcat(s, "1");
+	KT_ASSERT(ks_expr_eval(&v, s, &env) < 0);
+	KT_CONTAINS(ks_error_msg(), "nested too deeply");
+	/* so do unary signs and calls */
+	s[0] = '\0';
+	for (i = 0; i < 100; i++)
+		strcat(s, "-");
+	strcat(s, "1");
+	KT_ASSERT(ks_expr_eval(&v, s, &env) < 0);
+	KT_CONTAINS(ks_error_msg(), "nested too deeply");
+	s[0] = '\0';
+	for (i = 0; i < 100; i++)
+		strcat(s, "abs(");
+	strcat(s, "1");
+	for (i = 0; i < 100; i++)
+		strcat(s, ")");
+	KT_ASSERT(ks_expr_eval(&v, s, &env) < 0);
+	KT_CONTAINS(ks_error_msg(), "nested too deeply");
+	/* a call with no argument does not read one */
+	KT_ASSERT(ks_expr_eval(&v, "log2()", &env) < 0);
+	KT_CONTAINS(ks_error_msg(), "log2 takes 1 argument");
+	ks_free(s);
+	ks_env_free(&env);
+}
+
 static void test_check_mode(void)
 {
 	const char *names[] = { "rows", "cols" };
@@ -119,6 +198,7 @@ static void test_env_replace(void)
 
 static const kt_test tests[] = {
 	KT(test_arithmetic_and_precedence), KT(test_functions), KT(test_errors_name_the_problem),
-	KT(test_depth_and_length_limits), KT(test_check_mode), KT(test_env_replace), { 0 }
+	KT(test_depth_and_length_limits), KT(test_power_is_exact_and_bounded), KT(test_size_limits),
+	KT(test_check_mode), KT(test_env_replace), { 0 }
 };
 KT_MAIN("expr", tests)

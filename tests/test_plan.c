@@ -1,5 +1,6 @@
 #include "ktest.h"
 #include "errors.h"
+#include "fsutil.h"
 #include "launch.h"
 #include "mem.h"
 #include "plan.h"
@@ -155,8 +156,186 @@ static void test_launch_parse_errors(void)
 	ks_launch_clear(&l);
 }
 
+/* Builds the vadd plan for n = dim with the given launch plan and limits; returns the plan's
+ * status (0 or the error code). */
+static int build_with(const char *launch_json, const char *dim, const ks_plan_limits *lim, ks_plan *plan)
+{
+	ks_problem_set *s = load();
+	const ks_problem *p = ks_problem_set_find(s, "vadd");
+	ks_launch l;
+	ks_env env = KS_ENV_INIT;
+	ks_case c = p->correctness[0];
+	char *dims[1] = { (char *)dim };
+	int rc;
+	c.dims = dims;
+	KT_EQ_INT(ks_launch_parse_text(&l, launch_json, "test"), 0);
+	KT_EQ_INT(ks_problem_check_launch(p, &l, "test"), 0);
+	KT_EQ_INT(ks_problem_env(&env, p, &c), 0);
+	rc = ks_plan_build(plan, p, &l, &c, &env, 1, 0, lim);
+	ks_launch_clear(&l);
+	ks_env_free(&env);
+	ks_problem_set_free(s);
+	return rc;
+}
+
+/* Expressions in a plan finish whatever their values: 1 ** (2^63-1) used to hang the scorer. */
+static void test_plan_expressions_are_bounded(void)
+{
+	ks_plan plan;
+	KT_EQ_INT(build_with("{\"kernel\": \"vadd\", \"grid\": [\"1 ** 9223372036854775807\"], "
+			     "\"block\": [\"(0 - 1) ** 9223372036854775806 * 32\"], \"args\": [\"a\", \"b\", "
+			     "\"c\", {\"i32\": \"0 ** 9223372036854775807\"}]}", "8", NULL, &plan), 0);
+	KT_EQ_INT(plan.kernels[0].grid[0], 1);
+	KT_EQ_INT(plan.kernels[0].block[0], 32);
+	KT_EQ_INT(plan.kernels[0].params[3].i, 0);
+	ks_plan_clear(&plan);
+	KT_CONTAINS(plan_err("{\"kernel\": \"vadd\", \"grid\": [\"2 ** 9223372036854775807\"], \"block\": [32]}",
+			     "8"), "integer overflow");
+}
+
+/* Scratch sizes are checked before anything reaches a worker: 2^60 bytes are refused with the
+ * limit named, and the limit is the caller's (--max-scratch). */
+static void test_scratch_limit(void)
+{
+	ks_plan_limits lim = KS_PLAN_LIMITS_INIT;
+	ks_plan plan;
+	const char *m;
+	m = plan_err("{\"kernel\": \"vadd\", \"grid\": [1], \"block\": [32], \"scratch\": "
+		     "[{\"name\": \"s\", \"dtype\": \"f64\", \"count\": \"1 << 57\"}]}", "8");
+	KT_CONTAINS(m, "scratch s: 144115188075855872 elements of f64");
+	KT_CONTAINS(m, "limit of 4294967296 bytes (--max-scratch)");
+	/* 2^61 elements of f64 is 2^64 bytes: the product wraps to 0 without a checked multiply */
+	KT_CONTAINS(plan_err("{\"kernel\": \"vadd\", \"grid\": [1], \"block\": [32], \"scratch\": "
+			     "[{\"name\": \"s\", \"dtype\": \"f64\", \"count\": \"1 << 61\"}]}", "8"),
+		    "scratch s");
+	lim.max_scratch_bytes = 1024;
+	KT_EQ_INT(build_with("{\"kernel\": \"vadd\", \"grid\": [1], \"block\": [32], \"scratch\": "
+			     "[{\"name\": \"s\", \"dtype\": \"f32\", \"count\": 200}, {\"name\": \"t\", "
+			     "\"dtype\": \"u8\", \"count\": 224}]}", "8", &lim, &plan), 0);
+	KT_EQ_INT(plan.bufs[3].bytes + plan.bufs[4].bytes, 1024);
+	ks_plan_clear(&plan);
+	KT_EQ_INT(build_with("{\"kernel\": \"vadd\", \"grid\": [1], \"block\": [32], \"scratch\": "
+			     "[{\"name\": \"s\", \"dtype\": \"f32\", \"count\": 200}, {\"name\": \"t\", "
+			     "\"dtype\": \"u8\", \"count\": 225}]}", "8", &lim, &plan), KS_ELIMIT);
+	KT_CONTAINS(ks_error_msg(), "scratch t: 225 elements of u8");
+	KT_CONTAINS(ks_error_msg(), "limit of 1024 bytes");
+}
+
+/* A tensor size that changes with the device (sm_count) is checked again when the plan is built:
+ * 2^62 + 8 elements of f32 wrap the byte count to 32 bytes. */
+static void test_tensor_sizes_are_checked_at_build_time(void)
+{
+	char root[4200], dir[4300], path[4400];
+	ks_problem_set *s = NULL;
+	const ks_problem *p;
+	ks_env env = KS_ENV_INIT;
+	ks_plan plan;
+	FILE *f;
+	snprintf(root, sizeof(root), "%s/refs", kt_tmpdir());
+	snprintf(dir, sizeof(dir), "%s/s/dev", root);
+	KT_EQ_INT(ks_fs_mkdir_p(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/problem.json", dir);
+	f = fopen(path, "w");
+	fputs("{\"name\": \"dev\", \"dims\": [\"n\"], \"args\": [{\"name\": \"y\", \"type\": \"f32*\", "
+	      "\"role\": \"out\", \"shape\": [\"(sm_count - 132) * (1 << 62) + n\"]}], \"launch\": "
+	      "{\"kernel\": \"k\", \"grid\": [1], \"block\": [32]}, \"tolerance\": {\"atol\": 0, \"rtol\": 0}, "
+	      "\"bytes\": \"4\", \"cases\": {\"correctness\": [{\"n\": 8}]}}", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/golden.cu", dir);
+	KT_EQ_INT(ks_fs_write_atomic(path, "x", 1), 0);
+	snprintf(path, sizeof(path), "%s/instruction.md", dir);
+	KT_EQ_INT(ks_fs_write_atomic(path, "x", 1), 0);
+	KT_EQ_INT(ks_problem_set_load(&s, root, NULL), 0);
+	KT_EQ_INT(s->nerrors, 0);
+	p = ks_problem_set_find(s, "dev");
+	ks_problem_set_sm_count(s, 133);
+	KT_EQ_INT(ks_problem_env(&env, p, &p->correctness[0]), 0);
+	KT_EQ_INT(ks_plan_build(&plan, p, &p->launch, &p->correctness[0], &env, 1, 0, NULL), KS_ELIMIT);
+	KT_CONTAINS(ks_error_msg(), "tensor y: 4611686018427387912 elements of f32");
+	ks_env_free(&env);
+	ks_problem_set_free(s);
+}
+
+/* Numbers a plan holds are range-checked before any conversion to an integer type. */
+static void test_numbers_out_of_range(void)
+{
+	ks_launch l;
+	KT_ASSERT(ks_launch_parse_text(&l, "{\"kernel\": \"k\", \"grid\": [1e40], \"block\": [1]}", "e1") < 0);
+	KT_CONTAINS(ks_error_msg(), "e1, kernel k: grid (write larger values as an expression string): "
+		    "1e+40 is not an integer");
+	KT_ASSERT(ks_launch_parse_text(&l, "{\"kernel\": \"k\", \"grid\": [1], \"block\": [-1e300]}", "e2") < 0);
+	KT_CONTAINS(ks_error_msg(), "is not an integer");
+	KT_ASSERT(ks_launch_parse_text(&l, "{\"kernel\": \"k\", \"grid\": [1], \"block\": [1], \"args\": "
+				       "[{\"i64\": 1e19}]}", "e3") < 0);
+	KT_CONTAINS(ks_error_msg(), "1e+19 is not an integer");
+	KT_ASSERT(ks_launch_parse_text(&l, "{\"kernel\": \"k\", \"grid\": [1], \"block\": [1], \"scratch\": "
+				       "[{\"name\": \"s\", \"dtype\": \"f32\", \"count\": 9.5}]}", "e4") < 0);
+	KT_CONTAINS(ks_error_msg(), "9.5 is not an integer");
+	/* exact integers up to 2^53 are fine */
+	KT_EQ_INT(ks_launch_parse_text(&l, "{\"kernel\": \"k\", \"grid\": [9007199254740992], \"block\": [1]}",
+				       "ok"), 0);
+	KT_EQ_STR(l.kernels[0].grid[0], "9007199254740992");
+	ks_launch_clear(&l);
+}
+
+/* The worker side parses plans strictly too: out-of-range numbers are errors, not casts. */
+static void test_plan_from_json_is_strict(void)
+{
+	static const char *bad[] = {
+		"{\"seed\": \"1\", \"poison\": 0, \"guard\": 1e40, \"bufs\": [], \"kernels\": []}",
+		"{\"seed\": \"1\", \"poison\": 0.5, \"guard\": 0, \"bufs\": [], \"kernels\": []}",
+		"{\"seed\": \"1\", \"poison\": 0, \"guard\": 0, \"bufs\": [{\"name\": \"x\", \"dtype\": 1e30, "
+		"\"count\": \"1\", \"role\": 0, \"scratch\": 0, \"fill\": 0, \"dist\": 0, \"a\": 0, \"b\": 1, "
+		"\"stream\": 0}], \"kernels\": []}",
+		"{\"seed\": \"1\", \"poison\": 0, \"guard\": 0, \"bufs\": [{\"name\": \"x\", \"dtype\": 0, "
+		"\"count\": \"1\", \"role\": 0, \"scratch\": 0, \"fill\": 0, \"dist\": 0, \"a\": 0, \"b\": 1, "
+		"\"stream\": -1e300}], \"kernels\": []}",
+		"{\"seed\": \"1\", \"poison\": 0, \"guard\": 0, \"bufs\": [], \"kernels\": [{\"func\": 1e20, "
+		"\"name\": \"k\", \"grid\": [1, 1, 1], \"block\": [1, 1, 1], \"shared\": 0, \"params\": []}]}",
+		"{\"seed\": \"1\", \"poison\": 0, \"guard\": 0, \"bufs\": [], \"kernels\": [{\"func\": 0, "
+		"\"name\": \"k\", \"grid\": [1, 1, 1], \"block\": [1, 1, 1], \"shared\": 1e10, \"params\": []}]}",
+		"{\"seed\": \"1\", \"poison\": 0, \"guard\": 0, \"bufs\": [], \"kernels\": [{\"func\": 0, "
+		"\"name\": \"k\", \"grid\": [1, 1, 1], \"block\": [1, 1, 1], \"shared\": 0, \"params\": "
+		"[{\"k\": 3, \"i\": \"99999999999999999999\"}]}]}",
+		"{\"seed\": \"1\", \"poison\": 0, \"guard\": 0, \"bufs\": [], \"kernels\": [{\"func\": 0, "
+		"\"name\": \"k\", \"grid\": [1, 1, 1], \"block\": [1, 1, 1], \"shared\": 0, \"params\": "
+		"[{\"k\": 1e40}]}]}",
+		"{\"seed\": \"1\", \"poison\": 0, \"guard\": 0, \"bufs\": [], \"kernels\": [{\"func\": 0, "
+		"\"name\": \"k\", \"grid\": [1, 1, 1], \"block\": [1, 1, 1], \"shared\": 0, \"params\": "
+		"[{\"k\": 0, \"buf\": 0}]}]}",
+		NULL
+	};
+	size_t i;
+	for (i = 0; bad[i]; i++) {
+		cJSON *j = cJSON_Parse(bad[i]);
+		ks_plan plan;
+		KT_ASSERT(j != NULL);
+		KT_ASSERT_MSG(ks_plan_from_json(&plan, j) < 0, "plan %zu was accepted", i);
+		cJSON_Delete(j);
+	}
+}
+
+/* A plan given as text is capped before it is parsed. */
+static void test_launch_text_is_capped(void)
+{
+	ks_launch l;
+	size_t n = KS_LAUNCH_MAX_TEXT + 100;
+	char *t = ks_calloc(n + 1, 1);
+	memset(t, ' ', n);
+	memcpy(t, "{\"kernel\": \"k\", \"grid\": [1], \"block\": [1]}", 42);
+	KT_ASSERT(ks_launch_parse_text(&l, t, "big") < 0);
+	KT_CONTAINS(ks_error_msg(), "big: longer than 65536 bytes");
+	t[KS_LAUNCH_MAX_TEXT] = '\0';
+	KT_EQ_INT(ks_launch_parse_text(&l, t, "fits"), 0);
+	ks_launch_clear(&l);
+	ks_free(t);
+}
+
 static const kt_test tests[] = {
 	KT(test_default_plan_resolves), KT(test_multi_kernel_plan_with_scratch_and_json_roundtrip),
-	KT(test_bad_geometry_and_values_are_named), KT(test_launch_parse_errors), { 0 }
+	KT(test_bad_geometry_and_values_are_named), KT(test_launch_parse_errors),
+	KT(test_plan_expressions_are_bounded), KT(test_scratch_limit),
+	KT(test_tensor_sizes_are_checked_at_build_time), KT(test_numbers_out_of_range),
+	KT(test_plan_from_json_is_strict), KT(test_launch_text_is_capped), { 0 }
 };
 KT_MAIN("plan", tests)

@@ -192,6 +192,48 @@ static void test_rejects_bad_specs(void)
 	KT_CONTAINS(load_err("n", "not json"), "invalid JSON");
 }
 
+/* Sizes are computed with checked arithmetic: a tensor of 2^62 f32 elements is 2^64 bytes, which
+ * used to wrap to 0 and pass every size check (and `score check-refs`). */
+static void test_sizes_that_wrap_are_refused(void)
+{
+	const char *m;
+	m = load_err("wrap", "{\"name\": \"wrap\", \"dims\": [\"n\"], \"args\": [ { \"name\": \"y\", "
+		     "\"type\": \"f32*\", \"role\": \"out\", \"shape\": [\"n\"] } ], \"launch\": "
+		     "{\"kernel\": \"k\", \"grid\": [1], \"block\": [32]}, \"tolerance\": {\"atol\": 0, "
+		     "\"rtol\": 0}, \"bytes\": \"4\", \"cases\": {\"correctness\": [{\"n\": 4}], "
+		     "\"perf\": [{\"n\": \"1 << 62\", \"label\": \"huge\"}]}}");
+	KT_CONTAINS(m, "wrap/problem.json");
+	KT_CONTAINS(m, "case huge, arg y");
+	KT_CONTAINS(m, "overflows");
+	/* two tensors of 2^63 bytes each: each product fits, their sum wraps */
+	m = load_err("wrap2", "{\"name\": \"wrap2\", \"dims\": [\"n\"], \"args\": [ { \"name\": \"x\", "
+		     "\"type\": \"u8*\", \"role\": \"in\", \"shape\": [\"n\", 2] }, { \"name\": \"y\", "
+		     "\"type\": \"u8*\", \"role\": \"out\", \"shape\": [\"n\", 2] } ], \"launch\": "
+		     "{\"kernel\": \"k\", \"grid\": [1], \"block\": [32]}, \"tolerance\": {\"atol\": 0, "
+		     "\"rtol\": 0}, \"bytes\": \"4\", \"cases\": {\"correctness\": [{\"n\": \"1 << 62\"}]}}");
+	KT_CONTAINS(m, "arg y");
+	KT_CONTAINS(m, "overflows");
+}
+
+/* JSON numbers that no integer type holds are refused, not cast (undefined behaviour). */
+static void test_numbers_too_large_for_integers_are_refused(void)
+{
+	KT_CONTAINS(load_err("big", "{\"name\": \"big\", \"dims\": [\"n\"], " GOOD_ARGS ", \"launch\": "
+			     "{\"kernel\": \"k\", \"grid\": [1e40], \"block\": [32]}, " GOOD_TAIL "}"),
+		    "1e+40 is not an integer");
+	KT_CONTAINS(load_err("big2", "{\"name\": \"big2\", \"dims\": [\"n\"], " GOOD_ARGS ", \"launch\": "
+			     "{\"kernel\": \"k\", \"grid\": [1], \"block\": [32]}, \"tolerance\": {\"atol\": 0, "
+			     "\"rtol\": 0}, \"bytes\": \"4*n\", \"cases\": {\"correctness\": [{\"n\": 1e40}]}}"),
+		    "dim n must be an integer");
+	KT_CONTAINS(load_err("big3", "{\"name\": \"big3\", \"difficulty\": 1e12, \"dims\": [\"n\"], " GOOD_ARGS
+			     ", \"launch\": {\"kernel\": \"k\", \"grid\": [1], \"block\": [32]}, " GOOD_TAIL "}"),
+		    "\"difficulty\" must be an integer from");
+	KT_CONTAINS(load_err("big4", "{\"name\": \"big4\", \"dims\": [\"n\"], \"let\": {\"q\": -1e300}, "
+			     GOOD_ARGS ", \"launch\": {\"kernel\": \"k\", \"grid\": [1], \"block\": [32]}, "
+			     GOOD_TAIL "}"),
+		    "let \"q\" must name an expression");
+}
+
 static void test_set_reports_bad_folders_and_keeps_good_ones(void)
 {
 	ks_problem_set *s = NULL;
@@ -210,6 +252,7 @@ static void test_set_reports_bad_folders_and_keeps_good_ones(void)
 static const kt_test tests[] = {
 	KT(test_loads_fixture_suite), KT(test_env_and_counts), KT(test_valid_minimal_spec),
 	KT(test_rejects_bad_specs), KT(test_set_reports_bad_folders_and_keeps_good_ones),
-	KT(test_sm_count_is_the_devices), { 0 }
+	KT(test_sm_count_is_the_devices), KT(test_sizes_that_wrap_are_refused),
+	KT(test_numbers_too_large_for_integers_are_refused), { 0 }
 };
 KT_MAIN("problem", tests)

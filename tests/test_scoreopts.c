@@ -111,6 +111,109 @@ static void test_bad_values_are_usage_errors(void)
 	}
 }
 
+/* One option with one value; returns ks_scoreopts_parse's result. */
+static int one(ks_scoreopts *o, const char *opt, const char *val)
+{
+	char *argv[] = { "x", (char *)opt, (char *)val, NULL };
+	return run(o, 3, argv);
+}
+
+/* --arch is checked when it is given: a typo used to become a compile error on every kernel. */
+static void test_arch_must_be_a_real_architecture(void)
+{
+	static const char *good[] = { "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100a",
+				      "sm_100f", "sm_103a", "sm_110f", "sm_120", "sm_120a", "sm_121f", NULL };
+	static const char *bad[] = { "sm_1", "sm_90a;rm", "sm_90b", "sm_89a", "sm_90f", "sm_", "sm_9",
+				     "sm_999", "sm_090", "sm_91", "sm_90aa", "sm_90 ", " sm_90", "compute_90",
+				     "lto_90", "SM_90", "", "sm_80a", NULL };
+	ks_scoreopts o;
+	size_t i;
+	for (i = 0; good[i]; i++) {
+		KT_ASSERT_MSG(one(&o, "--arch", good[i]) == 1, "--arch %s refused: %s", good[i], ks_error_msg());
+		KT_EQ_STR(o.arch, good[i]);
+	}
+	for (i = 0; bad[i]; i++) {
+		KT_ASSERT_MSG(one(&o, "--arch", bad[i]) == KS_EINVALID, "--arch \"%s\" accepted", bad[i]);
+		KT_CONTAINS(ks_error_msg(), "is not a GPU architecture");
+	}
+}
+
+/* Numbers are digits only, range-checked: -1 used to wrap to 2^64-1. */
+static void test_numbers_are_strict(void)
+{
+	static const struct {
+		const char *opt, *val;
+	} bad[] = {
+		{ "--seed", "-1" }, { "--seed", "18446744073709551616" }, { "--seed", "" }, { "--seed", " 5" },
+		{ "--seed", "+5" }, { "--seed", "5x" }, { "--seed", "0x" }, { "--seed", "1e3" },
+		{ "--device", "4294967296" }, { "--device", "+1" }, { "-j", "4294967297" }, { "-j", "-1" },
+		{ "--compile-memory", "-1" }, { "--compile-memory", "18446744073709551615" },
+		{ "--max-scratch", "0" }, { "--max-scratch", "-1" }, { "--max-scratch", "2T" },
+		{ "--max-scratch", "1Q" }, { "--max-scratch", "G" }, { "--max-scratch", "16777216T" },
+		{ NULL, NULL }
+	};
+	ks_scoreopts o;
+	size_t i;
+	for (i = 0; bad[i].opt; i++)
+		KT_ASSERT_MSG(one(&o, bad[i].opt, bad[i].val) == KS_EINVALID, "%s \"%s\" accepted", bad[i].opt,
+			      bad[i].val);
+	KT_EQ_INT(one(&o, "--seed", "18446744073709551615"), 1);
+	KT_ASSERT(o.seed == UINT64_MAX);
+	KT_EQ_INT(one(&o, "--seed", "0xFFFFFFFFFFFFFFFF"), 1);
+	KT_ASSERT(o.seed == UINT64_MAX);
+	KT_EQ_INT(one(&o, "--seed", "010"), 1);
+	KT_EQ_INT(o.seed, 10); /* decimal, not octal */
+	KT_EQ_INT(one(&o, "--seed", "-1"), KS_EINVALID);
+	KT_CONTAINS(ks_error_msg(), "--seed takes an integer from 0 to 2^64-1");
+	KT_EQ_INT(one(&o, "--device", "3"), 1);
+	KT_EQ_INT(o.device, 3);
+}
+
+/* -k: every item a positive integer, none empty, none twice. */
+static void test_pass_at_k_list(void)
+{
+	static const char *bad[] = { "1,,5", "1,5,", ",1", ",", "", "0", "1,x", "1, 5", "5,5", "1,2,1",
+				     "100001", "99999999999999999999", NULL };
+	ks_scoreopts o;
+	size_t i;
+	for (i = 0; bad[i]; i++)
+		KT_ASSERT_MSG(one(&o, "-k", bad[i]) == KS_EINVALID, "-k \"%s\" accepted", bad[i]);
+	KT_EQ_INT(one(&o, "-k", "1,,5"), KS_EINVALID);
+	KT_CONTAINS(ks_error_msg(), "empty item");
+	KT_EQ_INT(one(&o, "-k", "5,1,5"), KS_EINVALID);
+	KT_CONTAINS(ks_error_msg(), "-k lists 5 twice");
+	KT_EQ_INT(one(&o, "-k", "10,1,100000"), 1);
+	KT_EQ_INT(o.nks, 3);
+	KT_EQ_INT(o.ks[0], 10);
+	KT_EQ_INT(o.ks[2], 100000);
+	KT_EQ_INT(one(&o, "-k", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,"
+		      "28,29,30,31,32"), 1);
+	KT_EQ_INT(o.nks, 32);
+	KT_EQ_INT(one(&o, "-k", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,"
+		      "28,29,30,31,32,33"), KS_EINVALID);
+}
+
+/* --max-scratch: bytes with binary suffixes, passed to the pipeline. */
+static void test_max_scratch(void)
+{
+	ks_scoreopts o;
+	ks_pipeline_options po;
+	ks_scoreopts_init(&o);
+	KT_ASSERT(o.max_scratch == (4ull << 30));
+	KT_EQ_INT(one(&o, "--max-scratch", "1048576"), 1);
+	KT_ASSERT(o.max_scratch == 1048576);
+	KT_EQ_INT(one(&o, "--max-scratch", "512M"), 1);
+	KT_ASSERT(o.max_scratch == (512ull << 20));
+	KT_EQ_INT(one(&o, "--max-scratch", "16GiB"), 1);
+	KT_ASSERT(o.max_scratch == (16ull << 30));
+	KT_EQ_INT(one(&o, "--max-scratch", "64k"), 1);
+	KT_ASSERT(o.max_scratch == (64ull << 10));
+	KT_EQ_INT(one(&o, "--max-scratch", "1T"), 1);
+	KT_ASSERT(o.max_scratch == (1ull << 40));
+	ks_scoreopts_pipeline(&po, &o, "R", NULL);
+	KT_ASSERT(po.max_scratch_bytes == (1ull << 40));
+}
+
 static void test_refs_and_cache_lookup(void)
 {
 	char *s;
@@ -134,6 +237,7 @@ static void test_refs_and_cache_lookup(void)
 
 static const kt_test tests[] = {
 	KT(test_defaults), KT(test_values_are_parsed), KT(test_bad_values_are_usage_errors),
-	KT(test_refs_and_cache_lookup), { 0 }
+	KT(test_refs_and_cache_lookup), KT(test_arch_must_be_a_real_architecture), KT(test_numbers_are_strict),
+	KT(test_pass_at_k_list), KT(test_max_scratch), { 0 }
 };
 KT_MAIN("scoreopts", tests)

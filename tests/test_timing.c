@@ -57,6 +57,13 @@ static void test_config_file(void)
 	p = kt_write("bad2.json", "{\"timing\": {\"min_runs\": 50, \"max_runs\": 10}}", 45);
 	KT_ASSERT(ks_config_load(&c, p) < 0);
 	KT_CONTAINS(ks_error_msg(), "max_runs is below min_runs");
+	/* counts are integers: 2.5 runs is an error, not 2 */
+	p = kt_write("bad3.json", "{\"timing\": {\"warmup_runs\": 2.5}}", 32);
+	KT_ASSERT(ks_config_load(&c, p) < 0);
+	KT_CONTAINS(ks_error_msg(), "bad3.json: field \"warmup_runs\" must be an integer");
+	p = kt_write("bad4.json", "{\"timing\": {\"max_runs\": 1e40}}", 30);
+	KT_ASSERT(ks_config_load(&c, p) < 0);
+	KT_CONTAINS(ks_error_msg(), "field \"max_runs\" must be an integer");
 }
 
 static const kt_test tests[] = { KT(test_stats), KT(test_stop_rule), KT(test_config_file), { 0 } };
