@@ -9,6 +9,7 @@
 #include "metrics.h"
 #include "calibrate.h"
 #include "catalog.h"
+#include "cmd.h"
 #include "refcheck.h"
 #include "pipeline.h"
 #include "submission.h"

@@ -5,6 +5,7 @@
 #include "hash.h"
 #include "jsonutil.h"
 #include "mem.h"
+#include "secret.h"
 
 #include <git2.h>
 
@@ -91,23 +92,6 @@ char *ks_repo_redact(const char *location)
 	return out;
 }
 
-/* Replaces every occurrence of `secret` in msg; returns a new string. */
-static char *scrub(const char *msg, const char *secret)
-{
-	ks_buf b = KS_BUF_INIT(1u << 20);
-	size_t n = secret ? strlen(secret) : 0;
-	const char *p = msg, *hit;
-	if (!n)
-		return ks_strdup(msg);
-	while ((hit = strstr(p, secret))) {
-		ks_buf_put_truncated(&b, p, (size_t)(hit - p));
-		ks_buf_put_truncated(&b, "***", 3);
-		p = hit + n;
-	}
-	ks_buf_put_truncated(&b, p, strlen(p));
-	return ks_buf_take(&b, NULL);
-}
-
 /* The secrets of a URL's user information "user:token" (or a bare "token"): the whole of it, and
  * the token alone in case a message quotes only that. Short parts ("git") are no secret and would
  * mangle messages. */
@@ -123,9 +107,8 @@ static void keep_secrets(ks_repo *r, const char *info, size_t len)
 static int git_fail(const ks_repo *r, int code, const char *what, const char *arg)
 {
 	const git_error *e = git_error_last();
-	char *m1 = scrub(e && e->message ? e->message : "unknown libgit2 error", r->secret[0]);
-	char *msg = scrub(m1, r->secret[1]);
-	ks_free(m1);
+	char *msg = ks_strdup(e && e->message ? e->message : "unknown libgit2 error");
+	msg = ks_secret_scrub(ks_secret_scrub(msg, r->secret[0]), r->secret[1]);
 	code = ks_error_set(code, "repository %s: %s%s%s: %s", r->display, what, arg ? " " : "",
 			    arg ? arg : "", msg);
 	ks_free(msg);
@@ -1051,15 +1034,11 @@ void ks_repo_free(ks_repo *r)
 	if (!r)
 		return;
 	git_repository_free(r->git);
-	ks_free(r->location);
+	/* the token's bytes do not stay in freed memory (the location holds them too) */
+	ks_secret_free(r->location);
 	ks_free(r->display);
-	for (i = 0; i < 2; i++) {
-		/* the token's bytes do not stay in freed memory */
-		volatile char *p = r->secret[i];
-		while (p && *p)
-			*p++ = 0;
-		ks_free(r->secret[i]);
-	}
+	for (i = 0; i < 2; i++)
+		ks_secret_free(r->secret[i]);
 	ks_free(r->path);
 	ks_free(r);
 	git_libgit2_shutdown();
