@@ -22,7 +22,11 @@ LDFLAGS_KS   = -Wl,--as-needed -Wl,-rpath,'$$ORIGIN/../lib' $(LDFLAGS)
 LIBS_KS      = $(PKG_LIBS) -pthread -ldl -lm
 NVRTC_LIBS   = -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnvrtc
 
-MAINS        = src/main.c src/compile_main.c src/worker_main.c
+# The worker process is src/worker_*.c (worker_main.c and the files it shares worker_int.h with):
+# it links only those and the library, and loads the CUDA driver at run time.
+WORKER_SRC  := $(wildcard src/worker_*.c)
+WORKER_OBJ  := $(patsubst src/%.c,build/obj/%.o,$(WORKER_SRC))
+MAINS        = src/main.c src/compile_main.c $(WORKER_SRC)
 LIB_SRC     := $(filter-out $(MAINS),$(wildcard src/*.c))
 LIB_OBJ     := $(patsubst src/%.c,build/obj/%.o,$(LIB_SRC))
 TEST_SRC    := $(wildcard tests/test_*.c)
@@ -56,7 +60,7 @@ build/score: build/obj/main.o build/libkscore.a
 build/kscore-compile: build/obj/compile_main.o build/libkscore.a
 	$(QLD)$(CC) $(LDFLAGS_KS) -o $@ $^ $(NVRTC_LIBS) $(LIBS_KS)
 
-build/kscore-worker: build/obj/worker_main.o build/libkscore.a
+build/kscore-worker: $(WORKER_OBJ) build/libkscore.a
 	$(QLD)$(CC) $(LDFLAGS_KS) -o $@ $^ $(LIBS_KS)
 
 build/obj build/test/obj:

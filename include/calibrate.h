@@ -10,10 +10,10 @@
 
 #include <cJSON.h>
 #include "compile.h"
-#include "worker.h"
+#include "device.h"
+#include "proto.h"
 
-enum { KS_CAL_COPY = 0, KS_CAL_READ, KS_CAL_FMA, KS_CAL_MMA_F16, KS_CAL_MMA_BF16, KS_CAL_WGMMA_F16,
-       KS_CAL_WGMMA_BF16, KS_CAL_COUNT };
+/* The calibration kernels' names, in ks_cal_kernel order (proto.h). */
 extern const char *const ks_calibrate_kernels[KS_CAL_COUNT];
 const char *ks_calibrate_source(void);
 

@@ -12,6 +12,12 @@
 #define KS_PROTO_MAGIC 0x3157534bu /* "KSW1" */
 #define KS_PROTO_MAX_JSON (16u << 20)
 
+/* Limits both sides keep: the scoring process never asks for more, the worker refuses more. */
+#define KS_PROTO_MAX_MODULES 64 /* modules loaded in one worker at a time */
+#define KS_PROTO_MAX_FUNCS 16   /* kernels resolved per module */
+#define KS_PROTO_MAX_SETS 8     /* input sets of one timing session */
+#define KS_PROTO_MAX_RUNS 256   /* timed runs per KS_MSG_TIME_RUN */
+
 typedef enum {
 	KS_MSG_HELLO = 1,   /* -> {device}; <- device info */
 	KS_MSG_HARNESS,     /* -> harness CUBIN; <- ok */
@@ -27,6 +33,32 @@ typedef enum {
 	KS_MSG_QUIT,
 	KS_MSG_REPLY = 100
 } ks_msg_type;
+
+/* How a buffer comes back after a run ("fetch": one mode per plan buffer). */
+typedef enum {
+	KS_FETCH_NONE = 0,
+	KS_FETCH_FULL = 1,       /* guard + data + guard */
+	KS_FETCH_GUARDS = 2,     /* both guard bands, and a checksum of the data */
+	KS_FETCH_CHECKSUM = 3,   /* only a checksum of the data */
+	KS_FETCH_SAMPLE = 4      /* both guard bands and sample_k sampled elements (ks_sample_index);
+				  * the worker sends small buffers whole (FULL) instead */
+} ks_fetch_mode;
+
+/* The calibration kernels of KS_MSG_CALIBRATE, in the order their names are sent
+ * (ks_calibrate_kernels). The reply names each figure after ks_proto_cal_keys: "<key>_tflops",
+ * or "<key>_error" when the driver refused the kernel. */
+typedef enum {
+	KS_CAL_COPY = 0,
+	KS_CAL_READ,
+	KS_CAL_FMA,
+	KS_CAL_MMA_F16,
+	KS_CAL_MMA_BF16,
+	KS_CAL_WGMMA_F16,
+	KS_CAL_WGMMA_BF16,
+	KS_CAL_COUNT
+} ks_cal_kernel;
+
+extern const char *const ks_proto_cal_keys[KS_CAL_COUNT];
 
 typedef struct {
 	uint32_t type;

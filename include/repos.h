@@ -112,10 +112,10 @@ int ks_repo_commit_info(ks_repo_commit *out, ks_repo *r, const char *id);
 void ks_repo_commit_clear(ks_repo_commit *c);
 
 /* Reads one file from the tree of commit `id` without a checkout. `spec` is a path inside the
- * repository ("sub/x.json") or a pattern: '*' in any component matches any run of characters
- * other than '/', and "<N>" in the last component (once) matches a decimal integer. A pattern must
- * select exactly one regular file: the one with the highest N (compared as integers, so 10 beats
- * 9); several files at the highest N (or several matches without <N>) are ambiguous.
+ * repository ("sub/x.json") or a pattern (pattern.h): '*' in any component matches any run of
+ * characters other than '/', and "<N>" in the last component (once) matches a decimal integer. A
+ * pattern must select exactly one regular file: the one with the highest N (compared as integers,
+ * so 10 beats 9); several files at the highest N (or several matches without <N>) are ambiguous.
  *
  * *data (NUL-terminated, caller frees) gets the blob's bytes and *path (caller frees; may be
  * NULL) the file's path in the tree. Fails with KS_ENOTFOUND when nothing matches, KS_ELIMIT when
@@ -125,15 +125,8 @@ void ks_repo_commit_clear(ks_repo_commit *c);
 int ks_repo_read_file(char **data, size_t *len, char **path, ks_repo *r, const char *id,
 		      const char *spec, size_t max_bytes);
 
-/* Checks a pattern's syntax (see ks_repo_read_file): not empty, relative, no "." or ".."
- * components, no empty component, at most one "<N>" and only in the last component. */
+/* ks_pattern_check (pattern.h), kept for batch.c until it calls that itself. */
 int ks_repo_pattern_check(const char *spec);
-
-/* Matches one path component against a pattern component. Returns 1 on a match and then, when the
- * pattern has "<N>", *number points into `name` at the digits and *ndigits is their count (else
- * *number is NULL). Returns 0 when it does not match. */
-int ks_repo_pattern_match(const char *pattern, const char *name, const char **number,
-			  size_t *ndigits);
 
 typedef struct {
 	unsigned long number;    /* N of refs/pull/N/head */

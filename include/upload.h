@@ -26,6 +26,16 @@ typedef enum {
 	KS_UPLOAD_GRADIO
 } ks_upload_mode;
 
+/* "native" or "gradio" (UNSET reads "native"). */
+const char *ks_upload_mode_name(ks_upload_mode m);
+
+/* Parses "native" or "gradio" into *out; -1 (no message) for anything else. */
+int ks_upload_mode_parse(ks_upload_mode *out, const char *s);
+
+/* Ranges the options and the config file must stay in. */
+#define KS_UPLOAD_MAX_RETRIES 20
+#define KS_UPLOAD_MAX_SECONDS 3600.0
+
 /* Sleeps between retries. Injectable so that tests record the delays instead of waiting. */
 typedef void (*ks_upload_sleep_fn)(double seconds, void *payload);
 /* Receives progress and warning lines (retries, a token file others can read). The lines never
@@ -69,8 +79,8 @@ typedef enum {
 /* "sent", "already", "spooled", "failed", "invalid", "config". */
 const char *ks_upload_status_name(ks_upload_status s);
 
-/* The `score upload` exit code for a status: 0 sent/already, 1 spooled/failed, 65 invalid,
- * 78 config. */
+/* The `score upload` exit code for a status: 0 sent/already, 1 spooled/failed,
+ * KS_EXIT_DATAERR (65) invalid, KS_EXIT_CONFIG (78) config. */
 int ks_upload_status_exit(ks_upload_status s);
 
 /* What happened to one upload. Caller frees with ks_upload_report_clear. */
@@ -123,7 +133,7 @@ typedef struct ks_upload_setup ks_upload_setup;
  * from the environment in every case, so call this before starting any child process.
  *
  * Returns KS_EINVALID / KS_ENOTFOUND with a message naming the file and key for a bad config or
- * token file (exit code 78). Caller frees with ks_upload_setup_free, which also wipes the token. */
+ * token file (exit code KS_EXIT_CONFIG). Caller frees with ks_upload_setup_free, which also wipes the token. */
 int ks_upload_setup_new(ks_upload_setup **out, const ks_upload_options *cli, const char *config_path,
 			unsigned flags);
 
@@ -132,32 +142,9 @@ const ks_upload_options *ks_upload_setup_options(const ks_upload_setup *s);
 
 void ks_upload_setup_free(ks_upload_setup *s);
 
-/* Reads a token from `file` (when not NULL) or from the environment variable env_name, and removes
- * env_name from the environment. *out is NULL when there is none (not an error); *loose is set to
- * 1 when the file can be read by group or others. Fails with KS_EINVALID (the file is empty or
- * the token holds characters that cannot go in an HTTP header; the token is never quoted) or
- * KS_ENOTFOUND / KS_EIO. Caller frees *out with ks_upload_token_free. */
-int ks_upload_token_load(char **out, int *loose, const char *file, const char *env_name);
-
-/* Overwrites the token's bytes, then frees it. NULL is fine. */
-void ks_upload_token_free(char *token);
-
-/* The default spool folder (see ks_upload_options.spool_dir). Caller frees. */
-char *ks_upload_default_spool(void);
-
 /* Checks options before anything is sent: the endpoint (if need_endpoint) is an https URL, or http
  * on a loopback host, without credentials in it; mode, timeouts, retries and backoff are in range;
  * the CA bundle exists; native mode has a token. KS_EINVALID with a message otherwise. */
 int ks_upload_options_check(const ks_upload_options *opts, int need_endpoint);
-
-/* ---- the `score upload` subcommand ---- */
-
-/* score upload [OPTIONS] RESULT_DIR...  /  score upload --pending [OPTIONS]. argv[0] is the
- * subcommand's own name ("upload"; not used), so `score` calls ks_upload_main(argc - 1, argv + 1).
- * Results go to stdout (a JSON summary instead with --json), retries and warnings to stderr. Exit
- * codes: 0 all uploaded (or already uploaded, or nothing pending), 1 some failed and were kept in
- * the spool (or the spool could not be read), 64 usage error, 65 a result folder unreadable or
- * invalid, 78 configuration error. Calls curl_global_init/cleanup itself. */
-int ks_upload_main(int argc, char **argv);
 
 #endif

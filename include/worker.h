@@ -9,23 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cJSON.h>
+#include "device.h"
 #include "plan.h"
-
-typedef struct {
-	char name[256], uuid[64], pci_bus_id[32];
-	int driver_version;      /* e.g. 13000 */
-	int cc_major, cc_minor, sm_count, l2_bytes, max_shared_per_block;
-	int clock_khz, memory_clock_khz, memory_bus_bits, ecc, persisting_l2_max;
-	uint64_t memory_bytes;
-} ks_device_info;
-
-#define KS_MAX_PARAMS 64
-
-typedef struct {
-	int registers, shared_static, local_bytes, const_bytes, max_threads;
-	int nparams;             /* -1 when the driver cannot tell */
-	int param_sizes[KS_MAX_PARAMS];
-} ks_func_info;
+#include "proto.h"
 
 typedef enum {
 	KS_RUN_OK = 0,
@@ -37,15 +23,6 @@ typedef enum {
 } ks_run_status;
 
 const char *ks_run_status_name(ks_run_status s);
-
-typedef enum {
-	KS_FETCH_NONE = 0,
-	KS_FETCH_FULL = 1,       /* guard + data + guard */
-	KS_FETCH_GUARDS = 2,     /* both guard bands, and a checksum of the data */
-	KS_FETCH_CHECKSUM = 3,   /* only a checksum of the data */
-	KS_FETCH_SAMPLE = 4      /* both guard bands and sample_k sampled elements (ks_sample_index);
-				  * the worker sends small buffers whole (FULL) instead */
-} ks_fetch_mode;
 
 typedef struct {
 	uint64_t off;            /* where this buffer's bytes start in the blob */
@@ -121,8 +98,8 @@ void ks_worker_time_verify(ks_worker *w, ks_run_result *res, const ks_plan *plan
 			   const ks_fetch_mode *fetch, uint64_t sample_k, double timeout_s);
 void ks_worker_time_end(ks_worker *w);
 
-/* Runs the calibration kernels (names in the order copy, fma, mma_f16, mma_bf16, wgmma_f16,
- * wgmma_bf16; "" or NULL for one that did not compile). *out receives the measured figures. */
+/* Runs the calibration kernels (names in ks_cal_kernel order, proto.h; "" or NULL for one that did
+ * not compile). *out receives the measured figures. */
 void ks_worker_calibrate(ks_worker *w, ks_run_result *res, cJSON **out, const void *cubin, size_t len,
 			 char *const *names, size_t n, double timeout_s);
 

@@ -5,6 +5,7 @@
 #include "jsonutil.h"
 #include "mem.h"
 #include "scoreopts.h"
+#include "worker.h"
 
 #include <stdio.h>
 #include <string.h>

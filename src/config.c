@@ -3,6 +3,7 @@
 #include "fsutil.h"
 #include "jsonutil.h"
 #include "mem.h"
+#include "proto.h"
 
 #include <string.h>
 
@@ -42,7 +43,7 @@ int ks_config_load(ks_config *c, const char *path)
 		goto done;
 	t = cJSON_GetObjectItemCaseSensitive(j, "timing");
 	r = cJSON_GetObjectItemCaseSensitive(j, "roofline");
-	if ((t && (rc = inum(&c->input_sets, t, "input_sets", 1, 8, path)) < 0) ||
+	if ((t && (rc = inum(&c->input_sets, t, "input_sets", 1, KS_PROTO_MAX_SETS, path)) < 0) ||
 	    (t && (rc = inum(&c->warmup_runs, t, "warmup_runs", 1, 100, path)) < 0) ||
 	    (t && (rc = inum(&c->min_runs, t, "min_runs", 3, 100000, path)) < 0) ||
 	    (t && (rc = inum(&c->max_runs, t, "max_runs", 3, 100000, path)) < 0) ||

@@ -10,6 +10,7 @@
 #include "outdir.h"
 #include "calibrate.h"
 #include "catalog.h"
+#include "cmd.h"
 #include "refcheck.h"
 #include "pipeline.h"
 #include "submission.h"

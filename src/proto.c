@@ -9,6 +9,10 @@
 #include <time.h>
 #include <unistd.h>
 
+const char *const ks_proto_cal_keys[KS_CAL_COUNT] = {
+	"copy", "read", "fma", "mma_f16", "mma_bf16", "wgmma_f16", "wgmma_bf16",
+};
+
 typedef struct {
 	uint32_t magic, type, json_len, reserved;
 	uint64_t blob_len;

@@ -5,6 +5,8 @@
 #include "hash.h"
 #include "jsonutil.h"
 #include "mem.h"
+#include "pattern.h"
+#include "secret.h"
 
 #include <git2.h>
 
@@ -21,10 +23,9 @@
 /* A history longer than this is not a hackathon repository; walking it would only cost time. */
 #define MAX_WALK 1000000u
 #define MAX_ANCESTRY 100000u
-/* Tree entries a pattern may visit, and steps one component match may take: both come from
- * teams' trees, so a hostile tree must not make matching slow. */
+/* Tree entries a pattern may visit: trees come from teams, so a hostile tree must not make the
+ * search slow (pattern.c bounds each component match). */
 #define MAX_VISIT 200000u
-#define MAX_MATCH_STEPS 100000u
 #define MAX_CANDIDATES_SHOWN 4
 
 struct ks_repo {
@@ -91,23 +92,6 @@ char *ks_repo_redact(const char *location)
 	return out;
 }
 
-/* Replaces every occurrence of `secret` in msg; returns a new string. */
-static char *scrub(const char *msg, const char *secret)
-{
-	ks_buf b = KS_BUF_INIT(1u << 20);
-	size_t n = secret ? strlen(secret) : 0;
-	const char *p = msg, *hit;
-	if (!n)
-		return ks_strdup(msg);
-	while ((hit = strstr(p, secret))) {
-		ks_buf_put_truncated(&b, p, (size_t)(hit - p));
-		ks_buf_put_truncated(&b, "***", 3);
-		p = hit + n;
-	}
-	ks_buf_put_truncated(&b, p, strlen(p));
-	return ks_buf_take(&b, NULL);
-}
-
 /* The secrets of a URL's user information "user:token" (or a bare "token"): the whole of it, and
  * the token alone in case a message quotes only that. Short parts ("git") are no secret and would
  * mangle messages. */
@@ -123,9 +107,8 @@ static void keep_secrets(ks_repo *r, const char *info, size_t len)
 static int git_fail(const ks_repo *r, int code, const char *what, const char *arg)
 {
 	const git_error *e = git_error_last();
-	char *m1 = scrub(e && e->message ? e->message : "unknown libgit2 error", r->secret[0]);
-	char *msg = scrub(m1, r->secret[1]);
-	ks_free(m1);
+	char *msg = ks_strdup(e && e->message ? e->message : "unknown libgit2 error");
+	msg = ks_secret_scrub(ks_secret_scrub(msg, r->secret[0]), r->secret[1]);
 	code = ks_error_set(code, "repository %s: %s%s%s: %s", r->display, what, arg ? " " : "",
 			    arg ? arg : "", msg);
 	ks_free(msg);
@@ -682,83 +665,10 @@ int ks_repo_pick_commit(ks_repo_pick *out, ks_repo *r, const char *tip, int64_t 
 
 /* ---- files ---- */
 
-static int has_wildcard(const char *s)
-{
-	return strchr(s, '*') || strstr(s, "<N>");
-}
-
+/* Kept for batch.c until it calls ks_pattern_check itself. */
 int ks_repo_pattern_check(const char *spec)
 {
-	const char *p, *last;
-	size_t stars = 0;
-	if (!spec || !*spec)
-		return ks_error_set(KS_EINVALID, "empty submission path");
-	if (spec[0] == '/')
-		return ks_error_set(KS_EINVALID, "submission path %s must be relative to the repository",
-				    spec);
-	last = strrchr(spec, '/');
-	last = last ? last + 1 : spec;
-	for (p = spec; *p;) {
-		size_t n = strcspn(p, "/");
-		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
-			return ks_error_set(KS_EINVALID, "submission path %s has an empty, \".\" or \"..\" "
-					    "component", spec);
-		p += n;
-		if (*p == '/')
-			p++;
-	}
-	p = strstr(spec, "<N>");
-	if (p && (p < last || strstr(p + 3, "<N>")))
-		return ks_error_set(KS_EINVALID, "submission pattern %s: \"<N>\" may appear once, in the "
-				    "file name only", spec);
-	for (p = spec; *p; p++)
-		stars += *p == '*';
-	if (stars > 8)
-		return ks_error_set(KS_EINVALID, "submission pattern %s has more than 8 '*'", spec);
-	return 0;
-}
-
-static int match_here(const char *p, const char *s, const char **num, size_t *nd, unsigned *steps)
-{
-	for (;;) {
-		if (++*steps > MAX_MATCH_STEPS)
-			return 0;
-		if (*p == '*') {
-			const char *t;
-			for (t = s;; t++) {
-				if (match_here(p + 1, t, num, nd, steps))
-					return 1;
-				if (!*t)
-					return 0;
-			}
-		}
-		if (!strncmp(p, "<N>", 3)) {
-			size_t k = 0, j;
-			while (isdigit((unsigned char)s[k]))
-				k++;
-			for (j = k; j >= 1; j--)
-				if (match_here(p + 3, s + j, num, nd, steps)) {
-					*num = s;
-					*nd = j;
-					return 1;
-				}
-			return 0;
-		}
-		if (!*p)
-			return !*s;
-		if (*p != *s)
-			return 0;
-		p++;
-		s++;
-	}
-}
-
-int ks_repo_pattern_match(const char *pattern, const char *name, const char **number, size_t *ndigits)
-{
-	unsigned steps = 0;
-	*number = NULL;
-	*ndigits = 0;
-	return match_here(pattern, name, number, ndigits, &steps);
+	return ks_pattern_check(spec);
 }
 
 typedef struct {
@@ -777,20 +687,6 @@ typedef struct {
 	size_t visited;
 } search;
 
-/* Integer comparison of two digit strings of any length. */
-static int cmp_digits(const char *a, size_t na, const char *b, size_t nb)
-{
-	int c;
-	while (na > 1 && *a == '0')
-		a++, na--;
-	while (nb > 1 && *b == '0')
-		b++, nb--;
-	if (na != nb)
-		return na < nb ? -1 : 1;
-	c = memcmp(a, b, na);
-	return c < 0 ? -1 : c > 0;
-}
-
 static int descend(search *s, const git_tree *tree, size_t depth, const char *prefix)
 {
 	const char *pat = s->comps[depth];
@@ -807,7 +703,7 @@ static int descend(search *s, const git_tree *tree, size_t depth, const char *pr
 		if (++s->visited > MAX_VISIT)
 			return ks_error_set(KS_ELIMIT, "repository %s: the pattern visits more than %u "
 					    "tree entries", s->r->display, MAX_VISIT);
-		if (strlen(name) > 1024 || !ks_repo_pattern_match(pat, name, &num, &nd))
+		if (strlen(name) > 1024 || !ks_pattern_match(&num, &nd, pat, name))
 			continue;
 		path = *prefix ? ks_asprintf("%s/%s", prefix, name) : ks_strdup(name);
 		if (!last && mode == GIT_FILEMODE_TREE) {
@@ -854,18 +750,18 @@ static int find_pattern(git_oid *oid, char **path, ks_repo *r, const git_tree *r
 		goto done;
 	}
 	for (i = 1; i < s.n; i++) {
-		int c = s.c[i].num ? cmp_digits(s.c[i].num, s.c[i].nd, s.c[best].num, s.c[best].nd) : 0;
+		int c = s.c[i].num ? ks_pattern_cmp_number(s.c[i].num, s.c[i].nd, s.c[best].num, s.c[best].nd) : 0;
 		if (c > 0)
 			best = i;
 	}
 	for (i = 0; i < s.n; i++)
-		if (!s.c[i].num || !cmp_digits(s.c[i].num, s.c[i].nd, s.c[best].num, s.c[best].nd))
+		if (!s.c[i].num || !ks_pattern_cmp_number(s.c[i].num, s.c[i].nd, s.c[best].num, s.c[best].nd))
 			nbest++;
 	if (nbest > 1) {
 		ks_buf b = KS_BUF_INIT(4096);
 		size_t shown = 0;
 		for (i = 0; i < s.n; i++) {
-			if (s.c[i].num && cmp_digits(s.c[i].num, s.c[i].nd, s.c[best].num, s.c[best].nd))
+			if (s.c[i].num && ks_pattern_cmp_number(s.c[i].num, s.c[i].nd, s.c[best].num, s.c[best].nd))
 				continue;
 			if (shown++ < MAX_CANDIDATES_SHOWN)
 				ks_buf_printf(&b, "%s%s", shown > 1 ? ", " : "", s.c[i].path);
@@ -916,7 +812,7 @@ int ks_repo_read_file(char **data, size_t *len, char **path, ks_repo *r, const c
 		rc = git_fail(r, KS_ERROR, "cannot read the tree of commit", id);
 		goto done;
 	}
-	if (has_wildcard(spec)) {
+	if (ks_pattern_has_wildcard(spec)) {
 		if ((rc = find_pattern(&oid, &found, r, tree, spec, id)) < 0)
 			goto done;
 	} else {
@@ -1051,15 +947,11 @@ void ks_repo_free(ks_repo *r)
 	if (!r)
 		return;
 	git_repository_free(r->git);
-	ks_free(r->location);
+	/* the token's bytes do not stay in freed memory (the location holds them too) */
+	ks_secret_free(r->location);
 	ks_free(r->display);
-	for (i = 0; i < 2; i++) {
-		/* the token's bytes do not stay in freed memory */
-		volatile char *p = r->secret[i];
-		while (p && *p)
-			*p++ = 0;
-		ks_free(r->secret[i]);
-	}
+	for (i = 0; i < 2; i++)
+		ks_secret_free(r->secret[i]);
 	ks_free(r->path);
 	ks_free(r);
 	git_libgit2_shutdown();

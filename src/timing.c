@@ -85,10 +85,10 @@ static double now_s(void)
 /* Runs `count` timed runs rotating over nsets sets, starting at *next. */
 static int batch(ks_worker *w, ks_run_result *res, series *s, int count, int nsets, int *next, double timeout)
 {
-	int sets[256], i;
-	double ms[256];
-	if (count > 256)
-		count = 256;
+	int sets[KS_PROTO_MAX_RUNS], i;
+	double ms[KS_PROTO_MAX_RUNS];
+	if (count > KS_PROTO_MAX_RUNS)
+		count = KS_PROTO_MAX_RUNS;
 	for (i = 0; i < count; i++)
 		sets[i] = (*next)++ % nsets;
 	ks_worker_time_run(w, res, sets, (size_t)count, ms, timeout);
@@ -116,7 +116,7 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 	ks_env env = KS_ENV_INIT;
 	ks_plan cplan, gplan;
 	ks_run_result res;
-	uint64_t seeds[8], rng = o->seed ^ (uint64_t)ci * 0x2545f4914f6cdd1dull;
+	uint64_t seeds[KS_PROTO_MAX_SETS], rng = o->seed ^ (uint64_t)ci * 0x2545f4914f6cdd1dull;
 	ks_fetch_mode *fetch = NULL;
 	series cs, gs;
 	int gmod = -1, nsets = o->cfg.input_sets, i, cnext = 0, gnext = 0, verified = 0, rc = 0, round = 0;
@@ -131,8 +131,8 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 	memset(&res, 0, sizeof(res));
 	pc->label = ks_strdup(c->label);
 	pc->case_index = ci;
-	if (nsets > 8)
-		nsets = 8;
+	if (nsets > KS_PROTO_MAX_SETS)
+		nsets = KS_PROTO_MAX_SETS;
 	for (i = 0; i < nsets; i++)
 		seeds[i] = ks_seed_derive(o->seed, p->name, 1, ci, 100 + i);
 	if (ks_problem_env(&env, p, c) < 0 ||
@@ -326,15 +326,17 @@ int ks_time_golden(ks_stats *out, ks_runner *run, const ks_problem *p, size_t ci
 	ks_env env = KS_ENV_INIT;
 	ks_plan plan;
 	ks_run_result res;
-	uint64_t seeds[8];
+	uint64_t seeds[KS_PROTO_MAX_SETS];
 	series s;
 	ks_worker *w;
-	int module = -1, nsets = o->cfg.input_sets > 8 ? 8 : o->cfg.input_sets, next = 0, i, rc = 0;
+	int module = -1, nsets = o->cfg.input_sets, next = 0, i, rc = 0;
 	double t;
 
 	memset(&s, 0, sizeof(s));
 	memset(&res, 0, sizeof(res));
 	memset(&plan, 0, sizeof(plan));
+	if (nsets > KS_PROTO_MAX_SETS)
+		nsets = KS_PROTO_MAX_SETS;
 	for (i = 0; i < nsets; i++)
 		seeds[i] = ks_seed_derive(o->seed, p->name, 1, ci, 100 + i);
 	if (ks_problem_env(&env, p, c) < 0 ||

@@ -122,45 +122,6 @@ static void test_locations_are_redacted(void)
 	KT_ASSERT(!ks_repo_is_url("dir/a:b"));
 }
 
-static void test_pattern_syntax_and_matching(void)
-{
-	const char *num;
-	size_t nd;
-	KT_EQ_INT(ks_repo_pattern_check("a/b/reflexion_<N>.json"), 0);
-	KT_EQ_INT(ks_repo_pattern_check("*/x_<N>.json"), 0);
-	KT_EQ_INT(ks_repo_pattern_check(""), KS_EINVALID);
-	KT_EQ_INT(ks_repo_pattern_check("/abs.json"), KS_EINVALID);
-	KT_EQ_INT(ks_repo_pattern_check("a/../b.json"), KS_EINVALID);
-	KT_EQ_INT(ks_repo_pattern_check("a//b.json"), KS_EINVALID);
-	KT_EQ_INT(ks_repo_pattern_check("d<N>/x.json"), KS_EINVALID);
-	KT_EQ_INT(ks_repo_pattern_check("x_<N>_<N>.json"), KS_EINVALID);
-	KT_CONTAINS(ks_error_msg(), "<N>");
-
-	KT_ASSERT(ks_repo_pattern_match("reflexion_oneshot_tritonbench_<N>.json",
-					"reflexion_oneshot_tritonbench_10.json", &num, &nd));
-	KT_EQ_INT(nd, 2);
-	KT_ASSERT(!strncmp(num, "10", 2));
-	KT_ASSERT(!ks_repo_pattern_match("r_<N>.json", "r_.json", &num, &nd));
-	KT_ASSERT(!ks_repo_pattern_match("r_<N>.json", "r_1a.json", &num, &nd));
-	KT_ASSERT(!ks_repo_pattern_match("r_<N>.json", "r_1.json.bak", &num, &nd));
-	KT_ASSERT(ks_repo_pattern_match("*.json", "x.json", &num, &nd));
-	KT_ASSERT(num == NULL);
-	KT_ASSERT(ks_repo_pattern_match("*", "", &num, &nd));
-	KT_ASSERT(ks_repo_pattern_match("a*b*c", "aXbYbZc", &num, &nd));
-	KT_ASSERT(!ks_repo_pattern_match("a*b*c", "aXbYbZ", &num, &nd));
-	/* '*' before <N> still leaves the whole number to <N>: "v7_12" -> 12 */
-	KT_ASSERT(ks_repo_pattern_match("*_<N>.json", "v7_12.json", &num, &nd));
-	KT_EQ_INT(nd, 2);
-	KT_ASSERT(!strncmp(num, "12", 2));
-	/* a hostile name cannot make matching slow: it gives up and does not match */
-	{
-		char name[1001];
-		memset(name, '_', 1000);
-		name[1000] = 0;
-		KT_ASSERT(!ks_repo_pattern_match("*_*_*_*_<N>.json", name, &num, &nd));
-	}
-}
-
 static void test_refs_deadline_and_later_commits(void)
 {
 	ks_repo *r;
@@ -472,7 +433,7 @@ static void test_fetch_size_cap(void)
 }
 
 static const kt_test tests[] = {
-	KT(test_locations_are_redacted), KT(test_pattern_syntax_and_matching),
+	KT(test_locations_are_redacted),
 	KT(test_refs_deadline_and_later_commits), KT(test_files_and_patterns),
 	KT(test_links_lfs_and_equal_iterations_are_refused), KT(test_forged_dates_are_reported),
 	KT(test_pull_request_refs_in_a_bare_repository), KT(test_cache_is_reused_and_refreshed),

@@ -3,6 +3,7 @@
  * instead of waiting. */
 #include "ktest.h"
 #include "upload.h"
+#include "cmd.h"
 #include "errors.h"
 #include "fsutil.h"
 #include "mem.h"
@@ -1080,54 +1081,6 @@ static void test_https_verification_is_always_on(void)
 
 /* ---- token and config ---- */
 
-static void test_token_file_and_environment(void)
-{
-	char *tok = NULL, *f = tmp("token");
-	int loose = -1;
-
-	put(f, "  " TOKEN "  \r\nsecond line\n");
-	chmod(f, 0600);
-	KT_EQ_INT(ks_upload_token_load(&tok, &loose, f, NULL), 0);
-	KT_EQ_STR(tok, TOKEN);
-	KT_EQ_INT(loose, 0);
-	ks_upload_token_free(tok);
-
-	chmod(f, 0644);
-	KT_EQ_INT(ks_upload_token_load(&tok, &loose, f, NULL), 0);
-	KT_EQ_INT(loose, 1);
-	ks_upload_token_free(tok);
-
-	put(f, "\n\n");
-	KT_EQ_INT(ks_upload_token_load(&tok, &loose, f, NULL), KS_EINVALID);
-	KT_CONTAINS(ks_error_msg(), "empty");
-
-	put(f, "tok en\n");
-	KT_EQ_INT(ks_upload_token_load(&tok, &loose, f, NULL), KS_EINVALID);
-	KT_CONTAINS(ks_error_msg(), "cannot go in an HTTP header");
-	KT_NOT_CONTAINS(ks_error_msg(), "tok en");
-
-	KT_EQ_INT(ks_upload_token_load(&tok, &loose, "/nonexistent/token", NULL), KS_ENOTFOUND);
-
-	/* from the environment: read once, then gone */
-	setenv("KS_TEST_UPLOAD_TOKEN", TOKEN, 1);
-	KT_EQ_INT(ks_upload_token_load(&tok, &loose, NULL, "KS_TEST_UPLOAD_TOKEN"), 0);
-	KT_EQ_STR(tok, TOKEN);
-	KT_ASSERT(getenv("KS_TEST_UPLOAD_TOKEN") == NULL);
-	ks_upload_token_free(tok);
-
-	/* a file wins over the variable, and the variable is removed all the same */
-	put(f, "from-file\n");
-	setenv("KS_TEST_UPLOAD_TOKEN", TOKEN, 1);
-	KT_EQ_INT(ks_upload_token_load(&tok, &loose, f, "KS_TEST_UPLOAD_TOKEN"), 0);
-	KT_EQ_STR(tok, "from-file");
-	KT_ASSERT(getenv("KS_TEST_UPLOAD_TOKEN") == NULL);
-	ks_upload_token_free(tok);
-
-	KT_EQ_INT(ks_upload_token_load(&tok, &loose, NULL, "KS_TEST_UPLOAD_TOKEN"), 0);
-	KT_ASSERT(tok == NULL);
-	ks_free(f);
-}
-
 static void test_setup_merges_config_and_command_line(void)
 {
 	char *cfgdir = tmp("cfg"), *cfg, *tf, *envout;
@@ -1284,7 +1237,7 @@ static void test_cli_exit_codes_and_outputs(void)
 		KT_ASSERT(file_has(g_out, "--pending"));
 	}
 	{
-		const char *a[] = { "--config", empty, "--spool", spool, good, NULL };
+		const char *a[] = { "--upload-config", empty, "--spool", spool, good, NULL };
 		KT_EQ_INT(cli(a), 78);
 		KT_ASSERT(file_has(g_err, "no upload endpoint"));
 	}
@@ -1336,8 +1289,8 @@ static void test_cli_exit_codes_and_outputs(void)
 	}
 	{
 		/* gradio mode needs no token; --team overrides */
-		const char *a[] = { "--config", empty, "--endpoint", s.url, "--spool", spool, "--mode",
-				    "gradio", "--team", "baz", good, NULL };
+		const char *a[] = { "--upload-config", empty, "--endpoint", s.url, "--spool", spool,
+				    "--upload-mode", "gradio", "--team", "baz", good, NULL };
 		int rc = cli(a);
 		/* the default reply has no event id: a failure, spooled */
 		KT_EQ_INT(rc, 1);
@@ -1353,6 +1306,47 @@ static void test_cli_exit_codes_and_outputs(void)
 	ks_free(empty);
 	ks_free(spool);
 	ks_free(co);
+	ks_free(good);
+}
+
+/* `score upload` takes the upload options under the names `score` gives them (--upload-config,
+ * --upload-mode); the first release's --config and --mode still work. */
+static void test_cli_takes_the_upload_option_names_of_score(void)
+{
+	server s;
+	char *good = result_dir("good", "score.json", NULL), *spool = tmp("clispool2");
+	char *cfg = tmp("upload.json"), *text;
+
+	server_start(&s, "{\"default\": {\"status\": 200}}", 0);
+	text = ks_asprintf("{\"endpoint\": \"%s/submit\", \"spool\": \"%s\"}", s.url, spool);
+	put(cfg, text);
+	ks_free(text);
+	{
+		/* the endpoint and spool come only from the config file */
+		const char *a[] = { "--upload-config", cfg, "--upload-mode", "native", good, NULL };
+		KT_EQ_INT(cli(a), 0);
+		KT_ASSERT(file_has(g_out, "uploaded to"));
+		KT_ASSERT(file_has(g_out, "/submit"));
+	}
+	{
+		const char *a[] = { "--config", cfg, "--mode", "native", good, NULL };
+		KT_EQ_INT(cli(a), 0);
+		KT_ASSERT(file_has(g_out, "already uploaded"));
+	}
+	{
+		const char *a[] = { "--upload-config", cfg, "--upload-mode", "grpc", good, NULL };
+		KT_EQ_INT(cli(a), 64);
+		KT_ASSERT(file_has(g_err, "--upload-mode must be native or gradio"));
+	}
+	{
+		const char *a[] = { "--help", NULL };
+		KT_EQ_INT(cli(a), 0);
+		KT_ASSERT(file_has(g_out, "--upload-config FILE"));
+		KT_ASSERT(file_has(g_out, "--upload-mode MODE"));
+	}
+	server_stop(&s);
+	ks_free(cfg);
+	ks_free(spool);
 	ks_free(good);
 }
 
@@ -1376,9 +1370,9 @@ static const kt_test tests[] = {
 	KT(test_optional_fields_may_be_missing),
 	KT(test_endpoint_rules),
 	KT(test_https_verification_is_always_on),
-	KT(test_token_file_and_environment),
 	KT(test_setup_merges_config_and_command_line),
 	KT(test_cli_exit_codes_and_outputs),
+	KT(test_cli_takes_the_upload_option_names_of_score),
 	{ NULL, NULL }
 };
 

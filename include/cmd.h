@@ -1,0 +1,15 @@
+/* cmd: the commands of `score`, one file each (src/cmd_<command>.c), as git's builtin/. Each takes
+ * its own argv (argv[0] is the command's name, not used), parses its options with getopt_long,
+ * prints what it did and returns an exit code (cli.h: KS_EXIT_*). Commands call the stage modules;
+ * no stage module sees argv. */
+#ifndef KS_CMD_H
+#define KS_CMD_H
+
+/* score upload [OPTIONS] RESULT_DIR...  /  score upload --pending [OPTIONS] (src/cmd_upload.c).
+ * Results go to stdout (a JSON summary instead with --json), retries and warnings to stderr. Exit
+ * codes: 0 all uploaded (or already uploaded, or nothing pending), 1 some failed and were kept in
+ * the spool (or the spool could not be read), 64 usage error, 65 a result folder unreadable or
+ * invalid, 78 configuration error. Calls curl_global_init/cleanup itself. */
+int ks_upload_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,86 @@
+/* Tests of pattern: the submission path patterns of `score batch`. */
+#include "ktest.h"
+#include "pattern.h"
+#include "errors.h"
+
+static void test_syntax(void)
+{
+	KT_EQ_INT(ks_pattern_check("a/b/reflexion_<N>.json"), 0);
+	KT_EQ_INT(ks_pattern_check("*/x_<N>.json"), 0);
+	KT_EQ_INT(ks_pattern_check("plain/path.json"), 0);
+	KT_EQ_INT(ks_pattern_check(""), KS_EINVALID);
+	KT_EQ_INT(ks_pattern_check(NULL), KS_EINVALID);
+	KT_EQ_INT(ks_pattern_check("/abs.json"), KS_EINVALID);
+	KT_CONTAINS(ks_error_msg(), "/abs.json");
+	KT_EQ_INT(ks_pattern_check("a/../b.json"), KS_EINVALID);
+	KT_EQ_INT(ks_pattern_check("./b.json"), KS_EINVALID);
+	KT_EQ_INT(ks_pattern_check("a//b.json"), KS_EINVALID);
+	KT_EQ_INT(ks_pattern_check("a/b.json/"), 0); /* a trailing '/' ends the last component */
+	KT_EQ_INT(ks_pattern_check("d<N>/x.json"), KS_EINVALID);
+	KT_EQ_INT(ks_pattern_check("x_<N>_<N>.json"), KS_EINVALID);
+	KT_CONTAINS(ks_error_msg(), "<N>");
+	KT_EQ_INT(ks_pattern_check("********.json"), 0);
+	KT_EQ_INT(ks_pattern_check("*********.json"), KS_EINVALID);
+	KT_CONTAINS(ks_error_msg(), "more than 8");
+}
+
+static void test_wildcards(void)
+{
+	KT_ASSERT(ks_pattern_has_wildcard("a/*.json"));
+	KT_ASSERT(ks_pattern_has_wildcard("r_<N>.json"));
+	KT_ASSERT(!ks_pattern_has_wildcard("a/r_N.json"));
+	KT_ASSERT(!ks_pattern_has_wildcard("a/<N.json"));
+}
+
+static void test_matching(void)
+{
+	const char *num;
+	size_t nd;
+	KT_ASSERT(ks_pattern_match(&num, &nd, "reflexion_oneshot_tritonbench_<N>.json",
+				   "reflexion_oneshot_tritonbench_10.json"));
+	KT_EQ_INT(nd, 2);
+	KT_ASSERT(!strncmp(num, "10", 2));
+	KT_ASSERT(!ks_pattern_match(&num, &nd, "r_<N>.json", "r_.json"));
+	KT_ASSERT(!ks_pattern_match(&num, &nd, "r_<N>.json", "r_1a.json"));
+	KT_ASSERT(!ks_pattern_match(&num, &nd, "r_<N>.json", "r_1.json.bak"));
+	KT_ASSERT(ks_pattern_match(&num, &nd, "*.json", "x.json"));
+	KT_ASSERT(num == NULL);
+	KT_EQ_INT(nd, 0);
+	KT_ASSERT(ks_pattern_match(&num, &nd, "*", ""));
+	KT_ASSERT(ks_pattern_match(&num, &nd, "a*b*c", "aXbYbZc"));
+	KT_ASSERT(!ks_pattern_match(&num, &nd, "a*b*c", "aXbYbZ"));
+	KT_ASSERT(ks_pattern_match(&num, &nd, "exact.json", "exact.json"));
+	KT_ASSERT(!ks_pattern_match(&num, &nd, "exact.json", "exact.jsonx"));
+	/* '*' before <N> still leaves the whole number to <N>: "v7_12" -> 12 */
+	KT_ASSERT(ks_pattern_match(&num, &nd, "*_<N>.json", "v7_12.json"));
+	KT_EQ_INT(nd, 2);
+	KT_ASSERT(!strncmp(num, "12", 2));
+	/* a hostile name cannot make matching slow: it gives up and does not match */
+	{
+		char name[1001];
+		memset(name, '_', 1000);
+		name[1000] = 0;
+		KT_ASSERT(!ks_pattern_match(&num, &nd, "*_*_*_*_<N>.json", name));
+	}
+}
+
+static void test_numbers_compare_as_integers(void)
+{
+	KT_EQ_INT(ks_pattern_cmp_number("10", 2, "9", 1), 1);
+	KT_EQ_INT(ks_pattern_cmp_number("9", 1, "10", 2), -1);
+	KT_EQ_INT(ks_pattern_cmp_number("007", 3, "7", 1), 0);
+	KT_EQ_INT(ks_pattern_cmp_number("0", 1, "000", 3), 0);
+	KT_EQ_INT(ks_pattern_cmp_number("123456789012345678901234567890", 30,
+					"123456789012345678901234567891", 30),
+		  -1);
+}
+
+static const kt_test tests[] = {
+	KT(test_syntax),
+	KT(test_wildcards),
+	KT(test_matching),
+	KT(test_numbers_compare_as_integers),
+	{ NULL, NULL }
+};
+
+KT_MAIN("pattern", tests)
