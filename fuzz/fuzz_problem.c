@@ -1,0 +1,121 @@
+/* fuzz_problem: a problem.json through the problem-spec loader and its validation (names,
+ * expressions, launch plans, cases, sizes), then, for a spec that loads, what `score check-refs`
+ * and the scorer do with it: the environment of every case and the golden and default plans built
+ * for it. The loader reads a folder, so the input is written to problem.json in a private folder
+ * under $TMPDIR (with a golden.cu and an instruction.md) before each run. */
+#include "fuzz.h"
+#include "problem.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char tmp[4096], dir[4200];
+static const char *const fixed[] = { "golden.cu", "instruction.md" };
+
+static void put(const char *name, const void *data, size_t size)
+{
+	char path[4400];
+	int fd;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || (size && write(fd, data, size) != (ssize_t)size) || close(fd) < 0) {
+		perror(path);
+		abort();
+	}
+}
+
+static void cleanup(void)
+{
+	char path[4400];
+	size_t i;
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, fixed[i]);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/problem.json", dir);
+	unlink(path);
+	rmdir(dir);
+	rmdir(tmp);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	static const char golden[] = "extern \"C\" __global__ void vadd(const float *a, const float *b, "
+				     "float *c, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; "
+				     "if (i < n) c[i] = a[i] + b[i]; }\n";
+	const char *t = getenv("TMPDIR");
+	(void)argc;
+	(void)argv;
+	snprintf(tmp, sizeof(tmp), "%s/kscore-fuzz-problem-XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(tmp)) {
+		perror(tmp);
+		exit(1);
+	}
+	snprintf(dir, sizeof(dir), "%s/vadd", tmp);
+	if (mkdir(dir, 0700) < 0) {
+		perror(dir);
+		exit(1);
+	}
+	put(fixed[0], golden, sizeof(golden) - 1);
+	put(fixed[1], "Add two vectors.\n", 17);
+	atexit(cleanup);
+	return 0;
+}
+
+static void build_all(const ks_problem *p)
+{
+	size_t k, ci, li;
+	for (k = 0; k < 2; k++) {
+		const ks_case *cases = k ? p->perf : p->correctness;
+		size_t n = k ? p->nperf : p->ncorrectness;
+		for (ci = 0; ci < n; ci++) {
+			ks_env env = KS_ENV_INIT;
+			size_t ai;
+			int rc = ks_problem_env(&env, p, &cases[ci]);
+			FZ_CHECK(rc == 0, "a validated case fails: %s", ks_error_msg());
+			for (ai = 0; ai < p->nargs; ai++) {
+				uint64_t cnt;
+				if (p->args[ai].role == KS_ROLE_SCALAR)
+					continue;
+				rc = ks_problem_arg_count(&cnt, p, &p->args[ai], &env);
+				FZ_CHECK(rc == 0, "case %s: a validated shape fails: %s", cases[ci].label,
+					 ks_error_msg());
+			}
+			for (li = 0; li < 2; li++) {
+				const ks_launch *l = li ? &p->launch : &p->golden_launch;
+				ks_plan plan;
+				rc = ks_plan_build(&plan, p, l, &cases[ci], &env, 7, 0, NULL);
+				fz_check_error(rc);
+				if (rc == 0) {
+					fz_check_plan(&plan, l);
+					ks_plan_clear(&plan);
+				}
+			}
+			ks_env_free(&env);
+		}
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	ks_problem *p = NULL;
+	int rc;
+
+	put("problem.json", data, size);
+	rc = ks_problem_load(&p, dir, "fuzz");
+	fz_check_error(rc);
+	if (rc == 0) {
+		FZ_CHECK(p && !strcmp(p->name, "vadd"), "the problem is named %s", p ? p->name : "-");
+		FZ_CHECK(strlen(p->sha256) == 64, "sha256 \"%s\"", p->sha256);
+		FZ_CHECK(p->golden_launch.nkernels >= 1, "a golden plan without kernels");
+		fz_check_launch_roundtrip(&p->golden_launch);
+		fz_check_launch_roundtrip(&p->launch);
+		build_all(p);
+		ks_problem_free(p);
+	} else {
+		FZ_CHECK(!p, "a failed load returned a problem");
+	}
+	ks_error_clear();
+	return 0;
+}
