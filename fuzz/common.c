@@ -6,6 +6,12 @@
 #include <cJSON.h>
 #include <time.h>
 
+int fz_strict(void)
+{
+	const char *s = getenv("KSCORE_FUZZ_STRICT");
+	return s && *s && strcmp(s, "0");
+}
+
 int fz_pow_hangs(void)
 {
 	static int known = -1;
@@ -15,6 +21,8 @@ int fz_pow_hangs(void)
 
 	if (known >= 0)
 		return known;
+	if (fz_strict())
+		return known = 0;
 	/* a million multiplications take tens of milliseconds; raising by squaring, microseconds */
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	ks_expr_eval(&v, "1 ** 1000000", NULL);

@@ -44,12 +44,17 @@ static inline char *fz_cstr(const uint8_t *data, size_t size)
 	return s;
 }
 
-/* A failing call must leave a message that says why (errors.h). */
+/* A failing call must leave a message that says why (errors.h). With KSCORE_FUZZ_VERBOSE=1 the
+ * message is printed, to see where an input stops when triaging it. */
 static inline void fz_check_error(int rc)
 {
+	const char *v = getenv("KSCORE_FUZZ_VERBOSE");
 	FZ_CHECK(rc <= 0, "return value %d", rc);
-	if (rc < 0)
+	if (rc < 0) {
 		FZ_CHECK(*ks_error_msg(), "error %d without a message", rc);
+		if (v && *v && strcmp(v, "0"))
+			fprintf(stderr, "fuzz: error %d: %s\n", rc, ks_error_msg());
+	}
 }
 
 /* The repository root the targets read reference problems from: $KSCORE_ROOT, else the working
@@ -66,12 +71,16 @@ static inline const char *fz_root(void)
  * plan a result records must read back as the plan that ran), and ks_launch_copy is exact. */
 void fz_check_launch_roundtrip(const ks_launch *l);
 
-/* Known bugs being fixed in other changes (issue 9) make some inputs hang or fail for reasons
- * already reported. Each is detected at start-up with a probe, so the targets go back to full
- * strength by themselves once the fix is merged.
- *
- * fz_pow_hangs: the evaluator raises a power by repeated multiplication, so "1 ** 9223372036854775807"
- * never returns (item 2). While it does, fz_skip_pow() is true for inputs holding "**". */
+/* Known bugs, reported but not yet fixed, would stop every run at the same place. Each is detected
+ * at start-up with a probe and then let pass, so that fuzzing goes on past it; once the fix is
+ * merged the probe finds nothing and the target is strict again by itself. With
+ * KSCORE_FUZZ_STRICT=1 in the environment no probe finds anything (fuzz/run.sh replays the
+ * reproducers of open bugs, fuzz/regress/<target>/open-*, that way). Each probe prints one line
+ * when it finds its bug. */
+int fz_strict(void);
+
+/* The evaluator raises a power by repeated multiplication, so "1 ** 9223372036854775807" never
+ * returns (issue 9, item 2). While it does, fz_skip_pow() is true for inputs holding "**". */
 int fz_pow_hangs(void);
 int fz_skip_pow(const uint8_t *data, size_t size);
 

@@ -1,10 +1,11 @@
 #!/bin/sh
 # Installs what kscore needs to build and test, from Debian's packages, where it is missing.
 # CUDA (NVRTC and its headers) is not a Debian package: it is expected at $CUDA_HOME
-# (default /usr/local/cuda); this script only checks it.
+# (default /usr/local/cuda); this script only checks it. clang and libclang-rt-dev (libFuzzer) build
+# the fuzz targets that `make test` runs briefly (docs/fuzzing.md).
 set -eu
 packages="gcc make pkg-config libcjson-dev libcurl4-openssl-dev libgit2-dev zlib1g-dev libssl-dev \
-python3 git ca-certificates"
+python3 git ca-certificates clang libclang-rt-dev"
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
