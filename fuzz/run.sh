@@ -69,8 +69,8 @@ open_bugs() {
 	for f in $(find fuzz/regress/$t -type f -name 'open-*' 2>/dev/null | sort); do
 		# shellcheck disable=SC2086
 		if KSCORE_FUZZ_STRICT=1 UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
-			$bin $(opts $t) -timeout=3 "$f" > $B/logs/$t-open.log 2>&1; then
-			echo "PASS fuzz_$t: $f is fixed: rename it without open- to keep it as a regression input"
+			$bin $(opts $t) -timeout=2 "$f" > $B/logs/$t-open.log 2>&1; then
+			echo "PASS fuzz_$t: $f is fixed: rename it without open- and drop its probe (fuzz/regress/README.md)"
 			passed=$((passed + 1))
 		else
 			echo "SKIP fuzz_$t: $f: open bug, still fails (fuzz/regress/README.md)"
@@ -94,7 +94,7 @@ smoke() {
 		# shellcheck disable=SC2086
 		if ! $bin $(opts $t) $regress >> "$log" 2>&1; then
 			echo "FAIL fuzz_$t: a regression input fails again (fuzz/regress/$t/); log $log"
-			grep -E '^(SUMMARY|Running:|fuzz contract)' "$log" | tail -n 3 | sed 's/^/    /'
+			grep -a -E '^(SUMMARY|Running:|fuzz contract)' "$log" | tail -n 3 | sed 's/^/    /'
 			return 1
 		fi
 	fi
@@ -110,10 +110,10 @@ smoke() {
 	rm -rf "$out"
 	if [ $rc -ne 0 ]; then
 		echo "FAIL fuzz_$t: libFuzzer exit $rc; input $(artifact "$log"); log $log"
-		grep -E '^(SUMMARY|fuzz contract|==[0-9]+==ERROR)' "$log" | tail -n 3 | sed 's/^/    /'
+		grep -a -E '^(SUMMARY|fuzz contract|==[0-9]+==ERROR)' "$log" | tail -n 3 | sed 's/^/    /'
 		return 1
 	fi
-	known=$(grep '^fuzz: known bug' "$log" | sort -u | wc -l)
+	known=$(grep -a '^fuzz: known bug' "$log" | sed -E 's/[0-9]+ ms/N ms/' | sort -u | wc -l)
 	note=""
 	[ "$known" -gt 0 ] && note=" ($known known bugs let pass, see $log)"
 	echo "PASS fuzz_$t: $nreg regression inputs, $(execs "$log") executions in" \
@@ -143,7 +143,7 @@ long() {
 	fi
 	echo "fuzz_$t: FAILED (exit $rc): $(execs "$log") executions in $secs s," \
 		"$found new inputs in $B/artifacts/$t/; log $log"
-	grep -E '^(SUMMARY|fuzz contract)' "$log" | sort | uniq -c | head -n 5 | sed 's/^/    /'
+	grep -a -E '^(SUMMARY|fuzz contract)' "$log" | sort | uniq -c | head -n 5 | sed 's/^/    /'
 	return 1
 }
 
