@@ -91,6 +91,7 @@ deps-test:
 
 test check: deps-test
 	$(MAKE) test-build
+	$(MAKE) fuzz-test-build
 	sh tests/run.sh
 
 demo: deps
@@ -109,6 +110,52 @@ gpu-test: all build/gpu/test_gpu
 
 bench: all
 	sh bench/run.sh
+
+# ---- fuzzing (docs/fuzzing.md): libFuzzer targets built by clang with ASan and UBSan. The library
+# is compiled again for them into build/fuzz/obj/ (coverage instrumentation, no libFuzzer main).
+FUZZ_CC      ?= clang
+FUZZ_TARGETS  = submission extract expr plan problem manifest
+FUZZ_SECONDS ?= 600
+FUZZ_CFLAGS   = -std=c11 -pthread $(WARN) -O1 -g -fno-strict-aliasing $(CPPFLAGS_KS) \
+                -fsanitize=address,undefined -fno-omit-frame-pointer
+FUZZ_OBJ     := $(patsubst src/%.c,build/fuzz/obj/%.o,$(LIB_SRC))
+FUZZ_BIN     := $(patsubst %,build/fuzz/fuzz_%,$(FUZZ_TARGETS))
+# does $(FUZZ_CC) link a libFuzzer target? (expanded only by the rules that need it)
+FUZZ_OK       = $(shell printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n)\
+                { return (int)(d[0] * 0 + n * 0); }\n' | $(FUZZ_CC) -x c -fsanitize=fuzzer \
+                -o /dev/null - >/dev/null 2>&1 && echo yes)
+
+build/fuzz/obj:
+	mkdir -p $@
+
+build/fuzz/obj/%.o: src/%.c $(wildcard include/*.h) | build/fuzz/obj
+	$(QCC)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+build/fuzz/libkscore.a: $(FUZZ_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+build/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/common.c fuzz/fuzz.h build/fuzz/libkscore.a
+	$(QLD)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Ifuzz $(LDFLAGS_KS) -o $@ $< fuzz/common.c \
+		build/fuzz/libkscore.a $(LIBS_KS)
+
+fuzz-build: $(FUZZ_BIN)
+
+# seeds from the fixtures, submissions and reference problems: build/fuzz/corpus/<target>/seeds/
+fuzz-corpus:
+	$(Q)python3 fuzz/seeds.py build/fuzz/corpus >/dev/null
+
+# every target for FUZZ_SECONDS (FUZZ_JOBS at a time; FUZZ_TARGETS="expr plan" for some)
+fuzz: fuzz-build fuzz-corpus
+	FUZZ_SECONDS=$(FUZZ_SECONDS) sh fuzz/run.sh long $(FUZZ_TARGETS)
+
+# a few seconds each plus the regression inputs of fuzz/regress/ (part of `make test`)
+fuzz-smoke: fuzz-build fuzz-corpus
+	sh fuzz/run.sh smoke $(FUZZ_TARGETS)
+
+# what `make test` builds: the targets where clang can link them, else a note (run.sh skips them)
+fuzz-test-build:
+	$(Q)if [ "$(FUZZ_OK)" = yes ]; then $(MAKE) --no-print-directory fuzz-build fuzz-corpus; \
+	else echo "fuzz: $(FUZZ_CC) cannot link libFuzzer targets; the fuzz smoke tests are skipped"; fi
 
 # install puts the programs, the reference problems, the man page and the docs under PREFIX
 # (DESTDIR for staging); uninstall removes exactly those, then the folders kscore alone owns if
@@ -136,4 +183,5 @@ uninstall:
 clean:
 	rm -rf build
 
-.PHONY: all deps deps-test demo test check test-build gpu-test bench install uninstall clean
+.PHONY: all deps deps-test demo test check test-build gpu-test bench install uninstall clean \
+        fuzz fuzz-build fuzz-corpus fuzz-smoke fuzz-test-build

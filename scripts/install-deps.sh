@@ -3,13 +3,14 @@
 # CUDA (NVRTC and its headers) is not a Debian package: it is expected at $CUDA_HOME
 # (default /usr/local/cuda); this script only checks it.
 #   sh scripts/install-deps.sh          what building and running need
-#   sh scripts/install-deps.sh --test   and what the test suite needs (a real Slurm cluster)
+#   sh scripts/install-deps.sh --test   and what the test suite needs: clang and libclang-rt-dev
+#                                       (the fuzz targets, docs/fuzzing.md), a real Slurm cluster
 set -eu
 packages="gcc make pkg-config libcjson-dev libcurl4-openssl-dev libgit2-dev zlib1g-dev libssl-dev \
 python3 git ca-certificates"
 if [ "${1:-}" = "--test" ]; then
 	# the Slurm test cluster (tests/slurm/cluster.sh); --no-install-recommends keeps it small
-	packages="$packages slurmctld slurmd slurm-client munge"
+	packages="$packages clang libclang-rt-dev slurmctld slurmd slurm-client munge"
 fi
 missing=""
 for p in $packages; do

@@ -210,6 +210,9 @@ static int parse_case(ks_problem *p, ks_case *c, const cJSON *v, int perf, size_
 		if (i == p->ndims)
 			return ks_error_set(KS_EINVALID, "%s: \"%s\" is not a dim of the problem", what,
 					    it->string);
+		/* JSON allows a key twice; a case that sets a dim twice is ambiguous, not "the last wins" */
+		if (c->dims[i])
+			return ks_error_set(KS_EINVALID, "%s: dim %s is given twice", what, it->string);
 		if (!(c->dims[i] = expr_text(it)))
 			return ks_error_set(KS_EINVALID, "%s: dim %s must be an integer or expression",
 					    what, it->string);

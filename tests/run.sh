@@ -1,5 +1,6 @@
 #!/bin/sh
-# Runs every test binary and prints the suite's final line: "N passed, N failed, N skipped".
+# Runs every test binary, then the fuzz smoke tests, and prints the suite's final line:
+# "N passed, N failed, N skipped".
 # Tests find the freshly built helpers through KSCORE_LIBEXEC and the sanitized score binary
 # through KSCORE_BIN.
 cd "$(dirname "$0")/.." || exit 2
@@ -24,6 +25,18 @@ for t in build/test/test_*; do
 	passed=$((passed + $1)); failed=$((failed + $2)); skipped=$((skipped + $3))
 	[ "$rc" -ne 0 ] && [ "$2" -eq 0 ] && { broken="$broken $t"; failed=$((failed + 1)); }
 done
+# the fuzz targets: a few seconds each and their regression inputs (fuzz/run.sh; skipped by name
+# where clang's libFuzzer runtime is missing)
+out=$(sh fuzz/run.sh smoke 2>&1)
+printf '%s\n' "$out"
+line=$(printf '%s\n' "$out" | grep -E '^fuzz: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' | tail -n 1)
+if [ -z "$line" ]; then
+	broken="$broken fuzz/run.sh"
+	failed=$((failed + 1))
+else
+	set -- $(printf '%s\n' "$line" | sed -E 's/^[^:]+: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/')
+	passed=$((passed + $1)); failed=$((failed + $2)); skipped=$((skipped + $3))
+fi
 [ -n "$broken" ] && echo "test binaries that crashed or printed no summary:$broken"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

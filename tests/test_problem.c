@@ -234,6 +234,16 @@ static void test_numbers_too_large_for_integers_are_refused(void)
 		    "let \"q\" must name an expression");
 }
 
+/* A case naming a dim twice is refused (it used to keep the last value and leak the first: found
+ * by the problem fuzz target, fuzz/regress/problem/case-dim-twice-leaks.json). */
+static void test_a_dim_given_twice_is_refused(void)
+{
+	KT_CONTAINS(load_err("twice", "{\"name\": \"twice\", \"dims\": [\"n\"], " GOOD_ARGS ", \"launch\": "
+			     "{\"kernel\": \"k\", \"grid\": [1], \"block\": [32]}, \"tolerance\": {\"atol\": 0, "
+			     "\"rtol\": 0}, \"bytes\": \"4*n\", \"cases\": {\"correctness\": [{\"n\": 8, \"n\": 16}]}}"),
+		    "dim n is given twice");
+}
+
 static void test_set_reports_bad_folders_and_keeps_good_ones(void)
 {
 	ks_problem_set *s = NULL;
@@ -253,6 +263,6 @@ static const kt_test tests[] = {
 	KT(test_loads_fixture_suite), KT(test_env_and_counts), KT(test_valid_minimal_spec),
 	KT(test_rejects_bad_specs), KT(test_set_reports_bad_folders_and_keeps_good_ones),
 	KT(test_sm_count_is_the_devices), KT(test_sizes_that_wrap_are_refused),
-	KT(test_numbers_too_large_for_integers_are_refused), { 0 }
+	KT(test_numbers_too_large_for_integers_are_refused), KT(test_a_dim_given_twice_is_refused), { 0 }
 };
 KT_MAIN("problem", tests)

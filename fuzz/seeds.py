@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Collects the fuzz targets' seed inputs from the repository's own files (docs/fuzzing.md).
+
+usage: fuzz/seeds.py OUT   (run from the repository root)
+
+Writes OUT/<target>/seeds/<sha1> for every target, replacing what an earlier run wrote there and
+nothing else (inputs libFuzzer found sit next to seeds/ and are kept). The seeds are the test
+fixtures, the example and candidate submissions and the reference problems, cut to each target's
+input format and size limit. The output depends only on the repository's files.
+"""
+import glob
+import gzip
+import hashlib
+import json
+import os
+import re
+import shutil
+import sys
+
+# each target's -max_len, also used by fuzz/run.sh
+MAX_LEN = {"submission": 65536, "extract": 65536, "expr": 4200, "plan": 16384,
+           "problem": 32768, "manifest": 16384}
+
+seeds = {t: set() for t in MAX_LEN}
+
+
+def add(target, data):
+    if isinstance(data, str):
+        data = data.encode()
+    if 0 < len(data) <= MAX_LEN[target]:
+        seeds[target].add(data)
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def entries_of(path):
+    """The entries of a submission file (JSON array or JSON Lines), [] if it is neither."""
+    text = read(path).decode("utf-8", "replace")
+    try:
+        v = json.loads(text)
+        return [e for e in v if isinstance(e, dict)] if isinstance(v, list) else [v]
+    except ValueError:
+        out = []
+        for line in text.splitlines():
+            try:
+                e = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(e, dict):
+                out.append(e)
+        return out
+
+
+def submission_files():
+    files = glob.glob("tests/fixtures/submission/*") + glob.glob("tests/fixtures/cli/*.json")
+    files += glob.glob("tests/fixtures/gpu/*.json") + glob.glob("submissions/*/*.json")
+    return sorted(f for f in files if not f.endswith("expected.json") and os.path.isfile(f))
+
+
+def problem_dirs():
+    """Problem folders in the order fuzz_plan numbers them: reference_tests/ by suite and name
+    (bytewise), then the fixtures."""
+    dirs = []
+    for root in ("reference_tests", "tests/fixtures/problems"):
+        for suite in sorted(os.listdir(root), key=os.fsencode):
+            sdir = os.path.join(root, suite)
+            if not os.path.isdir(sdir):
+                continue
+            for name in sorted(os.listdir(sdir), key=os.fsencode):
+                if os.path.isfile(os.path.join(sdir, name, "problem.json")):
+                    dirs.append(os.path.join(sdir, name))
+    return dirs
+
+
+LAUNCH_RE = re.compile(r"(/\*\s*kscore-launch.*?\*/|//\s*kscore-launch[^\n]*)", re.S)
+EXPR_RE = re.compile(r"^[A-Za-z0-9_ ()+\-*/%<>,]+$")
+
+
+def expressions(v):
+    """Every string or integer in a spec or plan that may be an expression."""
+    if isinstance(v, dict):
+        for k, x in v.items():
+            if k not in ("name", "kernel", "description", "label", "type", "role", "kind",
+                         "dtype", "peak", "init", "golden", "instruction"):
+                yield from expressions(x)
+    elif isinstance(v, list):
+        for x in v:
+            yield from expressions(x)
+    elif isinstance(v, str) and EXPR_RE.match(v):
+        yield v
+    elif isinstance(v, int) and not isinstance(v, bool):
+        yield str(v)
+
+
+def main():
+    out = sys.argv[1]
+
+    # submissions: whole files, single entries, JSON Lines and gzip forms
+    all_entries = []
+    for f in submission_files():
+        data = read(f)
+        add("submission", data)
+        es = entries_of(f)
+        all_entries += es
+        for e in es[:4]:
+            add("submission", json.dumps([e], indent=1))
+        if es:
+            jsonl = "".join(json.dumps(e) + "\n" for e in es[:3])
+            add("submission", jsonl)
+            add("submission", gzip.compress(jsonl.encode(), mtime=0))
+            add("submission", gzip.compress(json.dumps(es[:2]).encode(), mtime=0))
+
+    # LLM answers and kernel sources; launch comments and fields
+    codes = [read(f) for f in sorted(glob.glob("submissions/*/src/*.cu"))]
+    for e in all_entries:
+        if isinstance(e.get("predict"), str):
+            add("extract", e["predict"])
+    for c in codes:
+        add("extract", c)
+        add("extract", b"Here is the kernel:\n```cuda\n" + c + b"```\n<|im_end|>")
+
+    # problems: specs renamed to the fuzz_problem folder, plans and expressions
+    dirs = problem_dirs()
+    for i, d in enumerate(dirs):
+        spec = json.loads(read(os.path.join(d, "problem.json")))
+        name = spec.get("name")
+        spec["name"] = "vadd"
+        spec.pop("golden", None)
+        spec.pop("instruction", None)
+        add("problem", json.dumps(spec, indent=1))
+        idx = bytes([i % 256])
+        for key in ("launch", "golden_launch"):
+            if key in spec:
+                add("plan", idx + json.dumps(spec[key]).encode())
+        for x in expressions(spec):
+            add("expr", x)
+        for e in all_entries:
+            f = e.get("file")
+            if not isinstance(f, str) or f.split("/")[-1].split(".")[0] != name:
+                continue
+            if isinstance(e.get("launch"), dict):
+                add("plan", idx + json.dumps(e["launch"]).encode())
+            p = e.get("predict")
+            if isinstance(p, str) and "kscore-launch" in p:
+                add("plan", idx + p.encode())
+        for c in codes:
+            if b"kscore-launch" in c and name and (b"void " + name.encode()) in c:
+                add("plan", idx + c)
+    for e in all_entries:
+        if isinstance(e.get("launch"), dict):
+            for x in expressions(e["launch"]):
+                add("expr", x)
+    for c in codes:
+        for m in LAUNCH_RE.findall(c.decode("utf-8", "replace")):
+            for x in re.findall(r'"([^"]*)"', m):
+                if EXPR_RE.match(x):
+                    add("expr", x)
+
+    # manifests: the examples in docs/batch.md
+    doc = read("docs/batch.md").decode()
+    for block in re.findall(r"```json\n(.*?)```", doc, re.S):
+        if "kscore.batch/1" in block:
+            add("manifest", block)
+    add("manifest", json.dumps({"schema": "kscore.batch/1", "submission": "a/<N>.json",
+                                "teams": [{"name": "Leaderboard", "repo": "x"},
+                                          {"name": "a b", "repo": "/r", "ref": "v1"}]}))
+
+    for t, s in seeds.items():
+        d = os.path.join(out, t, "seeds")
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        for data in s:
+            with open(os.path.join(d, hashlib.sha1(data).hexdigest()), "wb") as f:
+                f.write(data)
+        print("fuzz seeds: %-10s %4d inputs in %s" % (t, len(s), d))
+
+
+if __name__ == "__main__":
+    main()
