@@ -458,6 +458,25 @@ int ks_jscan_feed(ks_jscan *s, const void *data, size_t n)
 		return s->rc;
 	for (i = 0; i < n; i++, s->off++) {
 		unsigned char c = p[i];
+		if (s->in_str && !s->esc && !s->in_key && !s->high && !s->u8.need) {
+			/* the common case, a run of plain ASCII inside a string, in one step */
+			size_t k = i;
+			while (k < n && p[k] >= 0x20 && p[k] < 0x7F && p[k] != '"' && p[k] != '\\')
+				k++;
+			if (k > i) {
+				size_t run = k - i;
+				s->soff += run;
+				s->scol += run;
+				s->col += run;
+				s->off += run;
+				if (s->in_entry && !s->cur.over && s->off - s->cur.start > s->lim.max_entry_bytes)
+					s->cur.over = KS_JSCAN_OVER_BYTES;
+				if (k == n)
+					break;
+				i = k;
+				c = p[i];
+			}
+		}
 		if (s->bom >= 0) {
 			if (s->bom < 3 && c == bom[s->bom]) {
 				/* positions in messages are those of the text after the mark */
