@@ -33,6 +33,8 @@ typedef enum {
 	KS_REASON_MISMATCH,
 	KS_REASON_NONDETERMINISTIC, /* the same inputs gave a different, wrong answer */
 	KS_REASON_NOT_RUN,          /* compile-only mode: compiled, not run */
+	KS_REASON_BAD_ENCODING,     /* the entry holds bytes text cannot: not UTF-8, NUL, lone surrogate */
+	KS_REASON_DUPLICATE,        /* an earlier entry of the file names the same problem: not counted */
 	KS_REASON_COUNT
 } ks_reason;
 

@@ -12,6 +12,7 @@
 #include "slurm.h"
 #include "submission.h"
 #include "upload.h"
+#include "utf8.h"
 
 #include <curl/curl.h>
 
@@ -757,8 +758,13 @@ int ks_batch_leaderboard_write(const char *out_dir, const ks_batch_row *rows, si
 		ks_buf_puts(&csv, "\r\n");
 	}
 	rc = ks_json_write_file(jp, o, 1);
-	if (rc == 0)
-		rc = ks_fs_write_atomic(cp, csv.ptr ? csv.ptr : "", csv.len);
+	if (rc == 0) {
+		/* team names come from the manifest: the file stays UTF-8 whatever they hold */
+		size_t clen;
+		char *clean = ks_utf8_sanitize(csv.ptr ? csv.ptr : "", csv.len, &clen);
+		rc = ks_fs_write_atomic(cp, clean, clen);
+		ks_free(clean);
+	}
 	cJSON_Delete(o);
 	ks_buf_free(&csv);
 	ks_free(jp);
@@ -2131,9 +2137,9 @@ done:
 		cJSON_AddNumberToObject(jroot, "already_scored", (double)b.nskipped);
 		cJSON_AddNumberToObject(jroot, "failed", (double)b.nfailed);
 		cJSON_AddNumberToObject(jroot, "exit_status", rc);
-		s = cJSON_Print(jroot);
-		printf("%s\n", s);
-		cJSON_free(s);
+		s = ks_json_print(jroot, 1);
+		printf("%s\n", s ? s : "null");
+		ks_free(s);
 		cJSON_Delete(jroot);
 	}
 	cJSON_Delete(b.jteams);

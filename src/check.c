@@ -448,7 +448,10 @@ void ks_check_entries(ks_kernel_result *out, ks_candidate_image *images, const k
 		init_result(r, e, pass ? pass[i] : 0);
 		pr[i].job = pr[i].gjob = -1;
 		if (e->error) {
-			ks_kernel_result_fail(r, KS_REASON_BAD_ENTRY, "%s", e->error);
+			/* duplicates are not compiled: only the first entry for a problem counts */
+			ks_kernel_result_fail(r, e->fault == KS_ENTRY_DUPLICATE ? KS_REASON_DUPLICATE
+					      : e->fault == KS_ENTRY_BAD_ENCODING ? KS_REASON_BAD_ENCODING
+					      : KS_REASON_BAD_ENTRY, "%s", e->error);
 			continue;
 		}
 		pr[i].p = ks_problem_set_find(o->problems, e->problem);

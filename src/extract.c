@@ -2,6 +2,7 @@
 #include "buf.h"
 #include "errors.h"
 #include "mem.h"
+#include "utf8.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -179,6 +180,25 @@ static void describe(ks_buf *note, const tally *t, int taken)
 			      t->other[taken] == 1 ? "" : "s");
 }
 
+int ks_extract_check_text(const char *text, size_t len)
+{
+	const char *nul = memchr(text, '\0', len);
+	size_t bad = len, line, col;
+
+	ks_utf8_valid(text, len, &bad);
+	if (nul && (size_t)(nul - text) < bad) {
+		bad = (size_t)(nul - text);
+		ks_utf8_position(text, bad, &line, &col);
+		return ks_error_set(KS_EINVALID, "a NUL character at byte offset %zu (line %zu, column %zu)",
+				    bad, line, col);
+	}
+	if (bad == len)
+		return 0;
+	ks_utf8_position(text, bad, &line, &col);
+	return ks_error_set(KS_EINVALID, "a byte that is not UTF-8 (0x%02X) at byte offset %zu (line %zu, "
+			    "column %zu)", (unsigned char)text[bad], bad, line, col);
+}
+
 int ks_extract_code(char **code, char **note, const char *text)
 {
 	ks_buf out = KS_BUF_INIT(0), msg = KS_BUF_INIT(NOTE_MAX);
@@ -192,6 +212,10 @@ int ks_extract_code(char **code, char **note, const char *text)
 	if (!code || !note || !text)
 		return ks_error_set(KS_EINVALID, "ks_extract_code: NULL argument");
 	*code = *note = NULL;
+	if (ks_extract_check_text(text, strlen(text)) < 0) {
+		*note = ks_asprintf("no code: the text holds %s", ks_error_msg());
+		return 0;
+	}
 	memset(&t, 0, sizeof(t));
 	clear = clean(text, &ntokens);
 	ks_buf_init(&out, strlen(clear));

@@ -440,9 +440,9 @@ done:
 	if (o.json && jroot) {
 		char *s;
 		cJSON_AddNumberToObject(jroot, "exit_status", rc);
-		s = cJSON_Print(jroot);
-		printf("%s\n", s);
-		cJSON_free(s);
+		s = ks_json_print(jroot, 1);
+		printf("%s\n", s ? s : "null");
+		ks_free(s);
 	}
 	cJSON_Delete(jroot);
 	ks_pipeline_free(pl);

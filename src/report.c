@@ -6,6 +6,7 @@
 #include "mem.h"
 #include "metrics.h"
 #include "outdir.h"
+#include "utf8.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -153,6 +154,7 @@ cJSON *ks_report_record(const ks_report *rep)
 	sum = cJSON_AddObjectToObject(o, "summary");
 	ks_metrics_file(&fm, rep->results, rep->nresults);
 	cJSON_AddNumberToObject(sum, "kernels", (double)fm.entries);
+	cJSON_AddNumberToObject(sum, "duplicates", (double)fm.duplicates);
 	cJSON_AddNumberToObject(sum, "problems", (double)fm.problems);
 	ks_json_add_num(sum, "compile_accuracy", fm.compile_accuracy);
 	ks_json_add_num(sum, "call_accuracy", fm.call_accuracy);
@@ -171,6 +173,7 @@ cJSON *ks_report_record(const ks_report *rep)
 			}
 		ks_metrics_file(&pm, rep->results + first, n);
 		cJSON_AddNumberToObject(p, "pass", (double)i);
+		cJSON_AddNumberToObject(p, "duplicates", (double)pm.duplicates);
 		ks_json_add_num(p, "call_accuracy", pm.call_accuracy);
 		ks_json_add_num(p, "exec_accuracy", pm.exec_accuracy);
 		ks_json_add_num(p, "compile_accuracy", pm.compile_accuracy);
@@ -251,10 +254,14 @@ cJSON *ks_report_record(const ks_report *rep)
 	return o;
 }
 
+/* Text files quote input (file names, details, logs): written as valid UTF-8 whatever it held. */
 static int write_text(const char *dir, const char *name, const char *text)
 {
 	char *path = ks_path_join(dir, name);
-	int rc = ks_fs_write_atomic(path, text, strlen(text));
+	size_t n;
+	char *clean = ks_utf8_sanitize(text, strlen(text), &n);
+	int rc = ks_fs_write_atomic(path, clean, n);
+	ks_free(clean);
 	ks_free(path);
 	return rc;
 }
@@ -269,6 +276,8 @@ static int write_json(const char *dir, const char *name, const cJSON *v)
 
 static const char *verdict(const ks_kernel_result *r)
 {
+	if (r->reason == KS_REASON_DUPLICATE)
+		return "duplicate, not counted";
 	if (!r->exec)
 		return "incorrect";
 	if (!r->timed)

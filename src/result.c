@@ -6,14 +6,15 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *g_names[KS_REASON_COUNT] = {
+static const char *const g_names[] = {
 	"ok",              "bad_entry",       "unknown_problem", "problem_invalid",
 	"no_code",         "bad_launch",      "compile_error",   "compile_timeout",
 	"compile_limit",   "compile_crash",   "missing_kernel",  "load_error",
 	"launch_error",    "fault",           "timeout",         "crash",
 	"oob_write",       "input_modified",  "unwritten",       "mismatch",
-	"nondeterministic", "not_run",
+	"nondeterministic", "not_run",     "bad_encoding",    "duplicate",
 };
+_Static_assert(sizeof(g_names) / sizeof(g_names[0]) == KS_REASON_COUNT, "a reason has no name");
 
 const char *ks_reason_name(ks_reason r)
 {
