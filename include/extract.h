@@ -32,6 +32,11 @@ int ks_extract_check_text(const char *text, size_t len);
  * caller-owned. Always returns 0 except on invalid arguments (KS_EINVALID). */
 int ks_extract_code(char **code, char **note, const char *text);
 
+/* For text in which no CUDA code was found: names the language it is written in when that is
+ * recognisably Python ("Triton (Python)" for Triton kernels, "Python" otherwise), so the entry can
+ * be told that kscore scores CUDA C++; NULL when the text looks like neither. The string is static. */
+const char *ks_extract_foreign_language(const char *text);
+
 /* Finds a structured launch comment (a block comment whose text starts with `kscore-launch`
  * followed by JSON, or a line comment `// kscore-launch: {json}`) and returns its JSON text,
  * trimmed (caller frees), or NULL if there is none. Only the first such comment counts; markers

@@ -26,7 +26,12 @@ typedef struct {
 	double fast_1, fast_2;      /* fraction of problems correct, not suspicious, speedup > 1 (> 2) */
 	double roofline_fraction;   /* mean over timed kernels */
 	size_t suspicious;
+	size_t not_cuda;            /* counted results whose answer is Python/Triton (reason not_cuda) */
 } ks_file_metrics;
+
+/* The warning a file deserves when most of its counted entries are not CUDA (an organizer must not
+ * publish a leaderboard of zeros without noticing), or NULL. Static string. */
+const char *ks_metrics_not_cuda_warning(const ks_file_metrics *m);
 
 /* Metrics of one file's results (all r[i] of the same pass). */
 void ks_metrics_file(ks_file_metrics *m, const ks_kernel_result *r, size_t n);

@@ -35,6 +35,7 @@ typedef enum {
 	KS_REASON_NOT_RUN,          /* compile-only mode: compiled, not run */
 	KS_REASON_BAD_ENCODING,     /* the entry holds bytes text cannot: not UTF-8, NUL, lone surrogate */
 	KS_REASON_DUPLICATE,        /* an earlier entry of the file names the same problem: not counted */
+	KS_REASON_NOT_CUDA,         /* the answer is Python or Triton: kscore scores CUDA C++ only */
 	KS_REASON_COUNT
 } ks_reason;
 

@@ -462,8 +462,14 @@ void ks_check_entries(ks_kernel_result *out, ks_candidate_image *images, const k
 			continue;
 		}
 		if (!e->code) {
-			ks_kernel_result_fail(r, KS_REASON_NO_CODE, "no CUDA code found: %s",
-					      e->extract_note ? e->extract_note : "empty predict");
+			const char *lang = ks_extract_foreign_language(e->predict);
+			if (lang)
+				ks_kernel_result_fail(r, KS_REASON_NOT_CUDA, "the answer is %s, not CUDA: kscore "
+						      "scores CUDA C++ device code (a __global__ kernel; see "
+						      "docs/submission-format.md)", lang);
+			else
+				ks_kernel_result_fail(r, KS_REASON_NO_CODE, "no CUDA code found: %s",
+						      e->extract_note ? e->extract_note : "empty predict");
 			continue;
 		}
 		if (choose_launch(&pr[i], r, e, o) < 0)

@@ -250,11 +250,20 @@ static int score_one(const options *o, ks_pipeline *pl, const char *input, cJSON
 		cJSON_AddItemToArray(ka, k);
 	}
 	cJSON_AddItemToArray(jsum, js);
+	{
+		ks_file_metrics fm;
+		ks_metrics_file(&fm, sc.results, sc.nresults);
+		if (ks_metrics_not_cuda_warning(&fm))
+			fprintf(stderr, "score: warning: %s: %s\n", input, ks_metrics_not_cuda_warning(&fm));
+	}
 	if (!o->json && !o->quiet) {
 		ks_file_metrics fm;
 		printf("%s%s%s\n", col("\033[1m"), input, col("\033[0m"));
-		print_table(sc.results, sc.nresults, gpu);
 		ks_metrics_file(&fm, sc.results, sc.nresults);
+		if (ks_metrics_not_cuda_warning(&fm))
+			printf("%sWARNING: %s%s\n", col("\033[33m"), ks_metrics_not_cuda_warning(&fm),
+			       col("\033[0m"));
+		print_table(sc.results, sc.nresults, gpu);
 		if (gpu)
 			printf("Call Accuracy: %.4g  Exec Accuracy: %.4g  (%zu kernels)\n",
 			       isnan(fm.call_accuracy) ? 0 : fm.call_accuracy,

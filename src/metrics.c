@@ -103,6 +103,7 @@ void ks_metrics_file(ks_file_metrics *m, const ks_kernel_result *r, size_t n)
 		m->called += r[i].call;
 		m->executed += r[i].exec;
 		m->suspicious += (size_t)r[i].suspicious;
+		m->not_cuda += r[i].reason == KS_REASON_NOT_CUDA;
 		if (!r[i].timed)
 			continue;
 		m->timed = 1;
@@ -173,4 +174,13 @@ void ks_metrics_passk(ks_passk *out, const int *ks, size_t nk, const ks_kernel_r
 		}
 	}
 	ks_free(g);
+}
+
+const char *ks_metrics_not_cuda_warning(const ks_file_metrics *m)
+{
+	size_t counted = m->entries - m->duplicates;
+	if (!counted || m->not_cuda * 2 <= counted)
+		return NULL;
+	return "most entries are Python/Triton, not CUDA: kscore scores CUDA C++ device code only, so "
+	       "they all score 0 (reason not_cuda; see docs/submission-format.md)";
 }

@@ -155,6 +155,9 @@ cJSON *ks_report_record(const ks_report *rep)
 	ks_metrics_file(&fm, rep->results, rep->nresults);
 	cJSON_AddNumberToObject(sum, "kernels", (double)fm.entries);
 	cJSON_AddNumberToObject(sum, "duplicates", (double)fm.duplicates);
+	cJSON_AddNumberToObject(sum, "not_cuda", (double)fm.not_cuda);
+	if (ks_metrics_not_cuda_warning(&fm))
+		cJSON_AddStringToObject(sum, "warning", ks_metrics_not_cuda_warning(&fm));
 	cJSON_AddNumberToObject(sum, "problems", (double)fm.problems);
 	ks_json_add_num(sum, "compile_accuracy", fm.compile_accuracy);
 	ks_json_add_num(sum, "call_accuracy", fm.call_accuracy);
@@ -297,6 +300,12 @@ static int write_perf_files(const ks_report *rep, const char *dir)
 	if ((rc = ks_fs_mkdir_p(gp, 0755)) < 0)
 		goto done;
 	ks_buf_printf(&txt, "Performance analysis (kscore %s)\n", KS_VERSION);
+	{
+		ks_file_metrics fm;
+		ks_metrics_file(&fm, rep->results, rep->nresults);
+		if (ks_metrics_not_cuda_warning(&fm))
+			ks_buf_printf(&txt, "WARNING: %s\n", ks_metrics_not_cuda_warning(&fm));
+	}
 	if (rep->device)
 		ks_buf_printf(&txt, "device: %s, %s\n", rep->device->name, rep->arch ? rep->arch : "");
 	if (rep->ceilings)

@@ -13,6 +13,7 @@ static const char *const g_names[] = {
 	"launch_error",    "fault",           "timeout",         "crash",
 	"oob_write",       "input_modified",  "unwritten",       "mismatch",
 	"nondeterministic", "not_run",     "bad_encoding",    "duplicate",
+	"not_cuda",
 };
 _Static_assert(sizeof(g_names) / sizeof(g_names[0]) == KS_REASON_COUNT, "a reason has no name");
 

@@ -851,6 +851,44 @@ static void test_bytes_the_code_cannot_hold_leave_every_output_valid(void)
 	cJSON_Delete(j);
 }
 
+/* A file of Python/Triton answers: each entry says what it is, and the file gets one warning at the
+ * top of the report, in score.json and on stderr (issue 11, item 4). */
+static void test_triton_answers_are_named_not_cuda(void)
+{
+	char args[8192];
+	char *t;
+	cJSON *j = NULL;
+	const cJSON *k;
+	snprintf(args, sizeof(args), "--compile-only --refs tests/fixtures/problems --out '%s/res' "
+		 "tests/fixtures/cli/triton.json", kt_tmpdir());
+	KT_EQ_INT(score(args), 2);
+	KT_CONTAINS(g_err, "most entries are Python/Triton, not CUDA");
+	KT_CONTAINS(g_out, "WARNING: most entries are Python/Triton");
+	t = slurp("res/score.json");
+	KT_EQ_INT(ks_json_parse(&j, t, strlen(t), 64, "score.json"), 0);
+	k = cJSON_GetObjectItem(j, "kernels");
+	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 0), "reason")->valuestring, "not_cuda");
+	KT_CONTAINS(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 0), "detail")->valuestring,
+		    "the answer is Triton (Python), not CUDA");
+	KT_CONTAINS(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 0), "detail")->valuestring,
+		    "docs/submission-format.md");
+	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 1), "reason")->valuestring, "not_cuda");
+	KT_CONTAINS(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 1), "detail")->valuestring, "the answer is Python");
+	KT_EQ_INT(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "not_cuda")->valuedouble, 2);
+	KT_CONTAINS(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "warning")->valuestring,
+		    "Python/Triton");
+	cJSON_Delete(j);
+	ks_free(t);
+	/* a file of CUDA answers has no such warning */
+	snprintf(args, sizeof(args), "--compile-only --refs tests/fixtures/problems --out '%s/res2' "
+		 "tests/fixtures/cli/good.json", kt_tmpdir());
+	score(args);
+	KT_NOT_CONTAINS(g_err, "Python/Triton");
+	t = slurp("res2/score.json");
+	KT_NOT_CONTAINS(t, "\"warning\"");
+	ks_free(t);
+}
+
 static const kt_test tests[] = {
 	KT(test_problems_listing_and_prompt_export), KT(test_every_shipped_problem_loads_and_its_golden_compiles),
 	KT(test_help_version_and_usage_errors), KT(test_compile_only_writes_results),
@@ -864,6 +902,7 @@ static const kt_test tests[] = {
 	KT(test_bad_option_values_are_usage_errors), KT(test_hostile_plans_and_signatures_in_compile_only_mode),
 	KT(test_check_refs_refuses_sizes_that_wrap),
 	KT(test_duplicates_are_reported_and_not_counted),
-	KT(test_bytes_the_code_cannot_hold_leave_every_output_valid), { 0 }
+	KT(test_bytes_the_code_cannot_hold_leave_every_output_valid), KT(test_triton_answers_are_named_not_cuda),
+	{ 0 }
 };
 KT_MAIN("cli", tests)

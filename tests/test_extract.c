@@ -237,6 +237,23 @@ static void test_text_that_is_not_utf8_gives_no_code(void)
 	KT_EQ_INT(ks_extract_check_text("\xC3\xA9t", 3), 0);
 }
 
+/* Answers in Python or Triton are named as such (issue 11, item 4); CUDA and prose are not. */
+static void test_foreign_language_is_named(void)
+{
+	KT_EQ_STR(ks_extract_foreign_language("```python\nimport triton\nimport triton.language as tl\n\n"
+					      "@triton.jit\ndef k(x_ptr, n):\n    pid = tl.program_id(0)\n```"),
+		  "Triton (Python)");
+	KT_EQ_STR(ks_extract_foreign_language("import torch\n\nclass Model(torch.nn.Module):\n"
+					      "    def forward(self, x):\n        return x * 2\n"),
+		  "Python");
+	KT_EQ_STR(ks_extract_foreign_language("Use this:\n```python\nprint(1)\n```\n"), "Python");
+	KT_ASSERT(ks_extract_foreign_language("__device__ float f(float x) { return x; }\n") == NULL);
+	KT_ASSERT(ks_extract_foreign_language("I cannot write this kernel, sorry.") == NULL);
+	/* one import line in a C comment is not Python */
+	KT_ASSERT(ks_extract_foreign_language("// import this\nint x;\n") == NULL);
+	KT_ASSERT(ks_extract_foreign_language(NULL) == NULL);
+}
+
 static const kt_test tests[] = {
 	KT(test_whole_text_without_fences), KT(test_backtick_and_tilde_fences),
 	KT(test_untagged_and_info_strings), KT(test_other_languages_ignored),
@@ -246,6 +263,6 @@ static const kt_test tests[] = {
 	KT(test_many_tags_keep_the_note_small), KT(test_invalid_arguments),
 	KT(test_launch_comment_block_form), KT(test_launch_comment_line_form),
 	KT(test_launch_comment_absent),
-	KT(test_text_that_is_not_utf8_gives_no_code), { 0 }
+	KT(test_text_that_is_not_utf8_gives_no_code), KT(test_foreign_language_is_named), { 0 }
 };
 KT_MAIN("extract", tests)
