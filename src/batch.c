@@ -1,4 +1,5 @@
 #include "batch.h"
+#include "export.h"
 #include "buf.h"
 #include "errors.h"
 #include "fsutil.h"
@@ -775,7 +776,7 @@ typedef struct {
 	ks_scoreopts so;
 	const char *out, *manifest_path, *pull_repo, *deadline_arg, *submission_arg, *only_team;
 	const char *upload_config;
-	int rescore, json, quiet, no_fetch, color_opt;
+	int rescore, json, quiet, no_fetch, color_opt, no_site;
 
 	ks_batch_manifest *m;
 	ks_pipeline *pl;
@@ -1396,6 +1397,7 @@ static void usage(FILE *f)
 	      "      --json                print a JSON summary on stdout instead of the table\n"
 	      "  -q, --quiet               no progress and no table\n"
 	      "      --color[=WHEN]        never, always or auto (default; honours NO_COLOR)\n"
+	      "      --no-site             do not write the static site OUT/site/ (score export)\n"
 	      "  -h, --help                show this help and exit\n"
 	      "\n"
 	      "Scoring and upload options (as for score):\n", f);
@@ -1612,6 +1614,7 @@ int ks_batch_main(int argc, char **argv)
 		{ "json", no_argument, 0, 7 },
 		{ "quiet", no_argument, 0, 'q' },
 		{ "color", optional_argument, 0, 8 },
+		{ "no-site", no_argument, 0, 9 },
 		{ "help", no_argument, 0, 'h' },
 		KS_SCOREOPTS_LONGOPTS,
 		{ 0, 0, 0, 0 }
@@ -1669,6 +1672,9 @@ int ks_batch_main(int argc, char **argv)
 				fprintf(stderr, "score batch: --color takes never, always or auto\n");
 				return EXIT_USAGE;
 			}
+			continue;
+		case 9:
+			b.no_site = 1;
 			continue;
 		case 'h':
 			usage(stdout);
@@ -1735,6 +1741,9 @@ int ks_batch_main(int argc, char **argv)
 		rc = EXIT_IOERR;
 		goto done;
 	}
+	/* the static site (web_export/) is a view of the results: failing to write it is a warning */
+	if (!b.no_site && ks_export_batch_site(b.out, b.cache, stderr) < 0)
+		fprintf(stderr, "score batch: warning: site not written: %s\n", ks_error_msg());
 	if (!ks_pipeline_has_gpu(b.pl) && !b.so.compile_only)
 		rc = EXIT_NO_GPU;
 	else if (b.nfailed)
