@@ -111,6 +111,14 @@ build/test/test_%: web_export/tests/test_%.c web_export/tests/export_test.h test
 
 test-build: all build/test/score $(TEST_BIN)
 
+# The committed fixture of the site tests (web_export/tests/export_test.h), written again.
+build/test/make_fixture: web_export/tests/make_fixture.c web_export/tests/export_test.h build/test/libkscore.a
+	$(QLD)$(CC) $(CFLAGS_KS) $(SAN) -Itests $(LDFLAGS_KS) -o $@ $< build/test/libkscore.a $(LIBS_KS)
+
+export-fixture: build/test/make_fixture
+	rm -rf web_export/tests/fixtures/batch
+	build/test/make_fixture web_export/tests/fixtures/batch
+
 # `make test` first installs what is missing (apt-get), then re-reads pkg-config in a sub-make.
 deps:
 	sh scripts/install-deps.sh
@@ -149,4 +157,4 @@ uninstall:
 clean:
 	rm -rf build
 
-.PHONY: all deps demo test check test-build gpu-test bench install uninstall clean
+.PHONY: all deps demo test check test-build gpu-test bench install uninstall clean export-fixture
