@@ -15,6 +15,16 @@ if [ -n "$missing" ]; then
 	$sudo apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
 fi
+# The site tests (web_export/tests/test_export_browser.c) open the exported pages in a headless
+# browser; without it they report themselves skipped. Installed on its own, without recommends
+# (about 100 MB), and a failure to install it does not stop the build.
+if ! command -v chromium-headless-shell >/dev/null 2>&1; then
+	echo "install-deps: installing: chromium-headless-shell"
+	if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+	{ $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
+		--no-install-recommends chromium-headless-shell >/dev/null; } ||
+		echo "install-deps: warning: chromium-headless-shell could not be installed; the browser tests will be skipped" >&2
+fi
 cuda="${CUDA_HOME:-/usr/local/cuda}"
 if [ ! -f "$cuda/include/nvrtc.h" ] || ! ls "$cuda"/lib64/libnvrtc.so* >/dev/null 2>&1; then
 	echo "install-deps: the CUDA toolkit (NVRTC) is not at $cuda; install it or set CUDA_HOME" >&2

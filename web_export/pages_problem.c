@@ -65,7 +65,7 @@ static void golden_table(ks_html *h, const ks_export_model *m, const char *probl
 	}
 	ks_html_raw(h, "<h2>Golden kernel</h2>\n<div class=\"scroll\"><table class=\"perf\"><thead><tr><th>Case</th>"
 		    "<th>Golden ms (median)</th><th>Range</th><th>Floor ms</th><th>Golden roofline</th>"
-		    "<th>Runs</th></tr></thead><tbody>\n");
+		    "<th>Timed runs</th></tr></thead><tbody>\n");
 	for (c = 0; c < ref->nperf; c++) {
 		const char *label = ref->perf[c].label;
 		double *v = ks_calloc(m->nteams + 1, sizeof(*v)), med, lo = INFINITY, hi = -INFINITY;
@@ -90,9 +90,9 @@ static void golden_table(ks_html *h, const ks_export_model *m, const char *probl
 		ks_html_raw(h, "</td>");
 		ks_export_td_num(h, med, 4, NULL);
 		if (n > 1)
-			ks_html_rawf(h, "<td class=\"num\">%.4g\xE2\x80\x93%.4g (%zu runs)</td>", lo, hi, n);
+			ks_html_rawf(h, "<td class=\"num\">%.4g\xE2\x80\x93%.4g (%zu teams' runs)</td>", lo, hi, n);
 		else
-			ks_export_td_text(h, n ? "one run" : NULL);
+			ks_export_td_text(h, n ? "one team's run" : NULL);
 		ks_export_td_num(h, ref->perf[c].floor_ms, 4, NULL);
 		ks_export_td_pct(h, ref->perf[c].floor_ms > 0 && med > 0 ? ref->perf[c].floor_ms / med : NAN);
 		ks_export_td_num(h, ref->perf[c].golden_runs >= 0 ? (double)ref->perf[c].golden_runs : NAN, 6, NULL);

@@ -124,7 +124,7 @@ static void protocol(ks_html *h, const ks_export_model *m)
 		cJSON_ArrayForEach(v, sec)
 		{
 			char b[64];
-			ks_html_raw(h, "<dt>");
+			ks_html_raw(h, "<div><dt>");
 			ks_html_text(h, sec->string);
 			ks_html_raw(h, ".");
 			ks_html_text(h, v->string);
@@ -135,7 +135,7 @@ static void protocol(ks_html *h, const ks_export_model *m)
 			} else if (cJSON_IsString(v)) {
 				ks_html_text(h, v->valuestring);
 			}
-			ks_html_raw(h, "</dd>");
+			ks_html_raw(h, "</dd></div>");
 		}
 	}
 	ks_html_rawf(h, "</dl>\n<p class=\"note\">As recorded in the score.json of %s; each team's own record "
@@ -224,14 +224,14 @@ void ks_export_page_provenance(ks_html *h, const ks_export_model *m)
 	ks_export_page_begin(h, m, "Provenance", "provenance");
 	ks_html_raw(h, "<h1>Provenance</h1>\n<dl class=\"facts\">");
 	if (m->deadline) {
-		ks_html_raw(h, "<dt>Deadline</dt><dd>");
+		ks_html_raw(h, "<div><dt>Deadline</dt><dd>");
 		ks_html_text(h, m->deadline);
-		ks_html_raw(h, "</dd>");
+		ks_html_raw(h, "</dd></div>");
 	}
-	ks_html_raw(h, "<dt>Site written</dt><dd>");
+	ks_html_raw(h, "<div><dt>Site written</dt><dd>");
 	ks_html_text(h, m->generated);
-	ks_html_rawf(h, "</dd><dt>Teams</dt><dd>%zu</dd><dt>Problems</dt><dd>%zu</dd></dl>\n", m->nteams,
-		     m->nproblems);
+	ks_html_rawf(h, "</dd></div><div><dt>Teams</dt><dd>%zu</dd></div><div><dt>Problems</dt><dd>%zu</dd></div></dl>\n",
+		     m->nteams, m->nproblems);
 	runs_table(h, m);
 	ceilings_table(h, m);
 	protocol(h, m);

@@ -10,11 +10,17 @@
 #include <stdio.h>
 #include <string.h>
 
+/* One fact of the summary: <div><dt>term</dt><dd>, closed by dd_end. */
 static void dt(ks_html *h, const char *term)
 {
-	ks_html_raw(h, "<dt>");
+	ks_html_raw(h, "<div><dt>");
 	ks_html_raw(h, term);
 	ks_html_raw(h, "</dt><dd>");
+}
+
+static void dd_end(ks_html *h)
+{
+	ks_html_raw(h, "</dd></div>");
 }
 
 static void dd_text(ks_html *h, const char *term, const char *v)
@@ -23,7 +29,7 @@ static void dd_text(ks_html *h, const char *term, const char *v)
 		return;
 	dt(h, term);
 	ks_html_text(h, v);
-	ks_html_raw(h, "</dd>");
+	dd_end(h);
 }
 
 static void dd_pct(ks_html *h, const char *term, double v)
@@ -31,14 +37,16 @@ static void dd_pct(ks_html *h, const char *term, double v)
 	if (!isfinite(v))
 		return;
 	dt(h, term);
-	ks_html_rawf(h, "%.1f%%</dd>", 100 * v);
+	ks_html_rawf(h, "%.1f%%", 100 * v);
+	dd_end(h);
 }
 
 static void summary(ks_html *h, const ks_export_team *t)
 {
 	ks_html_raw(h, "<dl class=\"facts\">");
 	dt(h, "Rank");
-	ks_html_rawf(h, "%zu</dd>", t->rank);
+	ks_html_rawf(h, "%zu", t->rank);
+	dd_end(h);
 	dd_text(h, "Status", t->status);
 	dd_text(h, "Reason", t->reason);
 	dd_text(h, "Detail", t->detail);
@@ -47,7 +55,8 @@ static void summary(ks_html *h, const ks_export_team *t)
 	if (isfinite(t->score)) {
 		dt(h, "Score");
 		ks_export_num(h, t->score, 4);
-		ks_html_raw(h, " (sum of the speedups of correct, non-suspicious kernels)</dd>");
+		ks_html_raw(h, " (sum of the speedups of correct, non-suspicious kernels)");
+		dd_end(h);
 	}
 	dd_pct(h, "Exec accuracy", t->exec_acc);
 	dd_pct(h, "Call accuracy", t->call_acc);
@@ -57,13 +66,15 @@ static void summary(ks_html *h, const ks_export_team *t)
 	if (isfinite(t->geomean)) {
 		dt(h, "Geomean speedup");
 		ks_export_num(h, t->geomean, 4);
-		ks_html_raw(h, "\xC3\x97</dd>");
+		ks_html_raw(h, "\xC3\x97");
+		dd_end(h);
 	}
 	dd_pct(h, "Roofline reached", t->roofline);
 	if (t->nsuspicious > 0) {
 		dt(h, "Suspicious");
-		ks_html_rawf(h, "<a href=\"suspicious.html\">%ld kernel%s</a></dd>", t->nsuspicious,
+		ks_html_rawf(h, "<a href=\"suspicious.html\">%ld kernel%s</a>", t->nsuspicious,
 			     t->nsuspicious == 1 ? "" : "s");
+		dd_end(h);
 	}
 	if (t->commit) {
 		dt(h, "Commit");
@@ -79,14 +90,15 @@ static void summary(ks_html *h, const ks_export_team *t)
 			ks_html_text(h, t->commit_subject);
 			ks_html_raw(h, "\xE2\x80\x9D");
 		}
-		ks_html_raw(h, "</dd>");
+		dd_end(h);
 	}
 	dd_text(h, "Repository", t->repository);
 	dd_text(h, "Ref", t->ref);
 	dd_text(h, "File", t->file ? t->file : t->submission_path);
 	if (t->later_total > 0) {
 		dt(h, "Later commits");
-		ks_html_rawf(h, "<a href=\"provenance.html#later-%s\">%ld not scored</a></dd>", t->slug, t->later_total);
+		ks_html_rawf(h, "<a href=\"provenance.html#later-%s\">%ld not scored</a>", t->slug, t->later_total);
+		dd_end(h);
 	}
 	dd_text(h, "Submission sha256", t->submission_sha256);
 	dd_text(h, "Scored", t->created);
@@ -259,7 +271,7 @@ static void perf_table(ks_html *h, const ks_export_kernel *k)
 		    "<th>Roofline</th><th>Runs</th><th>Verified</th><th>Verdict</th></tr></thead><tbody>\n");
 	for (i = 0; i < k->nperf; i++) {
 		const ks_export_perf *p = &k->perf[i];
-		ks_html_rawf(h, "<tr%s><td>%zu. ", p->suspicious ? " class=\"sus\"" : "", i + 1);
+		ks_html_rawf(h, "<tr%s><td class=\"case\">%zu. ", p->suspicious ? " class=\"sus\"" : "", i + 1);
 		ks_html_text(h, p->label);
 		ks_html_raw(h, "</td>");
 		ks_export_td_num(h, p->ms, 4, NULL);
@@ -271,14 +283,13 @@ static void perf_table(ks_html *h, const ks_export_kernel *k)
 		ks_export_td_pct(h, p->roofline_fraction);
 		ks_export_td_num(h, p->runs >= 0 ? (double)p->runs : NAN, 6, NULL);
 		ks_export_td_num(h, p->verified >= 0 ? (double)p->verified : NAN, 6, NULL);
+		ks_html_raw(h, p->suspicious ? "<td><strong>suspicious</strong></td></tr>\n" : "<td>ok</td></tr>\n");
 		if (p->suspicious) {
-			ks_html_raw(h, "<td><strong>suspicious</strong>: ");
+			/* the evidence on a line of its own, under the numbers it is about */
+			ks_html_raw(h, "<tr class=\"sus\"><td class=\"why\" colspan=\"11\">");
 			ks_html_text(h, p->why);
-			ks_html_raw(h, "</td>");
-		} else {
-			ks_html_raw(h, "<td>ok</td>");
+			ks_html_raw(h, "</td></tr>\n");
 		}
-		ks_html_raw(h, "</tr>\n");
 	}
 	ks_html_raw(h, "</tbody></table></div>\n");
 }

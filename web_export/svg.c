@@ -313,6 +313,13 @@ static void roofline_bandwidth(ks_html *h, const ks_svg_roof_point *p, size_t n,
 	ks_free(bars);
 }
 
+/* Attainable TFLOP/s at intensity x (FLOP/byte): bandwidth-bound, or the compute ceiling. */
+static double roof(double bw, double peak, double x)
+{
+	double b = bw * x / 1000;
+	return peak > 0 && peak < b ? peak : b;
+}
+
 void ks_svg_roofline(ks_html *h, const ks_svg_roof_point *p, size_t n, double bw, const char *id,
 		     const char *title)
 {
@@ -354,10 +361,16 @@ void ks_svg_roofline(ks_html *h, const ks_svg_roof_point *p, size_t n, double bw
 		if (p[i].floor_ms > 0 && p[i].floor_ms > p[i].bytes / (bw * 1e6) * 1.001)
 			peak = fmax(peak, p[i].flops / p[i].floor_ms / 1e9);
 	}
+	/* show the ridge point (where the bandwidth line meets the compute roof) when there is one */
+	if (peak > 0) {
+		xmin = fmin(xmin, peak * 1000 / bw / 2);
+		xmax = fmax(xmax, peak * 1000 / bw * 2);
+	}
 	sx.d0 = pow(10, floor(log10(xmin)) - (xmin == xmax ? 1 : 0));
 	sx.d1 = pow(10, ceil(log10(xmax)) + (xmin == xmax ? 1 : 0));
 	if (sx.d1 <= sx.d0)
 		sx.d1 = sx.d0 * 10;
+	ymin = fmin(ymin, roof(bw, peak, sx.d0));
 	ymax = fmax(ymax, peak > 0 ? peak : fmin(bw * sx.d1 / 1000, ymax * 10));
 	sy.d0 = pow(10, floor(log10(ymin)));
 	sy.d1 = pow(10, ceil(log10(ymax * 1.2)));
@@ -389,13 +402,11 @@ void ks_svg_roofline(ks_html *h, const ks_svg_roof_point *p, size_t n, double bw
 	{
 		/* the roof: bandwidth * intensity up to the compute ceiling */
 		double knee = peak > 0 ? peak * 1000 / bw : sx.d1;
-		double xk = fmin(fmax(knee, sx.d0), sx.d1);
-		ks_html_rawf(h, "<polyline class=\"c-roof\" clip-path=\"url(#clip-%s)\" points=\"%.1f,%.1f %.1f,%.1f", id,
-			     map(&sx, sx.d0), map(&sy, bw * sx.d0 / 1000), map(&sx, xk),
-			     map(&sy, bw * xk / 1000));
-		if (peak > 0)
-			ks_html_rawf(h, " %.1f,%.1f", map(&sx, sx.d1), map(&sy, peak));
-		ks_html_raw(h, "\"/>");
+		ks_html_rawf(h, "<polyline class=\"c-roof\" clip-path=\"url(#clip-%s)\" points=\"%.1f,%.1f", id,
+			     map(&sx, sx.d0), map(&sy, roof(bw, peak, sx.d0)));
+		if (knee > sx.d0 && knee < sx.d1)
+			ks_html_rawf(h, " %.1f,%.1f", map(&sx, knee), map(&sy, peak));
+		ks_html_rawf(h, " %.1f,%.1f\"/>", map(&sx, sx.d1), map(&sy, roof(bw, peak, sx.d1)));
 	}
 	for (i = 0; i < n; i++) {
 		double x, y, yg;
