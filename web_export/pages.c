@@ -207,7 +207,7 @@ static void charts(ks_html *h, const ks_export_model *m)
 		hrefs[nb] = ks_asprintf("team-%s.html", t->slug);
 		bars[nb].label = t->name;
 		bars[nb].href = hrefs[nb];
-		bars[nb].value = gpu ? (t->gpu ? t->score : NAN) : t->compile_acc;
+		bars[nb].value = gpu ? (t->gpu ? t->score : NAN) : 100 * t->compile_acc;
 		bars[nb].cls = i == 0 ? "c-gold" : "c-bar";
 		nb++;
 	}
@@ -219,6 +219,7 @@ static void charts(ks_html *h, const ks_export_model *m)
 			ks_html_rawf(h, " (the first %d teams)", MAX_BARS);
 		ks_html_raw(h, "</figcaption>\n");
 		o.title = gpu ? "Score by team" : "Compile accuracy by team";
+		o.unit = gpu ? "" : "%";
 		o.digits = 4;
 		ks_svg_bars(h, bars, nb, &o);
 		ks_html_raw(h, "</figure>\n");

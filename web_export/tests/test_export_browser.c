@@ -125,6 +125,7 @@ typedef struct {
 	uint32_t w, h;
 	size_t colors;        /* distinct colours, counted up to 4096 */
 	double foreground;    /* fraction of pixels not of the most common colour */
+	uint32_t background;  /* the most common colour, 0xRRGGBB */
 } png_stats;
 
 static void png_read(png_stats *st, const char *path)
@@ -193,7 +194,7 @@ static void png_read(png_stats *st, const char *path)
 		}
 		memcpy(prev, row, stride);
 	}
-	(void)best;
+	st->background = best;
 	st->foreground = 1.0 - (double)bestn / ((double)st->w * st->h);
 	ks_free(prev);
 	ks_free(raw);
@@ -204,11 +205,18 @@ static void png_read(png_stats *st, const char *path)
 	ks_free(used);
 }
 
-/* Takes a screenshot, keeps it as build/export-screens/<name>.png and checks it is a page. */
-static void screenshot(const char *page, const char *name, int w, int h)
+static double luminance(uint32_t rgb)
+{
+	return (0.2126 * (rgb >> 16 & 255) + 0.7152 * (rgb >> 8 & 255) + 0.0722 * (rgb & 255)) / 255;
+}
+
+/* Takes a screenshot, keeps it as build/export-screens/<name>.png and checks it is a page; with
+ * `dark`, the browser prefers a dark colour scheme. Returns the background's luminance. */
+static double screenshot_scheme(const char *page, const char *name, int w, int h, int dark)
 {
 	char *dir = ks_asprintf("%s/build/export-screens", fx_root()), *out = ks_asprintf("%s/%s.png", dir, name);
-	char *what = ks_asprintf("--hide-scrollbars --window-size=%d,%d --screenshot='%s'", w, h, out);
+	char *what = ks_asprintf("--hide-scrollbars --window-size=%d,%d%s --screenshot='%s'", w, h,
+				 dark ? " --blink-settings=preferredColorScheme=0" : "", out);
 	png_stats st;
 	ks_fs_mkdir_p(dir, 0755);
 	unlink(out);
@@ -221,6 +229,12 @@ static void screenshot(const char *page, const char *name, int w, int h)
 	ks_free(what);
 	ks_free(out);
 	ks_free(dir);
+	return luminance(st.background);
+}
+
+static void screenshot(const char *page, const char *name, int w, int h)
+{
+	screenshot_scheme(page, name, w, h, 0);
 }
 
 static void export_fixture(void)
@@ -259,8 +273,10 @@ static void test_leaderboard_in_a_browser(void)
 	/* the script revealed the filter and made the headers buttons */
 	KT_CONTAINS(g_dom, "<p class=\"tools\"><label>Filter teams");
 	KT_CONTAINS(g_dom, "<th scope=\"col\" data-sort=\"num\"><button type=\"button\">Rank</button></th>");
-	screenshot("site/index.html", "leaderboard", 1200, 900);
+	KT_ASSERT(screenshot_scheme("site/index.html", "leaderboard", 1200, 900, 0) > 0.8);
 	screenshot("site/index.html", "leaderboard-phone", 390, 844);
+	/* prefers-color-scheme: dark gives a dark page */
+	KT_ASSERT(screenshot_scheme("site/index.html", "leaderboard-dark", 1200, 900, 1) < 0.2);
 	ks_free_strv(names, n);
 	ks_free(fx);
 }
