@@ -45,6 +45,12 @@ void ks_svg_num(char *out, size_t size, double v, int digits)
 		snprintf(out, size, "%.*g", digits, v);
 }
 
+/* A value a chart can place: finite, and far from overflowing once scaled. */
+static int placeable(double v)
+{
+	return isfinite(v) && fabs(v) < 1e100;
+}
+
 static double nice_step(double span)
 {
 	double raw = span / 5, mag, f;
@@ -110,21 +116,21 @@ void ks_svg_bars(ks_html *h, const ks_svg_bar *bars, size_t n, const ks_svg_bars
 
 	for (i = 0; i < n; i++) {
 		double v = bars[i].value;
-		if (!isfinite(v))
+		if (!placeable(v))
 			continue;
 		if (v > 0 || o->log == 0) {
 			vmin = fmin(vmin, v);
 			vmax = fmax(vmax, v);
 		}
 	}
-	if (isfinite(o->ref)) {
+	if (placeable(o->ref)) {
 		vmin = fmin(vmin, o->ref);
 		vmax = fmax(vmax, o->ref);
 	}
 	s.r0 = X0;
 	s.r1 = X1;
-	s.log = o->log == 1 || (o->log == -1 && vmin > 0 && isfinite(vmin) && vmax / vmin > 20);
-	if (!isfinite(vmin)) {
+	s.log = o->log == 1 || (o->log == -1 && vmin > 0 && placeable(vmin) && vmax / vmin > 20);
+	if (!placeable(vmin)) {
 		vmin = 0;
 		vmax = 1;
 	}
@@ -133,7 +139,7 @@ void ks_svg_bars(ks_html *h, const ks_svg_bar *bars, size_t n, const ks_svg_bars
 		s.d1 = pow(10, ceil(log10(vmax)));
 		if (s.d1 <= s.d0)
 			s.d1 = s.d0 * 10;
-		base = isfinite(o->ref) ? o->ref : s.d0;
+		base = placeable(o->ref) ? o->ref : s.d0;
 	} else {
 		s.d0 = fmin(0, vmin);
 		s.d1 = vmax > s.d0 ? vmax * 1.05 : s.d0 + 1;
@@ -152,7 +158,7 @@ void ks_svg_bars(ks_html *h, const ks_svg_bar *bars, size_t n, const ks_svg_bars
 		const ks_svg_bar *b = &bars[i];
 		double y = TOP + ROW * (double)i, xa = map(&s, base), xb, xe;
 		label(h, LW, y + 16, "end", b->label ? b->label : "", 28, b->href);
-		if (isfinite(b->value) && (!s.log || b->value > 0)) {
+		if (placeable(b->value) && (!s.log || b->value > 0)) {
 			xb = map(&s, b->value);
 			ks_html_rawf(h, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"16\"><title>",
 				     b->cls ? b->cls : "c-bar", fmin(xa, xb), y + 4, fmax(fabs(xb - xa), 1.0));
@@ -165,14 +171,14 @@ void ks_svg_bars(ks_html *h, const ks_svg_bar *bars, size_t n, const ks_svg_bars
 			snprintf(num, sizeof(num), "n/a");
 		}
 		ks_html_rawf(h, "<text class=\"c-value\" x=\"%.1f\" y=\"%.1f\">%s%s", xe + 5, y + 16, num,
-			     isfinite(b->value) ? o->unit : "");
+			     placeable(b->value) ? o->unit : "");
 		if (b->note) {
 			ks_html_raw(h, " ");
 			ks_html_text_cut(h, b->note, 16);
 		}
 		ks_html_raw(h, "</text>");
 	}
-	if (isfinite(o->ref)) {
+	if (placeable(o->ref)) {
 		double x = map(&s, o->ref);
 		ks_html_rawf(h, "<line class=\"c-ref\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", x, x,
 			     TOP - 6, TOP + ROW * (double)n + 2);
@@ -215,7 +221,7 @@ void ks_svg_fastp(ks_html *h, const ks_svg_series *s, size_t n, const char *titl
 
 	for (i = 0; i < n; i++)
 		for (j = 0; j < s[i].n; j++)
-			if (isfinite(s[i].speedups[j]))
+			if (placeable(s[i].speedups[j]))
 				pmax = fmax(pmax, s[i].speedups[j]);
 	sx.d1 = ceil(pmax * 1.05 / nice_step(pmax)) * nice_step(pmax);
 	ht = B + 40 + LEG * (double)rows;
@@ -250,7 +256,7 @@ void ks_svg_fastp(ks_html *h, const ks_svg_series *s, size_t n, const char *titl
 			continue;
 		}
 		for (j = 0; j < s[i].n; j++)
-			if (isfinite(s[i].speedups[j]))
+			if (placeable(s[i].speedups[j]))
 				v[m++] = s[i].speedups[j];
 		qsort(v, m, sizeof(*v), cmp_dbl);
 		ks_html_rawf(h, "<polyline class=\"c-line c-s%zu\" points=\"", i % 8);
@@ -313,6 +319,13 @@ static void roofline_bandwidth(ks_html *h, const ks_svg_roof_point *p, size_t n,
 	ks_free(bars);
 }
 
+/* A timed case with numbers a chart can place (a hand-edited file may hold anything). */
+static int usable(const ks_svg_roof_point *p)
+{
+	return p->ms > 1e-9 && p->ms < 1e9 && p->bytes > 0 && p->bytes < 1e30 && !(p->flops > 1e30) &&
+	       (isnan(p->golden_ms) || p->golden_ms > 1e-9);
+}
+
 /* Attainable TFLOP/s at intensity x (FLOP/byte): bandwidth-bound, or the compute ceiling. */
 static double roof(double bw, double peak, double x)
 {
@@ -331,10 +344,10 @@ void ks_svg_roofline(ks_html *h, const ks_svg_roof_point *p, size_t n, double bw
 	char num[64];
 
 	for (i = 0; i < n; i++) {
-		if (!(p[i].ms > 0) || !(p[i].bytes > 0))
+		if (!usable(&p[i]))
 			continue;
 		timed++;
-		flops &= p[i].flops > 0;
+		flops &= p[i].flops > 0 && isfinite(p[i].flops);
 	}
 	if (!timed)
 		return;
@@ -344,7 +357,7 @@ void ks_svg_roofline(ks_html *h, const ks_svg_roof_point *p, size_t n, double bw
 	}
 	for (i = 0; i < n; i++) {
 		double ai, y;
-		if (!(p[i].ms > 0) || !(p[i].bytes > 0))
+		if (!usable(&p[i]))
 			continue;
 		ai = p[i].flops / p[i].bytes;
 		xmin = fmin(xmin, ai);
@@ -352,13 +365,13 @@ void ks_svg_roofline(ks_html *h, const ks_svg_roof_point *p, size_t n, double bw
 		y = p[i].flops / p[i].ms / 1e9;
 		ymin = fmin(ymin, y);
 		ymax = fmax(ymax, y);
-		if (p[i].golden_ms > 0) {
+		if (p[i].golden_ms > 0 && isfinite(p[i].golden_ms)) {
 			y = p[i].flops / p[i].golden_ms / 1e9;
 			ymin = fmin(ymin, y);
 			ymax = fmax(ymax, y);
 		}
 		/* a floor above the bandwidth time is set by the arithmetic ceiling */
-		if (p[i].floor_ms > 0 && p[i].floor_ms > p[i].bytes / (bw * 1e6) * 1.001)
+		if (p[i].floor_ms > 0 && isfinite(p[i].floor_ms) && p[i].floor_ms > p[i].bytes / (bw * 1e6) * 1.001)
 			peak = fmax(peak, p[i].flops / p[i].floor_ms / 1e9);
 	}
 	/* show the ridge point (where the bandwidth line meets the compute roof) when there is one */
@@ -410,11 +423,11 @@ void ks_svg_roofline(ks_html *h, const ks_svg_roof_point *p, size_t n, double bw
 	}
 	for (i = 0; i < n; i++) {
 		double x, y, yg;
-		if (!(p[i].ms > 0) || !(p[i].bytes > 0))
+		if (!usable(&p[i]))
 			continue;
 		x = map(&sx, p[i].flops / p[i].bytes);
 		y = map(&sy, p[i].flops / p[i].ms / 1e9);
-		if (p[i].golden_ms > 0) {
+		if (p[i].golden_ms > 0 && isfinite(p[i].golden_ms)) {
 			yg = map(&sy, p[i].flops / p[i].golden_ms / 1e9);
 			ks_html_rawf(h, "<rect class=\"c-goldpt\" x=\"%.1f\" y=\"%.1f\" width=\"9\" height=\"9\"><title>golden, ",
 				     x + 3, yg - 4.5);

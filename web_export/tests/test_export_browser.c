@@ -450,4 +450,4 @@ static const kt_test tests[] = {
 	{ NULL, NULL },
 };
 
-KT_MAIN("test_export_browser", tests)
+KT_MAIN("export_browser", tests)
