@@ -22,6 +22,7 @@
 #include "submission.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -689,6 +690,38 @@ FX char **fx_ranked_names(const char *results, size_t *n)
 	ks_free(text);
 	ks_free(p);
 	return v;
+}
+
+/* Runs a shell command in the test's folder with a git identity and dates of its own; fails the
+ * test when it fails. */
+FX void fx_sh(const char *fmt, ...)
+{
+	char cmd[8192], *full;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	full = ks_asprintf("cd '%s' && export HOME='%s' GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t "
+			   "GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org "
+			   "GIT_AUTHOR_DATE=2025-08-20T10:00:00Z GIT_COMMITTER_DATE=2025-08-20T10:00:00Z && (%s) "
+			   ">/dev/null 2>&1", kt_tmpdir(), kt_tmpdir(), cmd);
+	if (system(full) != 0)
+		KT_FAIL("command failed: %s", cmd);
+	ks_free(full);
+}
+
+/* A git repository holding the bundled example and a manifest naming it twice (as "Team <One>"),
+ * plus a team whose repository does not exist: `score batch teams.json` runs on it. */
+FX void fx_batch_repo(void)
+{
+	const char *m = "{\"schema\": \"kscore.batch/1\", \"deadline\": \"2025-08-24T23:59:59Z\", "
+			"\"submission\": \"sub/reflexion_oneshot_tritonbench_<N>.json\", "
+			"\"teams\": [{\"name\": \"Team <One>\", \"repo\": \"repo\"}, "
+			"{\"name\": \"ghost\", \"repo\": \"nope\"}]}";
+	fx_sh("mkdir -p repo/sub && cp '%s/submissions/example/reflexion_oneshot_tritonbench_4.json' repo/sub/ && "
+	      "git -c init.defaultBranch=main init -q repo && cd repo && git add -A && "
+	      "git commit -q -m 'final <b>submission</b>'", fx_root());
+	kt_write("teams.json", m, strlen(m));
 }
 
 #endif /* KTEST_H */

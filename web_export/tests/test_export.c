@@ -568,22 +568,6 @@ static void test_single_run_export(void)
 	ks_free(page);
 }
 
-static void sh(const char *fmt, ...)
-{
-	char cmd[8192], *full;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	full = ks_asprintf("cd '%s' && export HOME='%s' GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t "
-			   "GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org "
-			   "GIT_AUTHOR_DATE=2025-08-20T10:00:00Z GIT_COMMITTER_DATE=2025-08-20T10:00:00Z && (%s) "
-			   ">/dev/null 2>&1", kt_tmpdir(), kt_tmpdir(), cmd);
-	if (system(full) != 0)
-		KT_FAIL("command failed: %s", cmd);
-	ks_free(full);
-}
-
 /* `score batch` writes results/site/ after the leaderboard, with each kernel's code read from
  * the repository mirror; --no-site does not. */
 static void test_batch_writes_the_site(void)
@@ -592,16 +576,7 @@ static void test_batch_writes_the_site(void)
 	int rc;
 	if (system("git --version >/dev/null 2>&1") != 0)
 		KT_SKIP("git is not installed");
-	sh("mkdir -p repo/sub && cp '%s/submissions/example/reflexion_oneshot_tritonbench_4.json' repo/sub/ && "
-	   "git -c init.defaultBranch=main init -q repo && cd repo && git add -A && "
-	   "git commit -q -m 'final <b>submission</b>'", fx_root());
-	{
-		const char *m = "{\"schema\": \"kscore.batch/1\", \"deadline\": \"2025-08-24T23:59:59Z\", "
-				"\"submission\": \"sub/reflexion_oneshot_tritonbench_<N>.json\", "
-				"\"teams\": [{\"name\": \"Team <One>\", \"repo\": \"repo\"}, "
-				"{\"name\": \"ghost\", \"repo\": \"nope\"}]}";
-		kt_write("teams.json", m, strlen(m));
-	}
+	fx_batch_repo();
 	rc = run("batch teams.json --compile-only -q --refs '%s/reference_tests'", fx_root());
 	KT_ASSERT_MSG(rc == 1, "batch exited %d: %s", rc, g_err);
 	KT_NOT_CONTAINS(g_err, "site not written");
@@ -618,14 +593,14 @@ static void test_batch_writes_the_site(void)
 	ks_free(page);
 	ks_free(idx);
 	/* a folder named site that is not ours is left alone, with a warning */
-	sh("rm -rf results/site && mkdir results/site && echo mine > results/site/notes.txt");
+	fx_sh("rm -rf results/site && mkdir results/site && echo mine > results/site/notes.txt");
 	rc = run("batch teams.json --compile-only -q --refs '%s/reference_tests'", fx_root());
 	KT_EQ_INT(rc, 1);
 	KT_CONTAINS(g_err, "warning: site not written");
 	page = fx_read("results/site/notes.txt");
 	KT_EQ_STR(page, "mine\n");
 	ks_free(page);
-	sh("rm -rf results/site");
+	fx_sh("rm -rf results/site");
 	rc = run("batch teams.json --compile-only -q --no-site --refs '%s/reference_tests'", fx_root());
 	KT_EQ_INT(rc, 1);
 	KT_ASSERT(!ks_fs_exists(fx_tmp("results/site")));

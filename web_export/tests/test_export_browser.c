@@ -441,12 +441,40 @@ static void test_example_leaderboard_screenshot(void)
 	ks_free(b);
 }
 
+/* The README's workflow: `score batch` (compile-only here) writes results/site/, which works in
+ * the browser as the exported fixture does. */
+static void test_batch_site_in_a_browser(void)
+{
+	char *b, *cmd;
+	int st;
+	NEED_BROWSER();
+	if (system("git --version >/dev/null 2>&1") != 0)
+		KT_SKIP("git is not installed");
+	fx_batch_repo();
+	b = fx_bin();
+	cmd = ks_asprintf("cd '%s' && XDG_CACHE_HOME='%s/cache' HOME='%s' '%s' batch teams.json --compile-only -q "
+			  "--refs '%s/reference_tests' >/dev/null 2>&1", kt_tmpdir(), kt_tmpdir(), kt_tmpdir(), b,
+			  fx_root());
+	st = system(cmd);
+	KT_ASSERT_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 1, "score batch exited %d", WEXITSTATUS(st));
+	open_page("results/site/index.html");
+	KT_CONTAINS(g_dom, "<tr data-i=\"0\"><td class=\"num\" data-v=\"1\">1</td><td class=\"team\" "
+			   "data-v=\"Team &lt;One&gt;\">");
+	KT_CONTAINS(g_dom, "ghost");
+	open_page("results/site/team-Team_One.html");
+	KT_CONTAINS(g_dom, "<span class=\"l\">");
+	open_page("results/site/provenance.html");
+	ks_free(cmd);
+	ks_free(b);
+}
+
 static const kt_test tests[] = {
 	KT(test_leaderboard_in_a_browser),
 	KT(test_other_pages_in_a_browser),
 	KT(test_sorting_and_filtering_script),
 	KT(test_hostile_input_in_a_browser),
 	KT(test_example_leaderboard_screenshot),
+	KT(test_batch_site_in_a_browser),
 	{ NULL, NULL },
 };
 
