@@ -13,5 +13,6 @@ int main(int argc, char **argv)
 		return 74;
 	}
 	fx_standard_batch(argv[1]);
+	fx_mark_generated(argv[1]);
 	return 0;
 }
