@@ -25,8 +25,9 @@ static void usage(FILE *f)
 	      "  -q, --quiet               print nothing on success\n"
 	      "  -h, --help                show this help and exit\n"
 	      "\n"
-	      "Exit status: 0 written, 64 usage error, 65 an input holds no result, 74 the site cannot\n"
-	      "be written (or SITE_DIR exists and was not written by score export).\n",
+	      "Exit status: 0 written, 64 usage error, 65 an input holds no result (nothing written) or\n"
+	      "a result file could not be read (written without it), 74 the site cannot be written (or\n"
+	      "SITE_DIR exists and was not written by score export).\n",
 	      f);
 }
 
@@ -85,5 +86,5 @@ int ks_export_main(int argc, char **argv)
 		printf("score export: wrote %s/index.html: %zu team%s, %zu problem%s, %zu pages; code shown for "
 		       "%zu of %zu kernels\n", o.out_dir, st.teams, st.teams == 1 ? "" : "s", st.problems,
 		       st.problems == 1 ? "" : "s", st.pages, st.code, st.kernels);
-	return EX_OK;
+	return st.unreadable ? EX_DATAERR : EX_OK;
 }

@@ -232,6 +232,7 @@ int ks_export_site(ks_export_stats *stats, const char *const *inputs, size_t nin
 	lo.no_code = opts->no_code;
 	lo.cache_dir = opts->cache_dir;
 	lo.log = opts->log;
+	lo.unreadable = &st.unreadable;
 	if ((rc = ks_export_model_load(&m, inputs, ninputs, &lo)) < 0)
 		return rc;
 	remove_leftovers(opts->out_dir);

@@ -25,6 +25,7 @@ typedef struct {
 
 typedef struct {
 	size_t teams, problems, pages, kernels, code;  /* code: kernels shown with their code */
+	size_t unreadable;       /* result files that could not be read (each a warning on log) */
 } ks_export_stats;
 
 /* Writes the site of `inputs` (result folders or a batch's results folders; see model.h) into
@@ -39,8 +40,9 @@ int ks_export_site(ks_export_stats *stats, const char *const *inputs, size_t nin
 int ks_export_batch_site(const char *results_dir, const char *cache_dir, FILE *log);
 
 /* score export [OPTIONS] RESULTS_DIR... --out SITE_DIR. argv[0] is "export". Exit status: 0 the
- * site was written, 64 usage, 65 an input holds no result, 74 the site cannot be written or
- * SITE_DIR is a folder kscore did not write. */
+ * site was written, 64 usage, 65 an input holds no result (nothing written) or a result file
+ * could not be read (the site is written without it), 74 the site cannot be written or SITE_DIR
+ * is a folder kscore did not write. */
 int ks_export_main(int argc, char **argv);
 
 #endif

@@ -42,12 +42,13 @@ static int jbool(const cJSON *o, const char *key)
 	return cJSON_IsBool(v) ? cJSON_IsTrue(v) : -1;
 }
 
-static void warn(const ks_export_load_options *o, const char *fmt, const char *a, const char *b)
+/* One line on the log (the caller's stderr): which file could not be used, and why. */
+static void warn(const ks_export_load_options *o, const char *msg)
 {
-	if (o->log) {
-		fprintf(o->log, fmt, a, b);
-		fputc('\n', o->log);
-	}
+	if (o->unreadable)
+		(*o->unreadable)++;
+	if (o->log)
+		fprintf(o->log, "site: warning: %s (left out)\n", msg);
 }
 
 /* Reads a JSON file; NULL when absent (silently) or unreadable (with a warning). */
@@ -60,7 +61,7 @@ static cJSON *read_json(const char *dir, const char *name, size_t max, const ks_
 	if (rc == 0)
 		rc = ks_json_parse(&v, text, n, MAX_DEPTH, path);
 	if (rc < 0 && rc != KS_ENOTFOUND)
-		warn(o, "score export: warning: %s (%s)", ks_error_msg(), "skipped");
+		warn(o, ks_error_msg());
 	ks_error_clear();
 	ks_free(text);
 	ks_free(path);

@@ -98,9 +98,10 @@ typedef struct {
 	int no_code;                   /* leave the submitted code out of the pages */
 	const char *cache_dir;         /* where a batch's repository mirrors are [default cache] */
 	FILE *log;                     /* warnings ("file: reason"); NULL: silent */
+	size_t *unreadable;            /* counts the files that could not be used; may be NULL */
 } ks_export_load_options;
 
-#define KS_EXPORT_LOAD_OPTIONS_INIT { 0, NULL, NULL }
+#define KS_EXPORT_LOAD_OPTIONS_INIT { 0, NULL, NULL, NULL }
 
 /* Reads every input: a folder holding score.json is one result (a team); any other folder is a
  * batch's results (its team folders, and the teams its leaderboard.json lists). A file or part

@@ -114,11 +114,6 @@ static const char *bar_class(const ks_export_kernel *k)
 	return isfinite(k->speedup) && k->speedup >= 1 ? "c-good" : "c-bar";
 }
 
-static char *kernel_title(const ks_export_kernel *k)
-{
-	return ks_asprintf("%s%s", k->problem ? k->problem : (k->file ? k->file : "?"), "");
-}
-
 static void team_charts(ks_html *h, const ks_export_team *t)
 {
 	ks_svg_bar *bars = ks_calloc(t->nk + 1, sizeof(*bars));
@@ -131,7 +126,7 @@ static void team_charts(ks_html *h, const ks_export_team *t)
 	memset(&s, 0, sizeof(s));
 	for (i = 0; i < t->nk; i++) {
 		const ks_export_kernel *k = &t->kernels[i];
-		labels[i] = kernel_title(k);
+		labels[i] = ks_strdup(k->problem ? k->problem : (k->file ? k->file : "?"));
 		hrefs[i] = ks_asprintf("#k-%ld-%ld", k->pass, k->index);
 		bars[i].label = labels[i];
 		bars[i].href = hrefs[i];

@@ -521,6 +521,13 @@ static void test_cli_usage(void)
 	KT_CONTAINS(g_err, "refusing to replace");
 	KT_EQ_INT(run("--help"), 0);
 	KT_CONTAINS(g_out, "score export");
+	/* a result file that cannot be read: named, left out, the site still written, status 65 */
+	ks_fs_mkdir_p(fx_tmp("broken"), 0755);
+	kt_write("broken/score.json", "{\"team\": \"half\", \"kernels\": [", 29);
+	KT_EQ_INT(run("export broken --out bsite"), 65);
+	KT_CONTAINS(g_err, "broken/score.json");
+	KT_CONTAINS(g_err, "invalid JSON");
+	KT_ASSERT(ks_fs_exists(fx_tmp("bsite/index.html")));
 }
 
 /* A participant's own run: `score` then `score export` on its result folder gives the team page
