@@ -1,4 +1,5 @@
 #include "batch.h"
+#include "export.h"
 #include "buf.h"
 #include "errors.h"
 #include "fsutil.h"
@@ -786,7 +787,7 @@ typedef struct {
 	ks_scoreopts so;
 	const char *out, *manifest_path, *pull_repo, *deadline_arg, *submission_arg, *only_team;
 	const char *upload_config;
-	int rescore, json, quiet, no_fetch, color_opt;
+	int rescore, json, quiet, no_fetch, color_opt, no_site;
 	/* a share of the teams (--shard), the leaderboard alone (--collect), or a Slurm job array */
 	int sharded, collect, slurm, dry_run;
 	ks_shard shard;
@@ -1456,6 +1457,7 @@ static void usage(FILE *f)
 	      "                            limit (repeatable)\n"
 	      "      --dry-run             with --slurm: print the job scripts, submit nothing\n"
 	      "      --color[=WHEN]        never, always or auto (default; honours NO_COLOR)\n"
+	      "      --no-site             do not write the static site OUT/site/ (score export)\n"
 	      "  -h, --help                show this help and exit\n"
 	      "\n"
 	      "Scoring and upload options (as for score):\n", f);
@@ -1902,6 +1904,7 @@ int ks_batch_main(int argc, char **argv)
 		{ "slurm-option", required_argument, 0, 12 },
 		{ "shards", required_argument, 0, 13 },
 		{ "dry-run", no_argument, 0, 14 },
+		{ "no-site", no_argument, 0, 15 },
 		{ "help", no_argument, 0, 'h' },
 		KS_SCOREOPTS_LONGOPTS,
 		{ 0, 0, 0, 0 }
@@ -2009,6 +2012,9 @@ int ks_batch_main(int argc, char **argv)
 		case 14:
 			b.dry_run = 1;
 			continue;
+		case 15:
+			b.no_site = 1;
+			continue;
 		case 'h':
 			usage(stdout);
 			rc = 0;
@@ -2102,6 +2108,10 @@ int ks_batch_main(int argc, char **argv)
 		rc = EXIT_IOERR;
 		goto done;
 	}
+	/* the static site (web_export/) is a view of the results: failing to write it is a warning;
+	 * shards leave it to --collect, as the leaderboard */
+	if (!b.sharded && !b.no_site && ks_export_batch_site(b.out, b.cache, stderr) < 0)
+		fprintf(stderr, "score batch: warning: site not written: %s\n", ks_error_msg());
 	if (!b.collect && !ks_pipeline_has_gpu(b.pl) && !b.so.compile_only)
 		rc = EXIT_NO_GPU;
 	else if (b.nfailed)

@@ -3,6 +3,7 @@
 #include "baseline.h"
 #include "batch.h"
 #include "errors.h"
+#include "export.h"
 #include "fsutil.h"
 #include "jsonutil.h"
 #include "mem.h"
@@ -71,6 +72,7 @@ static void usage(FILE *f)
 		"       score baseline [--suite NAME] [--out FILE]\n"
 		"       score upload [OPTIONS] RESULT_DIR... | --pending\n"
 		"       score batch [OPTIONS] MANIFEST   (teams' git repositories; see score batch --help)\n"
+		"       score export RESULTS_DIR... --out SITE_DIR   (static leaderboard site)\n"
 		"Score GPU-kernel submissions: compile each kernel with NVRTC, run it on the GPU against\n"
 		"the golden kernel of its problem, and write a result folder per SUBMISSION.\n"
 		"\n"
@@ -315,6 +317,8 @@ int main(int argc, char **argv)
 		return ks_calibrate_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "batch"))
 		return ks_batch_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "export"))
+		return ks_export_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "upload")) {
 		curl_global_init(CURL_GLOBAL_ALL);
 		rc = ks_upload_main(argc - 1, argv + 1);
