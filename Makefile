@@ -159,7 +159,9 @@ FUZZ_TARGETS  = submission extract expr plan problem manifest
 FUZZ_SECONDS ?= 600
 FUZZ_CFLAGS   = -std=c11 -pthread $(WARN) -O1 -g -fno-strict-aliasing $(CPPFLAGS_KS) \
                 -fsanitize=address,undefined -fno-omit-frame-pointer
-FUZZ_OBJ     := $(patsubst src/%.c,build/fuzz/obj/%.o,$(LIB_SRC))
+FUZZ_OBJ     := $(patsubst src/%.c,build/fuzz/obj/%.o,$(LIB_SRC)) \
+                $(patsubst web_export/%.c,build/fuzz/obj/web_export/%.o,$(WEB_SRC)) \
+                build/fuzz/obj/web_export/ks_assets.o
 FUZZ_BIN     := $(patsubst %,build/fuzz/fuzz_%,$(FUZZ_TARGETS))
 # does $(FUZZ_CC) link a libFuzzer target? (expanded only by the rules that need it)
 FUZZ_OK       = $(shell printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n)\
@@ -170,6 +172,14 @@ build/fuzz/obj:
 	mkdir -p $@
 
 build/fuzz/obj/%.o: src/%.c $(wildcard include/*.h) | build/fuzz/obj
+	$(QCC)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+build/fuzz/obj/web_export/%.o: web_export/%.c $(wildcard include/*.h) $(WEB_HDR)
+	@mkdir -p build/fuzz/obj/web_export
+	$(QCC)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+build/fuzz/obj/web_export/ks_assets.o: build/gen/ks_assets.c
+	@mkdir -p build/fuzz/obj/web_export
 	$(QCC)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 build/fuzz/libkscore.a: $(FUZZ_OBJ)

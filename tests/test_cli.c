@@ -492,7 +492,7 @@ static void test_baseline_out_replaces_only_a_baseline(void)
 static void test_man_page_matches_help(void)
 {
 	static const char *const cmds[] = { "--help",		"batch --help",	   "baseline --help", "calibrate --help",
-					    "problems --help", "check-refs --help", "upload --help" };
+					    "problems --help", "check-refs --help", "upload --help", "export --help" };
 	char *man = NULL, *p, opt[64], esc[160];
 	size_t i, j, k;
 	if (ks_fs_read(&man, NULL, "docs/score.1", 1u << 20) < 0)

@@ -26,8 +26,9 @@ static void usage(FILE *f)
 	      "  -h, --help                show this help and exit\n"
 	      "\n"
 	      "Exit status: 0 written, 64 usage error, 65 an input holds no result (nothing written) or\n"
-	      "a result file could not be read (written without it), 74 the site cannot be written (or\n"
-	      "SITE_DIR exists and was not written by score export).\n",
+	      "a result file could not be read (written without it), 73 SITE_DIR exists and is not a\n"
+	      "site kscore wrote, or is or holds an input (refused, nothing written), 74 the site cannot\n"
+	      "be written.\n",
 	      f);
 }
 
@@ -77,6 +78,10 @@ int ks_export_main(int argc, char **argv)
 		return EX_USAGE;
 	}
 	o.log = stderr;
+	if ((rc = ks_export_check_out(o.out_dir, (const char *const *)(argv + optind), (size_t)(argc - optind))) < 0) {
+		fprintf(stderr, "score export: error: %s\n", ks_error_msg());
+		return rc == KS_EINVALID ? 73 : EX_IOERR;
+	}
 	rc = ks_export_site(&st, (const char *const *)(argv + optind), (size_t)(argc - optind), &o);
 	if (rc < 0) {
 		fprintf(stderr, "score export: error: %s\n", ks_error_msg());

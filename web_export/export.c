@@ -121,33 +121,29 @@ static int has_marker(const char *dir)
 	return r;
 }
 
-/* A folder with nothing in it, dot files included. */
-static int is_empty_dir(const char *dir)
+/* 1 when a lies inside b or is b (canonical paths; either missing: 0). */
+static int within(const char *a, const char *b)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int empty = 1;
-	if (!d)
-		return 0;
-	while (empty && (e = readdir(d)) != NULL)
-		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
-	closedir(d);
-	return empty;
+	char *ra = realpath(a, NULL), *rb = realpath(b, NULL);
+	size_t n = rb ? strlen(rb) : 0;
+	int r = ra && rb && !strncmp(ra, rb, n) && (ra[n] == '/' || ra[n] == '\0' || !strcmp(rb, "/"));
+	free(ra);  /* realpath's, from libc's allocator */
+	free(rb);
+	return r;
 }
 
-/* The rule for the site folder: kscore replaces only what it wrote. */
-static int check_target(const char *out)
+int ks_export_check_out(const char *out_dir, const char *const *inputs, size_t ninputs)
 {
-	struct stat st;
-	if (lstat(out, &st) < 0)
-		return errno == ENOENT ? 0 : ks_error_set(KS_EIO, "%s: %s", out, strerror(errno));
-	if (!S_ISDIR(st.st_mode))
-		return ks_error_set(KS_EIO, "%s exists and is not a folder: refusing to replace it", out);
-	if (!has_marker(out) && !is_empty_dir(out))
-		return ks_error_set(KS_EIO, "%s exists and was not written by score export (it has no %s "
-				    "file): refusing to replace it; remove it or choose another --out", out,
-				    KS_EXPORT_MARKER);
-	return 0;
+	ks_outdir_options oo = KS_OUTDIR_OPTIONS_INIT;
+	size_t i;
+	/* a site may live inside a results folder (results/site/ is where score batch writes it),
+	 * but it may never be an input or hold one: replacing it would remove the results */
+	for (i = 0; i < ninputs; i++)
+		if (within(inputs[i], out_dir))
+			return ks_error_set(KS_EINVALID, "%s is or holds the input %s: refusing to replace it; "
+					    "choose another --out", out_dir, inputs[i]);
+	oo.kind = KS_OUTDIR_SITE;
+	return ks_outdir_check(out_dir, &oo);
 }
 
 /* Removes <out>.tmp-PID and <out>.old-PID left by an exporter that was killed: only folders that
@@ -170,6 +166,8 @@ static void remove_leftovers(const char *out)
 			continue;
 		digits = rest + 5;
 		pid = strtol(digits, &end, 10);
+		if (*end == '-')  /* outdir.h's "<out>.tmp-<pid>-<n>" */
+			strtol(end + 1, &end, 10);
 		if (end == digits || *end || pid <= 0 || (kill((pid_t)pid, 0) == 0 || errno == EPERM))
 			continue;
 		p = ks_path_join(parent, names[i]);
@@ -183,19 +181,12 @@ done:
 	ks_free(base);
 }
 
+/* Writes the site into dir (a folder ks_outdir_begin made and marked). */
 static int write_site(const char *dir, const ks_export_model *m, ks_export_stats *st)
 {
-	char *marker, *sub;
-	time_t now = time(NULL);
+	char *sub;
 	int rc;
 
-	marker = ks_asprintf("{\"schema\": \"kscore.site/1\", \"scorer\": \"kscore %s\", \"written\": %lld}\n"
-			     "This folder was written by score export; score replaces it whole when it "
-			     "writes the site again.\n", KS_VERSION, (long long)now);
-	rc = write_file(dir, KS_EXPORT_MARKER, marker, strlen(marker));
-	ks_free(marker);
-	if (rc < 0)
-		return rc;
 	sub = ks_path_join(dir, "assets");
 	rc = ks_fs_mkdir_p(sub, 0755);
 	ks_free(sub);
@@ -219,15 +210,16 @@ int ks_export_site(ks_export_stats *stats, const char *const *inputs, size_t nin
 {
 	ks_export_load_options lo = KS_EXPORT_LOAD_OPTIONS_INIT;
 	ks_export_model *m = NULL;
+	ks_outdir_options oo = KS_OUTDIR_OPTIONS_INIT;
 	ks_export_stats st;
-	char *tmp = NULL, *old = NULL;
+	char *tmp = NULL;
 	size_t i, j;
-	int rc, existed;
+	int rc;
 
 	memset(&st, 0, sizeof(st));
 	if (!opts || !opts->out_dir || !*opts->out_dir)
 		return ks_error_set(KS_EINVALID, "no site folder given");
-	if ((rc = check_target(opts->out_dir)) < 0)
+	if ((rc = ks_export_check_out(opts->out_dir, inputs, ninputs)) < 0)
 		return rc;
 	lo.no_code = opts->no_code;
 	lo.cache_dir = opts->cache_dir;
@@ -236,27 +228,13 @@ int ks_export_site(ks_export_stats *stats, const char *const *inputs, size_t nin
 	if ((rc = ks_export_model_load(&m, inputs, ninputs, &lo)) < 0)
 		return rc;
 	remove_leftovers(opts->out_dir);
-	tmp = ks_asprintf("%s.tmp-%ld", opts->out_dir, (long)getpid());
-	old = ks_asprintf("%s.old-%ld", opts->out_dir, (long)getpid());
-	ks_fs_rm_rf(tmp);
-	if ((rc = ks_fs_mkdir_p(tmp, 0755)) < 0 || (rc = write_site(tmp, m, &st)) < 0)
+	oo.kind = KS_OUTDIR_SITE;
+	if ((rc = ks_outdir_begin(&tmp, opts->out_dir, &oo)) < 0 || (rc = write_site(tmp, m, &st)) < 0)
 		goto done;
-	/* checked again: the folder may have appeared while the pages were written */
-	if ((rc = check_target(opts->out_dir)) < 0)
+	/* checked again: the folder (or an input inside it) may have appeared meanwhile */
+	if ((rc = ks_export_check_out(opts->out_dir, inputs, ninputs)) < 0 ||
+	    (rc = ks_outdir_commit(tmp, opts->out_dir, &oo)) < 0)
 		goto done;
-	existed = ks_fs_exists(opts->out_dir);
-	if (existed && rename(opts->out_dir, old) < 0) {
-		rc = ks_error_set(KS_EIO, "cannot replace %s: %s", opts->out_dir, strerror(errno));
-		goto done;
-	}
-	if (rename(tmp, opts->out_dir) < 0) {
-		rc = ks_error_set(KS_EIO, "cannot move the site into %s: %s", opts->out_dir, strerror(errno));
-		if (existed)
-			rename(old, opts->out_dir);
-		goto done;
-	}
-	if (existed)
-		ks_fs_rm_rf(old);
 	st.teams = m->nteams;
 	st.problems = m->nproblems;
 	for (i = 0; i < m->nteams; i++)
@@ -267,10 +245,9 @@ int ks_export_site(ks_export_stats *stats, const char *const *inputs, size_t nin
 	if (stats)
 		*stats = st;
 done:
-	if (rc < 0)
-		ks_fs_rm_rf(tmp);
+	if (rc < 0 && tmp)
+		ks_outdir_abort(tmp);
 	ks_free(tmp);
-	ks_free(old);
 	ks_export_model_free(m);
 	return rc;
 }

@@ -3,16 +3,19 @@
  * nothing from the network, reads without JavaScript, and prints every string from a submission
  * as text.
  *
- * The site folder is built beside its target and renamed into place. kscore replaces only a
- * folder it wrote: one holding the marker file KS_EXPORT_MARKER (or an empty one); any other
- * existing folder is refused and left as it is. */
+ * The site folder follows kscore's one rule for what it writes (outdir.h): it is built in a marked
+ * sibling and renamed into place, and an existing folder is replaced only when it carries kscore's
+ * mark of kind "site" (or is empty); any other is refused and left as it is, and so is a site
+ * folder that is or holds one of the inputs. */
 #ifndef KS_EXPORT_H
 #define KS_EXPORT_H
 
 #include <stddef.h>
 #include <stdio.h>
 
-#define KS_EXPORT_MARKER ".kscore-site"
+#include "outdir.h"
+
+#define KS_EXPORT_MARKER KS_OUTDIR_MARK
 
 typedef struct {
 	const char *out_dir;     /* the site folder (required) */
@@ -27,6 +30,10 @@ typedef struct {
 	size_t teams, problems, pages, kernels, code;  /* code: kernels shown with their code */
 	size_t unreadable;       /* result files that could not be read (each a warning on log) */
 } ks_export_stats;
+
+/* Whether out_dir may receive the site of `inputs` (the rule above): 0, KS_EINVALID with a message
+ * when it is refused (callers exit 73), KS_EIO when it cannot be examined. */
+int ks_export_check_out(const char *out_dir, const char *const *inputs, size_t ninputs);
 
 /* Writes the site of `inputs` (result folders or a batch's results folders; see model.h) into
  * opts->out_dir. Fails with KS_ENOTFOUND / KS_EINVALID when an input holds no result, and KS_EIO

@@ -431,7 +431,7 @@ static void test_hostile_and_broken_input(void)
 	ks_free(res);
 }
 
-/* kscore replaces only a folder it wrote: one with the marker, or an empty one. */
+/* kscore replaces only a folder it wrote: one with its mark of kind "site", or an empty one. */
 static void test_site_folder_rule(void)
 {
 	char *fx = fx_fixture(), *site = ks_strdup(fx_tmp("site")), *keep;
@@ -440,8 +440,8 @@ static void test_site_folder_rule(void)
 
 	ks_fs_mkdir_p(site, 0755);
 	kt_write("site/notes.txt", "mine", 4);
-	KT_EQ_INT(export_to(in, 1, site, NULL, 1), KS_EIO);
-	KT_CONTAINS(ks_error_msg(), "was not written by score export");
+	KT_EQ_INT(export_to(in, 1, site, NULL, 1), KS_EINVALID);
+	KT_CONTAINS(ks_error_msg(), "is not a kscore");
 	keep = fx_read("site/notes.txt");
 	KT_EQ_STR(keep, "mine");
 	ks_free(keep);
@@ -449,7 +449,7 @@ static void test_site_folder_rule(void)
 	/* a dot file alone still makes it someone's folder */
 	unlink(fx_tmp("site/notes.txt"));
 	kt_write("site/.hidden", "x", 1);
-	KT_EQ_INT(export_to(in, 1, site, NULL, 1), KS_EIO);
+	KT_EQ_INT(export_to(in, 1, site, NULL, 1), KS_EINVALID);
 	unlink(fx_tmp("site/.hidden"));
 	/* an empty folder is taken; then the marked site is replaced whole (stale files go) */
 	KT_EQ_INT(export_to(in, 1, site, NULL, 1), 0);
@@ -459,9 +459,9 @@ static void test_site_folder_rule(void)
 	KT_ASSERT(ks_fs_exists(fx_tmp("site/index.html")));
 	/* a file or a link in the way is refused */
 	kt_write("file", "x", 1);
-	KT_EQ_INT(export_to(in, 1, fx_tmp("file"), NULL, 1), KS_EIO);
+	KT_EQ_INT(export_to(in, 1, fx_tmp("file"), NULL, 1), KS_EINVALID);
 	KT_EQ_INT(symlink(site, fx_tmp("link")), 0);
-	KT_EQ_INT(export_to(in, 1, fx_tmp("link"), NULL, 1), KS_EIO);
+	KT_EQ_INT(export_to(in, 1, fx_tmp("link"), NULL, 1), KS_EINVALID);
 	KT_EQ_INT(lstat(fx_tmp("link"), &sb), 0);
 	KT_ASSERT(S_ISLNK(sb.st_mode));
 	/* leftovers of a killed export: ours (marked, process gone) are removed, others kept */
@@ -517,8 +517,12 @@ static void test_cli_usage(void)
 	KT_CONTAINS(g_err, "nowhere");
 	ks_fs_mkdir_p(fx_tmp("taken"), 0755);
 	kt_write("taken/x", "x", 1);
-	KT_EQ_INT(run("export '%s/web_export/tests/fixtures/batch' --out taken", fx_root()), 74);
-	KT_CONTAINS(g_err, "refusing to replace");
+	KT_EQ_INT(run("export '%s/web_export/tests/fixtures/batch' --out taken", fx_root()), 73);
+	KT_CONTAINS(g_err, "is not a kscore");
+	/* the site may not be an input or hold one */
+	KT_EQ_INT(run("export '%s/web_export/tests/fixtures/batch' --out '%s/web_export/tests'", fx_root(),
+		      fx_root()), 73);
+	KT_CONTAINS(g_err, "holds the input");
 	KT_EQ_INT(run("--help"), 0);
 	KT_CONTAINS(g_out, "score export");
 	/* a result file that cannot be read: named, left out, the site still written, status 65 */
