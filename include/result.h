@@ -33,6 +33,7 @@ typedef enum {
 	KS_REASON_MISMATCH,
 	KS_REASON_NONDETERMINISTIC, /* the same inputs gave a different, wrong answer */
 	KS_REASON_NOT_RUN,          /* compile-only mode: compiled, not run */
+	KS_REASON_SANITIZER,        /* compute-sanitizer found an error (nvtool.c, sanitize.h) */
 	KS_REASON_COUNT
 } ks_reason;
 
@@ -110,6 +111,9 @@ typedef struct {
 	int suspicious;
 	char *suspicious_why;
 	double score;               /* speedup if exec-correct and not suspicious, else 0 */
+
+	cJSON *sanitizer;           /* the sanitizer stage's record (nvtool.c); NULL when not run */
+	cJSON *profile;             /* the Nsight Compute profile and diagnosis (nvtool.c); NULL when none */
 
 	double check_s, timing_s;   /* wall time of the check and timing stages */
 	double timing_gpu_ms;       /* GPU time of the timed runs themselves (both kernels) */
