@@ -84,7 +84,7 @@ static char *clean(const char *s, size_t len)
 	}
 	for (i = 0; i < len && k < KS_SANITIZE_MAX_TEXT; i++)
 		o[k++] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
-	while (k && o[k - 1] == ' ')
+	while (k && (o[k - 1] == ' ' || o[k - 1] == ':'))
 		k--;
 	o[k] = 0;
 	return o;

@@ -212,9 +212,12 @@ static int spawn(ks_worker *w)
 		ks_sandbox_limits lim = KS_SANDBOX_LIMITS_INIT;
 		lim.file_size_mb = w->opts.wrapper ? 1024 : 0;
 		lim.max_files = w->opts.wrapper ? 4096 : 1024;
-		if (dup2(sv[1], 3) < 0)
+		/* either descriptor may be 3 (or, with closed standard streams, 1 or 2): move both out
+		 * of the way before placing them */
+		int s3 = fcntl(sv[1], F_DUPFD, 10), o12 = out >= 0 ? fcntl(out, F_DUPFD, 10) : -1;
+		if (s3 < 0 || (out >= 0 && o12 < 0) || dup2(s3, 3) < 0)
 			_exit(127);
-		if (out >= 0 && (dup2(out, 1) < 0 || dup2(out, 2) < 0))
+		if (o12 >= 0 && (dup2(o12, 1) < 0 || dup2(o12, 2) < 0))
 			_exit(127);
 		if (ks_sandbox_child_setup(&lim, 3) < 0)
 			_exit(127);
