@@ -258,11 +258,34 @@ static void job_result_clear(job_result *j)
 	memset(j, 0, sizeof(*j));
 }
 
+/* $KSCORE_NVTOOL_KEEP names a folder that receives a copy of every tool run's log and console
+ * output, as <seq>-<tag>.log and .out: the raw material of tests/gpu/capture-nvtools.sh. */
+static void keep_copy(const char *tag, const char *log, size_t log_len, const char *out)
+{
+	static unsigned seq;
+	const char *dir = getenv("KSCORE_NVTOOL_KEEP");
+	char name[96], *p;
+	size_t i;
+	if (!dir || !*dir || ks_fs_mkdir_p(dir, 0755) < 0)
+		return;
+	snprintf(name, sizeof(name), "%03u-%s", seq++, tag);
+	for (i = 0; name[i]; i++)
+		if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
+		      (name[i] >= '0' && name[i] <= '9') || name[i] == '-' || name[i] == '_'))
+			name[i] = '_';
+	p = ks_asprintf("%s/%s.log", dir, name);
+	ks_fs_write_atomic(p, log, log_len);
+	ks_free(p);
+	p = ks_asprintf("%s/%s.out", dir, name);
+	ks_fs_write_atomic(p, out, strlen(out));
+	ks_free(p);
+}
+
 /* Starts a worker under tool_argv (whose --log-file is dir/log), loads the module, runs the plan
  * once on inputs only (nothing is fetched back), and lets the worker and the tool exit. */
-static void run_under(job_result *jr, ks_runner *run, const char *role, char *const *tool_argv, const char *dir,
-		      const void *cubin, size_t len, char *const *lowered, size_t n, const ks_plan *plan,
-		      double timeout_s)
+static void run_under(job_result *jr, ks_runner *run, const char *role, const char *tag, char *const *tool_argv,
+		      const char *dir, const void *cubin, size_t len, char *const *lowered, size_t n,
+		      const ks_plan *plan, double timeout_s)
 {
 	ks_worker_options wo = KS_WORKER_OPTIONS_INIT;
 	ks_fetch_mode *fetch = ks_calloc(plan->nbufs + 1, sizeof(ks_fetch_mode));
@@ -302,6 +325,7 @@ read:
 	jr->log = read_head(logp, MAX_LOG, &jr->log_len);
 	jr->out = read_head(outp, MAX_OUT, NULL);
 	jr->seconds = now_s() - t0;
+	keep_copy(tag, jr->log, jr->log_len, jr->out);
 	ks_run_result_clear(&lr);
 	ks_free(fetch);
 	ks_free(fi);
@@ -370,8 +394,12 @@ void ks_nvtool_sanitize(ks_nvtool *t, ks_kernel_result *r, const ks_candidate_im
 		}
 		logp = ks_path_join(dir, "log");
 		ks_sanitize_argv(&argv, &an, t->sanitizer, bit, logp);
-		run_under(&jr, run, "candidate", argv, dir, img->cubin, img->len, img->lowered, img->nlowered, &plan,
-			  run_timeout(t));
+		{
+			char tag[80];
+			snprintf(tag, sizeof(tag), "%s-%.40s-p%zue%zu", name, p->name, r->pass, r->index);
+			run_under(&jr, run, "candidate", tag, argv, dir, img->cubin, img->len, img->lowered, img->nlowered,
+				  &plan, run_timeout(t));
+		}
 		ks_fs_rm_rf(dir);
 		ks_sanitize_parse(&rep, jr.log, jr.log_len);
 		tr = cJSON_CreateObject();
@@ -479,7 +507,7 @@ static void plan_names(char ***out, size_t *nout, const ks_plan *plan, char *con
 }
 
 /* Profiles one plan under ncu into *out; on failure *err says why (caller frees). */
-static void profile_one(ks_nvtool *t, ks_runner *run, const char *role, const void *cubin, size_t len,
+static void profile_one(ks_nvtool *t, ks_runner *run, const char *role, const char *tag, const void *cubin, size_t len,
 			char *const *lowered, size_t nl, const ks_plan *plan, char **names, size_t nnames,
 			ks_profile_data *out, char **err, double *secs)
 {
@@ -536,7 +564,7 @@ static void profile_one(ks_nvtool *t, ks_runner *run, const char *role, const vo
 		argv[k++] = "--log-file";
 		argv[k++] = logp;
 		argv[k] = NULL;
-		run_under(&jr, run, role, (char *const *)argv, dir, cubin, len, lowered, nl, plan, run_timeout(t));
+		run_under(&jr, run, role, tag, (char *const *)argv, dir, cubin, len, lowered, nl, plan, run_timeout(t));
 		ks_fs_rm_rf(dir);
 		*secs += jr.seconds;
 		ks_profile_parse(out, jr.log, jr.log_len);
@@ -655,8 +683,12 @@ void ks_nvtool_profile(ks_nvtool *t, ks_kernel_result *r, const ks_candidate_ima
 		goto done;
 	}
 	plan_names(&cnames, &ncn, &cplan, img->lowered, img->nlowered);
-	profile_one(t, run, "candidate", img->cubin, img->len, img->lowered, img->nlowered, &cplan, cnames, ncn, &cdata,
-		    &cerr, &csecs);
+	{
+		char tag[80];
+		snprintf(tag, sizeof(tag), "ncu-%.40s-p%zue%zu", p->name, r->pass, r->index);
+		profile_one(t, run, "candidate", tag, img->cubin, img->len, img->lowered, img->nlowered, &cplan, cnames, ncn,
+			    &cdata, &cerr, &csecs);
+	}
 	kl = ks_profile_pick(&cdata, cnames, ncn);
 	for (g = t->goldens; g; g = g->next)
 		if (g->p == p && g->ci == pc->case_index)
@@ -675,8 +707,10 @@ void ks_nvtool_profile(ks_nvtool *t, ks_kernel_result *r, const ks_candidate_ima
 			g->error = ks_strdup(ks_error_msg());
 		else {
 			plan_names(&g->names, &g->nnames, &gplan, glow, gn);
-			profile_one(t, run, "golden", gc, glen, glow, gn, &gplan, g->names, g->nnames, &g->data, &g->error,
-				    &g->seconds);
+			char tag[80];
+			snprintf(tag, sizeof(tag), "ncu-%.40s-golden", p->name);
+			profile_one(t, run, "golden", tag, gc, glen, glow, gn, &gplan, g->names, g->nnames, &g->data,
+				    &g->error, &g->seconds);
 		}
 		g->next = t->goldens;
 		t->goldens = g;

@@ -76,7 +76,7 @@ int ks_pipeline_new(ks_pipeline **out, const ks_pipeline_options *o)
 	}
 	if (p->runner)
 		ks_problem_set_sm_count(p->problems, ks_runner_device(p->runner)->sm_count);
-	if (!o->compile_only && (o->sanitize || o->profile)) {
+	if (p->runner && (o->sanitize || o->profile)) {
 		ks_nvtool_options no = KS_NVTOOL_OPTIONS_INIT;
 		no.sanitize = o->sanitize;
 		no.profile = (ks_profile_when)o->profile;
