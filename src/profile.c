@@ -409,16 +409,14 @@ static void bound_line(lines *ls, const ks_profile_launch *k, const ks_profile_l
 	if (have(g, KS_PM_DRAM_PCT) && have(g, KS_PM_SM_PCT))
 		snprintf(gold, sizeof(gold), " (the golden kernel: %.0f%% of DRAM bandwidth, %.0f%% of SM throughput)",
 			 g->v[KS_PM_DRAM_PCT], g->v[KS_PM_SM_PCT]);
-	if (d >= 60 && d >= s)
-		add_line(ls, "memory-bound at %.0f%% of DRAM bandwidth%s", d, gold);
-	else if (s >= 60)
-		add_line(ls, "compute-bound at %.0f%% of SM throughput%s", s, gold);
-	else if (d < 30 && s < 30)
+	/* the busier side bounds it; when neither is busy, waiting does */
+	if (d < 30 && s < 30)
 		add_line(ls, "latency-bound: only %.0f%% of DRAM bandwidth and %.0f%% of SM throughput are used, "
 			 "so the GPU mostly waits%s", d, s, gold);
+	else if (d >= s)
+		add_line(ls, "memory-bound at %.0f%% of DRAM bandwidth%s", d, gold);
 	else
-		add_line(ls, "neither memory nor compute is saturated: %.0f%% of DRAM bandwidth, %.0f%% of SM "
-			 "throughput%s", d, s, gold);
+		add_line(ls, "compute-bound at %.0f%% of SM throughput%s", s, gold);
 }
 
 static double ratio(const ks_profile_launch *l, int num, int den)
@@ -479,8 +477,8 @@ static void occupancy_line(lines *ls, const ks_profile_launch *k, const ks_profi
 				 k->v[KS_PM_BLOCK_SIZE]);
 		else
 			snprintf(why, sizeof(why), "%s", ks_profile_key(which));
-		add_line(ls, "occupancy limited by %s: %.0f blocks per SM, theoretical %.0f%%, achieved %.0f%%%s", why,
-			 best, theo, ach, gold);
+		add_line(ls, "occupancy limited by %s: %.0f block%s per SM, theoretical %.0f%%, achieved %.0f%%%s", why,
+			 best, best == 1 ? "" : "s", theo, ach, gold);
 	} else if (ach < 0.5 * theo)
 		add_line(ls, "achieved occupancy %.0f%% of a theoretical %.0f%%: warps finish unevenly or too few "
 			 "blocks are in flight%s", ach, theo, gold);

@@ -263,7 +263,7 @@ static void test_profile_diagnoses_an_uncoalesced_memory_bound_kernel(void)
 	k.v[KS_PM_STALL_FIRST + 17] = 2;  /* wait */
 	g.v[KS_PM_STALL_FIRST + 6] = 5;
 	diagnose_rows(&t, &k, &g, 0);
-	KT_CONTAINS(t, "41% of DRAM bandwidth");
+	KT_CONTAINS(t, "memory-bound at 41% of DRAM bandwidth");
 	KT_CONTAINS(t, "the golden kernel: 89% of DRAM bandwidth");
 	KT_CONTAINS(t, "global loads are uncoalesced: they use only 12% of the bytes");
 	KT_CONTAINS(t, "32.0 sectors per request; the golden kernel uses 100% with 4.0 per request");
@@ -300,9 +300,9 @@ static void test_profile_diagnoses_register_limited_occupancy(void)
 	k.v[KS_PM_OCC_ACHIEVED] = 12.1;
 	g.v[KS_PM_OCC_ACHIEVED] = 70;
 	diagnose_rows(&t, &k, &g, 0);
-	KT_CONTAINS(t, "occupancy limited by 168 registers per thread: 1 blocks per SM, theoretical 12%, achieved 12%");
+	KT_CONTAINS(t, "occupancy limited by 168 registers per thread: 1 block per SM, theoretical 12%, achieved 12%");
 	KT_CONTAINS(t, "the golden kernel achieves 70%");
-	KT_CONTAINS(t, "neither memory nor compute is saturated");
+	KT_CONTAINS(t, "compute-bound at 45% of SM throughput");
 	ks_free(t);
 	/* shared memory as the limiter */
 	k.v[KS_PM_LIMIT_REGISTERS] = 8;
