@@ -402,6 +402,11 @@ void ks_nvtool_sanitize(ks_nvtool *t, ks_kernel_result *r, const ks_candidate_im
 		}
 		ks_fs_rm_rf(dir);
 		ks_sanitize_parse(&rep, jr.log, jr.log_len);
+		if (!rep.n && !rep.api_errors && rep.summary_errors < 0) {
+			/* nothing in the log: a tool that ignored --log-file printed to its console */
+			ks_sanitize_report_clear(&rep);
+			ks_sanitize_parse(&rep, jr.out, strlen(jr.out));
+		}
 		tr = cJSON_CreateObject();
 		cJSON_AddStringToObject(tr, "tool", name);
 		ks_json_add_num(tr, "seconds", jr.seconds);
@@ -568,6 +573,11 @@ static void profile_one(ks_nvtool *t, ks_runner *run, const char *role, const ch
 		ks_fs_rm_rf(dir);
 		*secs += jr.seconds;
 		ks_profile_parse(out, jr.log, jr.log_len);
+		if (!out->format) {
+			/* a table printed to the console rather than the log */
+			ks_profile_data_clear(out);
+			ks_profile_parse(out, jr.out, strlen(jr.out));
+		}
 		perm = strstr(jr.log, "ERR_NVGPUCTRPERM") ? jr.log : strstr(jr.out, "ERR_NVGPUCTRPERM");
 		if (out->n == 0) {
 			char *c = tool_complaint(&jr);
@@ -592,7 +602,9 @@ static void profile_one(ks_nvtool *t, ks_runner *run, const char *role, const ch
 			ks_free(c);
 		}
 		{
-			int retry = out->n == 0 && !perm && attempt == 0 && ks_profile_failed_metrics(t->skip, jr.log, jr.log_len) > 0;
+			int retry = out->n == 0 && !perm && attempt == 0 &&
+				    (ks_profile_failed_metrics(t->skip, jr.log, jr.log_len) +
+				     ks_profile_failed_metrics(t->skip, jr.out, strlen(jr.out))) > 0;
 			if (!perm && jr.stage == 0 && attempt == 0 && !retry) {
 				fprintf(stderr, "%s: warning: --profile: ncu cannot start a worker here (%s); no profiles for "
 					"the rest of this run\n", t->o.prog, *err ? *err : "?");

@@ -343,6 +343,24 @@ static int ident_char(char c)
 	return isalnum((unsigned char)c) || c == '_' || c == '.';
 }
 
+/* name (or its first n bytes) occurs in line as a whole word: not inside a longer name. */
+static int mentions(const char *line, const char *name, size_t n, int dot_ends)
+{
+	const char *at = line;
+	while ((at = strstr(at, name)) != NULL) {
+		char next = at[n];
+		if (strncmp(at, name, n)) {
+			at++;
+			continue;
+		}
+		if ((at == line || !ident_char(at[-1])) &&
+		    !(isalnum((unsigned char)next) || next == '_' || (!dot_ends && next == '.')))
+			return 1;
+		at += n;
+	}
+	return 0;
+}
+
 int ks_profile_failed_metrics(unsigned char *skip, const char *text, size_t len)
 {
 	size_t pos = 0;
@@ -356,17 +374,15 @@ int ks_profile_failed_metrics(unsigned char *skip, const char *text, size_t len)
 			continue;
 		line = ks_strndup(s, ll);
 		for (m = 0; m < KS_PM_COUNT; m++) {
-			const char *at = line;
-			size_t nl2 = strlen(g_metrics[m].ncu);
-			while ((at = strstr(at, g_metrics[m].ncu)) != NULL) {
-				if ((at == line || !ident_char(at[-1])) && !ident_char(at[nl2])) {
-					if (!skip[m])
-						found++;
-					skip[m] = 1;
-					break;
-				}
-				at += nl2;
+			/* the full name, or its base (ncu may name a metric without its suffix) */
+			char *base = ks_strndup(g_metrics[m].ncu, strcspn(g_metrics[m].ncu, "."));
+			if (mentions(line, g_metrics[m].ncu, strlen(g_metrics[m].ncu), 0) ||
+			    mentions(line, base, strlen(base), 1)) {
+				if (!skip[m])
+					found++;
+				skip[m] = 1;
 			}
+			ks_free(base);
 		}
 		ks_free(line);
 	}

@@ -170,13 +170,17 @@ static void test_profile_metrics_ncu_rejects_are_left_out_of_the_retry(void)
 			  "==ERROR== Failed to find metric sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active\n"
 			  "==ERROR== Failed to find metric regex:smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct\n"
 			  "==ERROR== Failed to find metric xsm__throughput.avg.pct_of_peak_sustained_elapsed_v2\n"
+			  "==ERROR== Unknown metric smsp__average_warps_issue_stalled_tex_throttle_per_issue_active\n"
+			  "==ERROR== Option --metrics: lts__t_sector_hit_rate_x is not valid\n"
 			  "==WARNING== dram__throughput.avg.pct_of_peak_sustained_elapsed is fine\n";
 	unsigned char skip[KS_PM_COUNT];
 	char *list;
 	memset(skip, 0, sizeof(skip));
-	KT_EQ_INT(ks_profile_failed_metrics(skip, log, strlen(log)), 2);
+	KT_EQ_INT(ks_profile_failed_metrics(skip, log, strlen(log)), 3);
 	KT_ASSERT(skip[KS_PM_TENSOR_PCT]);
 	KT_ASSERT(skip[KS_PM_LD_SECTOR_USE]);
+	KT_ASSERT(skip[KS_PM_STALL_FIRST + 16]); /* named by its base, without ".ratio" */
+	KT_ASSERT(!skip[KS_PM_L2_HIT]);
 	/* a longer name that contains one of ours is not ours; a warning is no error */
 	KT_ASSERT(!skip[KS_PM_SM_PCT]);
 	KT_ASSERT(!skip[KS_PM_DRAM_PCT]);
