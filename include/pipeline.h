@@ -33,6 +33,9 @@ typedef struct {
 	int use_baseline;             /* golden times from a stored baseline (score baseline) */
 	const char *baseline;         /* its file; NULL: the device's default file in the cache */
 	uint64_t max_scratch_bytes;   /* scratch per launch plan (--max-scratch); 0: the default */
+	unsigned sanitize;            /* compute-sanitizer tools run on each correct kernel (sanitize.h);
+				       * 0: no sanitizer stage */
+	int profile;                  /* ks_profile_when (nvtool.h): which kernels ncu profiles */
 } ks_pipeline_options;
 
 #define KS_PIPELINE_OPTIONS_INIT { NULL, NULL, 0, 0, "sm_90a", 0, 4, NULL, 10.0, 60.0, 8192, 0, NULL, 0, 0, 0, NULL, 0, 0, NULL, 0 }

@@ -38,6 +38,7 @@ typedef struct {
 	const ks_config *config;          /* the timing and roofline settings used (NULL: not timed) */
 	cJSON *status_start, *status_end; /* device clocks/temperature before and after timing */
 	const char *golden_source;        /* live co-run, or the stored baseline used */
+	const cJSON *nvtools;             /* the sanitizer and profiler stages' settings (NULL: none) */
 } ks_report;
 
 /* Writes every file of the folder. On success, *summary (if not NULL) receives the summary object

@@ -36,6 +36,7 @@ typedef enum {
 	KS_REASON_BAD_ENCODING,     /* the entry holds bytes text cannot: not UTF-8, NUL, lone surrogate */
 	KS_REASON_DUPLICATE,        /* an earlier entry of the file names the same problem: not counted */
 	KS_REASON_NOT_CUDA,         /* the answer is Python or Triton: kscore scores CUDA C++ only */
+	KS_REASON_SANITIZER,        /* compute-sanitizer found an error (nvtool.c, sanitize.h) */
 	KS_REASON_COUNT
 } ks_reason;
 
@@ -113,6 +114,9 @@ typedef struct {
 	int suspicious;
 	char *suspicious_why;
 	double score;               /* speedup if exec-correct and not suspicious, else 0 */
+
+	cJSON *sanitizer;           /* the sanitizer stage's record (nvtool.c); NULL when not run */
+	cJSON *profile;             /* the Nsight Compute profile and diagnosis (nvtool.c); NULL when none */
 
 	double check_s, timing_s;   /* wall time of the check and timing stages */
 	double timing_gpu_ms;       /* GPU time of the timed runs themselves (both kernels) */

@@ -82,6 +82,15 @@ void ks_runner_golden_plan(ks_runner *r, ks_run_result *res, const ks_problem *p
 /* The candidate worker (after ks_runner_load), for timing; NULL when it is not running. */
 ks_worker *ks_runner_candidate_worker(ks_runner *r);
 
+/* A worker of its own (neither the golden nor the candidate worker) with the runner's executable,
+ * device and harness kernels, started under the wrapper of *wo (a profiler or a sanitizer; exe,
+ * device and role are filled in here), for running one kernel once more. Caller frees. */
+int ks_runner_start_wrapped(ks_runner *r, ks_worker **out, const char *role, const ks_worker_options *wo);
+
+/* The golden kernels' image of p, borrowed from the runner; -1 when p has none. */
+int ks_runner_golden_image(ks_runner *r, const ks_problem *p, const void **cubin, size_t *len,
+			   char *const **lowered, size_t *n);
+
 /* Clocks, temperature, power and throttle reasons of the device now (NULL when unknown). */
 cJSON *ks_runner_status(ks_runner *r);
 

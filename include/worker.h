@@ -53,9 +53,19 @@ typedef struct {
 	const char *role;        /* "golden" or "candidate": names the worker in messages */
 	double start_timeout_s;
 	uint64_t max_reply;      /* cap on reply blobs */
+	/* Running the worker under an NVIDIA tool (ncu, compute-sanitizer): wrapper is the tool's argv
+	 * (NULL-terminated; the worker's own argv is appended), wrapper_env more "NAME=value" entries
+	 * for the tool (NULL-terminated), wrapper_output the file that takes the tool's stdout and
+	 * stderr (NULL: /dev/null). A wrapped worker may write files (up to 1 GiB: the tool's log) and
+	 * is given exit_grace_s to exit on its own after a fault or QUIT, so the tool can finish its
+	 * log; only a timeout kills it at once. NULL wrapper: a plain worker. */
+	const char *const *wrapper;
+	const char *const *wrapper_env;
+	const char *wrapper_output;
+	double exit_grace_s;
 } ks_worker_options;
 
-#define KS_WORKER_OPTIONS_INIT { NULL, 0, "worker", 120.0, 16ull << 30 }
+#define KS_WORKER_OPTIONS_INIT { NULL, 0, "worker", 120.0, 16ull << 30, NULL, NULL, NULL, 60.0 }
 
 /* Starts a worker and initialises CUDA in it. On success *info describes the device. Fails with
  * KS_EUNSUPPORTED when the machine has no usable driver or device (message says which), or
@@ -108,6 +118,12 @@ cJSON *ks_worker_status(ks_worker *w);
 
 /* 1 while the worker process is running and usable. */
 int ks_worker_alive(const ks_worker *w);
+
+/* Asks the worker to quit and waits for its process to exit (up to exit_grace_s for a wrapped
+ * worker, whose tool writes its log as the worker ends), then kills what is left. Returns the
+ * wait status of the process kscore started (the tool, for a wrapped worker), or -1 when it had to
+ * be killed or was never reaped. w stays valid (not alive) until ks_worker_free. */
+int ks_worker_close(ks_worker *w);
 
 /* Asks the worker to quit, then kills and reaps it. NULL is fine. */
 void ks_worker_free(ks_worker *w);

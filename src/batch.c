@@ -9,6 +9,7 @@
 #include "outdir.h"
 #include "pipeline.h"
 #include "scoreopts.h"
+#include "sanitize.h"
 #include "shard.h"
 #include "slurm.h"
 #include "submission.h"
@@ -1714,6 +1715,8 @@ static int setup(batch *b)
 			"folder found (use --refs)\n");
 		return EXIT_DATAERR;
 	}
+	if (b->so.sanitize < 0) /* organizers want the strongest check (sanitize.h) */
+		b->so.sanitize = KS_SANITIZE_DEFAULT_BATCH;
 	ks_scoreopts_pipeline(&po, &b->so, b->refs, b->compile_cache);
 	if ((rc = ks_pipeline_new(&b->pl, &po)) < 0) {
 		fprintf(stderr, "score batch: error: %s\n", ks_error_msg());

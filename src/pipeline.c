@@ -11,6 +11,7 @@
 #include "roofline.h"
 #include "timing.h"
 #include "worker.h"
+#include "nvtool.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +30,8 @@ struct ks_pipeline {
 	char *ceil_error;
 	ks_baseline *baseline;
 	char *golden_source;
+	ks_nvtool *nvtool;            /* the sanitizer and profiler stages; NULL when neither is asked */
+	cJSON *nvtool_json;
 };
 
 int ks_pipeline_new(ks_pipeline **out, const ks_pipeline_options *o)
@@ -75,6 +78,14 @@ int ks_pipeline_new(ks_pipeline **out, const ks_pipeline_options *o)
 	}
 	if (p->runner)
 		ks_problem_set_sm_count(p->problems, ks_runner_device(p->runner)->sm_count);
+	if (p->runner && (o->sanitize || o->profile)) {
+		ks_nvtool_options no = KS_NVTOOL_OPTIONS_INIT;
+		no.sanitize = o->sanitize;
+		no.profile = (ks_profile_when)o->profile;
+		no.seed = o->seed;
+		no.kernel_timeout_s = o->kernel_timeout_s;
+		ks_nvtool_new(&p->nvtool, &no);
+	}
 	p->nvrtc = ks_compile_nvrtc_version(&vo);
 	p->golden_source = ks_strdup("live: timed in the same session, interleaved with each candidate");
 	if (p->runner && o->use_baseline) {
@@ -200,6 +211,15 @@ int ks_pipeline_score(ks_pipeline *p, ks_scored *out, const ks_submission *sub, 
 	co.progress_ud = &pst;
 	images = ks_calloc(n + 1, sizeof(*images));
 	ks_check_entries(out->results, images, entries, pass, n, p->runner, &co);
+	if (p->runner && p->nvtool) {
+		/* after the checks, before timing: a kernel the sanitizer fails is not timed */
+		for (i = 0; i < n; i++)
+			if (out->results[i].exec && images[i].cubin) {
+				progress(&pst, i, n, "sanitizer");
+				ks_nvtool_sanitize(p->nvtool, &out->results[i], &images[i], p->runner);
+			}
+		progress(&pst, n, n, NULL);
+	}
 	if (p->runner && !p->opts.no_timing) {
 		const ks_ceilings *ceil = ceilings(p);
 		ks_timing_options to;
@@ -231,6 +251,13 @@ int ks_pipeline_score(ks_pipeline *p, ks_scored *out, const ks_submission *sub, 
 		rep.status_end = ks_runner_status(p->runner);
 		rep.ceilings = ceil;
 		rep.config = &p->cfg;
+		/* after every timed number is taken: profiling changes none of them */
+		for (i = 0; p->nvtool && i < n; i++)
+			if (images[i].cubin && ks_nvtool_wants_profile(p->nvtool, &out->results[i])) {
+				progress(&pst, i, n, "profiling");
+				ks_nvtool_profile(p->nvtool, &out->results[i], &images[i], p->runner);
+			}
+		progress(&pst, n, n, NULL);
 	}
 	for (i = 0; i < n; i++)
 		ks_candidate_image_clear(&images[i]);
@@ -250,6 +277,12 @@ int ks_pipeline_score(ks_pipeline *p, ks_scored *out, const ks_submission *sub, 
 	rep.nvrtc_version = p->nvrtc;
 	rep.seed = p->opts.seed;
 	rep.problems = p->problems;
+	if (p->nvtool) {
+		/* a stage a tool failed in stops for the session: say so in each record */
+		cJSON_Delete(p->nvtool_json);
+		p->nvtool_json = ks_nvtool_json(p->nvtool);
+	}
+	rep.nvtools = p->runner ? p->nvtool_json : NULL;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	rep.wall_s = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	for (i = 0; i < n; i++)
@@ -288,6 +321,8 @@ void ks_pipeline_free(ks_pipeline *p)
 	ks_free(p->ceil_error);
 	ks_baseline_free(p->baseline);
 	ks_free(p->golden_source);
+	ks_nvtool_free(p->nvtool);
+	cJSON_Delete(p->nvtool_json);
 	ks_free(p);
 }
 

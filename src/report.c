@@ -5,6 +5,7 @@
 #include "buf.h"
 #include "mem.h"
 #include "metrics.h"
+#include "nvtool.h"
 #include "outdir.h"
 #include "utf8.h"
 
@@ -217,6 +218,8 @@ cJSON *ks_report_record(const ks_report *rep)
 		add_str(q, "why", r->suspicious_why);
 		cJSON_AddItemToArray(a, q);
 	}
+	if (rep->nvtools)
+		cJSON_AddItemToObject(o, "nvtools", cJSON_Duplicate(rep->nvtools, 1));
 	if (rep->ceilings)
 		cJSON_AddItemToObject(o, "ceilings", ks_ceilings_json(rep->ceilings));
 	else
@@ -321,7 +324,7 @@ static int write_perf_files(const ks_report *rep, const char *dir)
 	for (i = 0; i < s->npasses && rc == 0; i++) {
 		cJSON *o = cJSON_CreateObject(), *sp = cJSON_AddArrayToObject(o, "speed_up"),
 		      *ef = cJSON_AddArrayToObject(o, "efficiency"), *kn = cJSON_AddArrayToObject(o, "kernels"),
-		      *sus = cJSON_AddArrayToObject(o, "suspicious");
+		      *sus = cJSON_AddArrayToObject(o, "suspicious"), *prof = NULL;
 		for (k = 0; k < rep->nresults; k++) {
 			const ks_kernel_result *r = &rep->results[k];
 			cJSON *cases;
@@ -343,6 +346,7 @@ static int write_perf_files(const ks_report *rep, const char *dir)
 				ks_buf_printf(&txt, "   kernel %s: %d registers, %d B static shared, %d B local "
 					      "(spills)\n", r->kernels[c].name, r->kernels[c].info.registers,
 					      r->kernels[c].info.shared_static, r->kernels[c].info.local_bytes);
+			ks_nvtool_text(&txt, r);
 			if (r->nperf)
 				ks_buf_printf(&txt, "   %-34s %10s %10s %8s %9s %9s %10s %7s %s\n", "case", "ms",
 					      "golden ms", "speedup", "GB/s", "TFLOP/s", "floor ms", "roof%",
@@ -387,6 +391,13 @@ static int write_perf_files(const ks_report *rep, const char *dir)
 				cJSON_AddItemToArray(kn, cJSON_CreateString(r->problem ? r->problem : "?"));
 			} else if (r->suspicious)
 				cJSON_AddItemToArray(sus, cJSON_CreateString(r->problem ? r->problem : "?"));
+			/* kscore's own key beside GEAK-eval's: Nsight Compute's diagnosis per kernel */
+			if (r->profile && r->problem) {
+				if (!prof)
+					prof = cJSON_AddObjectToObject(o, "profiles");
+				if (!cJSON_GetObjectItemCaseSensitive(prof, r->problem))
+					cJSON_AddItemToObject(prof, r->problem, cJSON_Duplicate(r->profile, 1));
+			}
 		}
 		snprintf(name, sizeof(name), "out.json_perf_%zu.json", i);
 		if (rc == 0)

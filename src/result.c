@@ -14,6 +14,7 @@ static const char *const g_names[] = {
 	"oob_write",       "input_modified",  "unwritten",       "mismatch",
 	"nondeterministic", "not_run",     "bad_encoding",    "duplicate",
 	"not_cuda",
+	"sanitizer",
 };
 _Static_assert(sizeof(g_names) / sizeof(g_names[0]) == KS_REASON_COUNT, "a reason has no name");
 
@@ -47,6 +48,8 @@ void ks_kernel_result_clear(ks_kernel_result *r)
 	ks_free(r->perf);
 	ks_free(r->timing_error);
 	ks_free(r->suspicious_why);
+	cJSON_Delete(r->sanitizer);
+	cJSON_Delete(r->profile);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -155,6 +158,10 @@ cJSON *ks_kernel_result_json(const ks_kernel_result *r)
 		add_str(k, "why", pc->why);
 		cJSON_AddItemToArray(a, k);
 	}
+	if (r->sanitizer)
+		cJSON_AddItemToObject(o, "sanitizer", cJSON_Duplicate(r->sanitizer, 1));
+	if (r->profile)
+		cJSON_AddItemToObject(o, "profile", cJSON_Duplicate(r->profile, 1));
 	a = cJSON_AddObjectToObject(o, "seconds");
 	ks_json_add_num(a, "compile", r->compile_s);
 	ks_json_add_num(a, "check", r->check_s);

@@ -81,12 +81,11 @@ static ks_worker_options worker_options(const ks_runner *r, const char *role)
 	return wo;
 }
 
-static int start_worker(ks_runner *r, ks_worker **w, const char *role)
+static int start_worker_with(ks_runner *r, ks_worker **w, const ks_worker_options *wo)
 {
-	ks_worker_options wo = worker_options(r, role);
 	ks_device_info info;
 	int rc;
-	if ((rc = ks_worker_start(w, &info, &wo)) < 0)
+	if ((rc = ks_worker_start(w, &info, wo)) < 0)
 		return rc;
 	if (r->harness && (rc = ks_worker_harness(*w, r->harness, r->harness_len, r->harness_names)) < 0) {
 		ks_worker_free(*w);
@@ -96,6 +95,21 @@ static int start_worker(ks_runner *r, ks_worker **w, const char *role)
 	if (!r->dev.name[0])
 		r->dev = info;
 	return 0;
+}
+
+static int start_worker(ks_runner *r, ks_worker **w, const char *role)
+{
+	ks_worker_options wo = worker_options(r, role);
+	return start_worker_with(r, w, &wo);
+}
+
+int ks_runner_start_wrapped(ks_runner *r, ks_worker **out, const char *role, const ks_worker_options *wo)
+{
+	ks_worker_options o = *wo, base = worker_options(r, role);
+	o.exe = base.exe;
+	o.device = base.device;
+	o.role = role;
+	return start_worker_with(r, out, &o);
 }
 
 int ks_runner_start(ks_runner **out, const ks_runner_options *opts)
@@ -238,6 +252,19 @@ int ks_runner_compile_goldens(ks_runner *r, const ks_problem_set *set, const ks_
 int ks_runner_has_golden(const ks_runner *r, const ks_problem *p)
 {
 	return find_module((ks_runner *)r, p) != NULL;
+}
+
+int ks_runner_golden_image(ks_runner *r, const ks_problem *p, const void **cubin, size_t *len,
+			   char *const **lowered, size_t *n)
+{
+	golden_module *m = find_module(r, p);
+	if (!m || m->broken)
+		return -1;
+	*cubin = m->cubin;
+	*len = m->len;
+	*lowered = m->lowered;
+	*n = m->n;
+	return 0;
 }
 
 static void golden_run_clear(ks_golden_run *g)

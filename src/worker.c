@@ -8,6 +8,7 @@
 #include "harness.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@ struct ks_worker {
 	pid_t pid;
 	int fd;
 	int alive;
+	int exit_status;         /* wait status once reaped by end_worker; -1 when killed or unknown */
 	ks_worker_options opts;
 	char role[32];
 };
@@ -59,12 +61,48 @@ static void kill_worker(ks_worker *w)
 		while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
 			;
 		w->pid = -1;
+		w->exit_status = -1;
 	}
 	if (w->fd >= 0) {
 		close(w->fd);
 		w->fd = -1;
 	}
 	w->alive = 0;
+}
+
+static double mono_ms(void);
+
+/* The worker is done (a sticky fault, QUIT, a broken reply): a wrapped worker's tool gets
+ * exit_grace_s to write its log and exit once the worker has seen its socket close; then, or at
+ * once for a plain worker, whatever is left of the process group is killed. The exit is detected
+ * without reaping (WNOWAIT), so the group id cannot be reused before the group is killed. */
+static void end_worker(ks_worker *w)
+{
+	if (w->fd >= 0) {
+		close(w->fd);
+		w->fd = -1;
+	}
+	if (w->pid > 0 && w->opts.wrapper && w->opts.exit_grace_s > 0) {
+		double end = mono_ms() + w->opts.exit_grace_s * 1e3;
+		for (;;) {
+			siginfo_t si;
+			struct timespec nap = { 0, 10 * 1000 * 1000 };
+			int st = 0;
+			memset(&si, 0, sizeof(si));
+			if (waitid(P_PID, (id_t)w->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == w->pid) {
+				kill(-w->pid, SIGKILL);
+				while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR)
+					;
+				w->pid = -1;
+				w->exit_status = st;
+				break;
+			}
+			if (mono_ms() >= end)
+				break;
+			nanosleep(&nap, NULL);
+		}
+	}
+	kill_worker(w);
 }
 
 extern char **environ;
@@ -111,38 +149,86 @@ static void free_env(char **env)
 	ks_free(env);
 }
 
+/* The worker's argv, after the wrapper's when there is one. */
+static char **worker_argv(const ks_worker *w)
+{
+	size_t n = 0, i;
+	char **argv;
+	while (w->opts.wrapper && w->opts.wrapper[n])
+		n++;
+	argv = ks_calloc(n + 3, sizeof(char *));
+	for (i = 0; i < n; i++)
+		argv[i] = (char *)w->opts.wrapper[i];
+	argv[n] = (char *)w->opts.exe;
+	argv[n + 1] = (char *)w->role;
+	return argv;
+}
+
 static int spawn(ks_worker *w)
 {
-	int sv[2];
+	int sv[2], out = -1;
 	pid_t pid;
-	char **envp = worker_env();
-	char *const argv[] = { (char *)w->opts.exe, w->role, NULL };
+	char **envp = worker_env(), **argv = worker_argv(w);
+	size_t n = 0, i;
 
+	if (w->opts.wrapper) {
+		const char *of = w->opts.wrapper_output ? w->opts.wrapper_output : "/dev/null";
+		for (n = 0; envp[n]; n++)
+			;
+		for (i = 0; w->opts.wrapper_env && w->opts.wrapper_env[i]; i++)
+			;
+		envp = ks_realloc(envp, (n + i + 1) * sizeof(char *));
+		for (i = 0; w->opts.wrapper_env && w->opts.wrapper_env[i]; i++)
+			envp[n++] = ks_strdup(w->opts.wrapper_env[i]);
+		envp[n] = NULL;
+		if ((out = open(of, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) {
+			int e = errno;
+			free_env(envp);
+			ks_free(argv);
+			return ks_error_set(KS_EIO, "cannot open %s: %s", of, strerror(e));
+		}
+	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		if (out >= 0)
+			close(out);
 		free_env(envp);
+		ks_free(argv);
 		return ks_error_set(KS_EIO, "socketpair: %s", strerror(errno));
 	}
 	pid = fork();
 	if (pid < 0) {
 		close(sv[0]);
 		close(sv[1]);
+		if (out >= 0)
+			close(out);
 		free_env(envp);
+		ks_free(argv);
 		return ks_error_set(KS_EIO, "fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
-		/* The CUDA driver needs a large address space: no RLIMIT_AS here (research §0.5). */
+		/* The CUDA driver needs a large address space: no RLIMIT_AS here (research §0.5). A
+		 * plain worker writes no file at all; a tool writes its log (and its temporary files),
+		 * so a wrapped worker gets a file-size cap instead, and more descriptors. */
 		ks_sandbox_limits lim = KS_SANDBOX_LIMITS_INIT;
-		lim.file_size_mb = 0;
-		lim.max_files = 1024;
-		if (dup2(sv[1], 3) < 0)
+		lim.file_size_mb = w->opts.wrapper ? 1024 : 0;
+		lim.max_files = w->opts.wrapper ? 4096 : 1024;
+		/* either descriptor may be 3 (or, with closed standard streams, 1 or 2): move both out
+		 * of the way before placing them */
+		int s3 = fcntl(sv[1], F_DUPFD, 10), o12 = out >= 0 ? fcntl(out, F_DUPFD, 10) : -1;
+		if (s3 < 0 || (out >= 0 && o12 < 0) || dup2(s3, 3) < 0)
+			_exit(127);
+		if (o12 >= 0 && (dup2(o12, 1) < 0 || dup2(o12, 2) < 0))
 			_exit(127);
 		if (ks_sandbox_child_setup(&lim, 3) < 0)
 			_exit(127);
-		execve(w->opts.exe, argv, envp);
+		execve(argv[0], argv, envp);
 		_exit(127);
 	}
 	close(sv[1]);
+	if (out >= 0)
+		close(out);
 	free_env(envp);
+	ks_free(argv);
 	w->pid = pid;
 	w->fd = sv[0];
 	w->alive = 1;
@@ -179,7 +265,7 @@ static ks_run_status send_only(ks_worker *w, uint32_t type, const cJSON *req, co
 	}
 	if (ks_proto_send(w->fd, type, req, blob, len) < 0) {
 		*why = ks_asprintf("the %s worker died (%s)", w->role, ks_error_msg());
-		kill_worker(w);
+		end_worker(w);
 		return KS_RUN_CRASH;
 	}
 	return KS_RUN_OK;
@@ -200,11 +286,19 @@ static ks_run_status recv_only(ks_worker *w, ks_msg *reply, double timeout_s, ch
 		return KS_RUN_TIMEOUT;
 	}
 	if (rc < 0) {
-		int st = 0;
+		int st = 0, gone = 0;
 		char msg[512];
 		snprintf(msg, sizeof(msg), "%s", ks_error_msg());
-		if (w->pid > 0 && waitpid(w->pid, &st, WNOHANG) == w->pid) {
+		if (w->opts.wrapper) {
+			end_worker(w);
+			st = w->exit_status;
+			gone = st != -1;
+		} else if (w->pid > 0 && waitpid(w->pid, &st, WNOHANG) == w->pid) {
 			w->pid = -1;
+			w->exit_status = st;
+			gone = 1;
+		}
+		if (gone) {
 			if (WIFSIGNALED(st))
 				*why = ks_asprintf("the %s worker was killed by signal %d (%s)", w->role,
 						   WTERMSIG(st), strsignal(WTERMSIG(st)));
@@ -260,7 +354,7 @@ static ks_run_status reply_status(ks_worker *w, const cJSON *j, ks_run_result *r
 	res->message = ks_strdup(ks_json_str(&s, j, "error", 0) == 0 ? s : "unknown error");
 	res->stage = ks_strdup(ks_json_str(&s, j, "stage", 0) == 0 ? s : "?");
 	if (sticky) {
-		kill_worker(w);
+		end_worker(w);
 		return KS_RUN_FAULT;
 	}
 	return KS_RUN_ERROR;
@@ -291,6 +385,7 @@ int ks_worker_spawn(ks_worker **out, const ks_worker_options *opts)
 	w->opts = *opts;
 	w->fd = -1;
 	w->pid = -1;
+	w->exit_status = -1;
 	snprintf(w->role, sizeof(w->role), "%s", opts->role ? opts->role : "worker");
 	if ((rc = spawn(w)) < 0) {
 		ks_free(w);
@@ -351,7 +446,7 @@ int ks_worker_ready(ks_worker *w, ks_device_info *info)
 fail:
 	ks_free(why);
 	ks_run_result_clear(&res);
-	kill_worker(w);
+	end_worker(w); /* a tool's log may say why the worker could not start */
 	return rc;
 }
 
@@ -700,13 +795,21 @@ int ks_worker_alive(const ks_worker *w)
 	return w && w->alive;
 }
 
+int ks_worker_close(ks_worker *w)
+{
+	if (!w)
+		return -1;
+	if (w->alive)
+		ks_proto_send(w->fd, KS_MSG_QUIT, NULL, NULL, 0);
+	end_worker(w);
+	return w->exit_status;
+}
+
 void ks_worker_free(ks_worker *w)
 {
 	if (!w)
 		return;
-	if (w->alive)
-		ks_proto_send(w->fd, KS_MSG_QUIT, NULL, NULL, 0);
-	kill_worker(w);
+	ks_worker_close(w);
 	ks_free(w);
 }
 

@@ -6,6 +6,7 @@
 #include "fsutil.h"
 #include "jsonutil.h"
 #include "mem.h"
+#include "nvtool.h"
 
 static char g_err[16384];
 
@@ -269,11 +270,171 @@ static void test_gpu_bundled_example_gets_its_expected_verdicts(void)
 	ks_free(t);
 }
 
+/* ---- the sanitizer and profile stages (nvtool.h): need compute-sanitizer / ncu on the host */
+
+/* Writes the entries idx[0..n) of tests/fixtures/gpu/nvtools.json to <tmp>/<name>.json. */
+static void nvtools_subset(const char *name, const int *idx, int n)
+{
+	char *t = NULL, path[4400], *text;
+	cJSON *all = NULL, *sub = cJSON_CreateArray();
+	int i;
+	KT_EQ_INT(ks_fs_read(&t, NULL, "tests/fixtures/gpu/nvtools.json", 1 << 20), 0);
+	KT_EQ_INT(ks_json_parse(&all, t, strlen(t), 16, "nvtools.json"), 0);
+	for (i = 0; i < n; i++)
+		cJSON_AddItemToArray(sub, cJSON_Duplicate(cJSON_GetArrayItem(all, idx[i]), 1));
+	snprintf(path, sizeof(path), "%s/%s.json", kt_tmpdir(), name);
+	text = cJSON_Print(sub);
+	KT_EQ_INT(ks_fs_write_atomic(path, text, strlen(text)), 0);
+	free(text);
+	cJSON_Delete(sub);
+	cJSON_Delete(all);
+	ks_free(t);
+}
+
+static void need_tool(const char *name)
+{
+	char *p = ks_nvtool_find(name);
+	if (!p)
+		KT_SKIP("%s", ks_error_msg());
+	ks_free(p);
+}
+
+static const char *kstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static void test_gpu_sanitizer_fails_a_write_64k_past_the_output_and_passes_clean_kernels(void)
+{
+	static const int idx[] = { 2, 4, 5, 3 };
+	char args[12000];
+	cJSON *j;
+	const cJSON *ks, *k, *san;
+	double secs = 0;
+	int i, n = 0;
+	need_gpu();
+	need_tool("compute-sanitizer");
+	nvtools_subset("san", idx, 4);
+	snprintf(args, sizeof(args), "--require-gpu --no-timing --sanitize=memcheck,racecheck --refs tests/fixtures/problems "
+		 "--out '%s/r' '%s/san.json'", kt_tmpdir(), kt_tmpdir());
+	KT_EQ_INT(score(args), 1);
+	j = load_json("r/score.json");
+	ks = cJSON_GetObjectItem(j, "kernels");
+	/* the 64 KiB overrun passed every check (beyond the guard bands), and memcheck saw it */
+	k = cJSON_GetArrayItem(ks, 0);
+	KT_ASSERT_MSG(!strcmp(kstr(k, "reason"), "sanitizer"), "the overrun got %s: %s", kstr(k, "reason"),
+		      kstr(k, "detail"));
+	KT_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(k, "call")) && !cJSON_IsTrue(cJSON_GetObjectItem(k, "exec")));
+	KT_CONTAINS(kstr(k, "detail"), "memcheck: invalid __global__ write of size 4 bytes");
+	KT_CONTAINS(kstr(k, "detail"), "vadd");
+	/* the clean kernels pass every tool */
+	for (i = 1; i <= 2; i++) {
+		const cJSON *t;
+		k = cJSON_GetArrayItem(ks, i);
+		san = cJSON_GetObjectItem(k, "sanitizer");
+		KT_ASSERT_MSG(!strcmp(kstr(k, "reason"), "ok"), "clean kernel %d got %s: %s", i, kstr(k, "reason"),
+			      kstr(k, "detail"));
+		KT_ASSERT(cJSON_IsObject(san));
+		cJSON_ArrayForEach(t, cJSON_GetObjectItem(san, "tools"))
+			KT_ASSERT_MSG(!strcmp(kstr(t, "status"), "clean"), "clean kernel %d: %s %s %s", i, kstr(t, "tool"),
+				      kstr(t, "status"), kstr(t, "error"));
+	}
+	/* the shared-memory race that happens to give the right answer */
+	k = cJSON_GetArrayItem(ks, 3);
+	KT_ASSERT_MSG(!strcmp(kstr(k, "reason"), "sanitizer") && strstr(kstr(k, "detail"), "racecheck"),
+		      "the race got %s: %s", kstr(k, "reason"), kstr(k, "detail"));
+	cJSON_ArrayForEach(k, ks)
+	{
+		const cJSON *t;
+		cJSON_ArrayForEach(t, cJSON_GetObjectItem(cJSON_GetObjectItem(k, "sanitizer"), "tools"))
+		{
+			secs += cJSON_GetObjectItem(t, "seconds")->valuedouble;
+			n++;
+		}
+	}
+	fprintf(stderr, "  sanitizer cost: %.2f s per tool run per kernel (%d runs)\n", n ? secs / n : 0, n);
+	cJSON_Delete(j);
+}
+
+static void test_gpu_profile_names_uncoalesced_access_and_register_pressure(void)
+{
+	static const int idx[] = { 0, 1, 4 };
+	char args[12000], path[4400], *t = NULL;
+	cJSON *j;
+	const cJSON *ks, *p, *d;
+	double secs = 0;
+	int i, n = 0;
+	need_gpu();
+	need_tool("ncu");
+	nvtools_subset("prof", idx, 3);
+	snprintf(args, sizeof(args), "--require-gpu --no-sanitize --profile=all --refs tests/fixtures/problems "
+		 "--out '%s/r' '%s/prof.json'", kt_tmpdir(), kt_tmpdir());
+	KT_EQ_INT(score(args), 0);
+	j = load_json("r/score.json");
+	ks = cJSON_GetObjectItem(j, "kernels");
+	for (i = 0; i < 3; i++) {
+		char *all = NULL;
+		p = cJSON_GetObjectItem(cJSON_GetArrayItem(ks, i), "profile");
+		KT_ASSERT_MSG(cJSON_IsObject(p), "kernel %d has no profile", i);
+		KT_ASSERT_MSG(cJSON_IsNull(cJSON_GetObjectItem(p, "error")), "kernel %d: %s", i, kstr(p, "error"));
+		KT_ASSERT(cJSON_IsObject(cJSON_GetObjectItem(p, "golden")));
+		d = cJSON_GetObjectItem(p, "diagnosis");
+		all = cJSON_PrintUnformatted(d);
+		fprintf(stderr, "  kernel %d: %s\n", i, all);
+		if (i == 0)
+			KT_ASSERT_MSG(strstr(all, "uncoalesced") != NULL, "no word of coalescing: %s", all);
+		if (i == 1)
+			KT_ASSERT_MSG(strstr(all, "registers per thread") != NULL, "no word of registers: %s", all);
+		if (i == 2)
+			KT_ASSERT_MSG(!strstr(all, "uncoalesced") && !strstr(all, "registers per thread"),
+				      "the clean kernel is blamed: %s", all);
+		free(all);
+		secs += cJSON_GetObjectItem(cJSON_GetObjectItem(p, "kernel"), "seconds")->valuedouble;
+		n++;
+	}
+	fprintf(stderr, "  profile cost: %.2f s per profiled kernel (without its golden kernel)\n", secs / n);
+	snprintf(path, sizeof(path), "%s/r/exec/performance_analysis.txt", kt_tmpdir());
+	KT_EQ_INT(ks_fs_read(&t, NULL, path, 1 << 20), 0);
+	KT_CONTAINS(t, "profile (Nsight Compute");
+	ks_free(t);
+	snprintf(path, sizeof(path), "%s/r/out.json_perf_0.json", kt_tmpdir());
+	KT_EQ_INT(ks_fs_read(&t, NULL, path, 1 << 20), 0);
+	KT_CONTAINS(t, "\"speed_up\"");
+	KT_CONTAINS(t, "\"profiles\"");
+	ks_free(t);
+	cJSON_Delete(j);
+}
+
+static void test_gpu_profile_without_ncu_says_so_and_scores(void)
+{
+	char args[12000], plain[4400];
+	cJSON *j;
+	need_gpu();
+	snprintf(plain, sizeof(plain), "%s/not-ncu", kt_tmpdir());
+	KT_EQ_INT(ks_fs_write_atomic(plain, "x", 1), 0);
+	setenv("KSCORE_NCU", plain, 1);
+	snprintf(args, sizeof(args), "--require-gpu --profile --refs tests/fixtures/problems --out '%s/r' "
+		 "tests/fixtures/cli/good.json", kt_tmpdir());
+	KT_EQ_INT(score(args), 0);
+	KT_CONTAINS(g_err, "--profile:");
+	KT_CONTAINS(g_err, "scored without profiles");
+	j = load_json("r/score.json");
+	KT_ASSERT(!cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "kernels"), 0), "profile"));
+	KT_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "nvtools"), "profiler"),
+						    "available")));
+	KT_ASSERT(cJSON_IsNumber(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "kernels"), 0), "speedup")));
+	cJSON_Delete(j);
+}
+
 static const kt_test tests[] = {
 	KT(test_gpu_bundled_example_gets_its_expected_verdicts),
 	KT(test_gpu_stored_baseline_replaces_live_golden_timing),
 	KT(test_gpu_timing_catches_planted_cheats_and_spares_honest_kernels),
 	KT(test_gpu_correct_kernels_pass), KT(test_gpu_adversarial_kernels_fail_with_their_reason_in_one_run),
-	KT(test_gpu_same_seed_same_verdicts), { 0 }
+	KT(test_gpu_same_seed_same_verdicts),
+	KT(test_gpu_sanitizer_fails_a_write_64k_past_the_output_and_passes_clean_kernels),
+	KT(test_gpu_profile_names_uncoalesced_access_and_register_pressure),
+	KT(test_gpu_profile_without_ncu_says_so_and_scores), { 0 }
 };
 KT_MAIN("gpu", tests)
