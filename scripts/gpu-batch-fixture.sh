@@ -9,7 +9,7 @@
 #   echo                 every commit after the deadline (not scored)
 #   foxtrot              no submission file
 # The batch runs with scoring/fixture-scoring.json beside the default settings but a timer floor of
-# 100 us, so that real kernels land on the suspicious list for the site to show. Writes
+# 1000 us, so that real kernels land on the suspicious list for the site to show. Writes
 # $OUT/gpu-batch.tgz (the results folder, the site included, without caches).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -64,7 +64,7 @@ JSON
 python3 - "$root/scoring/scoring.json" fixture-scoring.json <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
-c["roofline"]["timer_floor_us"] = 100.0
+c["roofline"]["timer_floor_us"] = 1000.0
 json.dump(c, open(sys.argv[2], "w"), indent=1)
 PY
 "$bin" batch teams.json --require-gpu --seed 20261124 --config fixture-scoring.json \
