@@ -1,4 +1,4 @@
-/* catalog: `score problems` — lists the suites and problems of reference_tests/, and exports their
+/* catalog: what `score problems` shows (src/cmd_problems.c) — lists the suites and problems of reference_tests/, and exports their
  * agent instructions as a GEAK-style JSON array (`instruction`, `file`, `difficulty`), so an agent
  * can be pointed at the suite directly and its answers scored as they come back. */
 #ifndef KS_CATALOG_H
@@ -14,9 +14,5 @@ cJSON *ks_catalog_prompts(const ks_problem_set *set);
 /* One line-oriented listing entry per problem as JSON (name, suite, difficulty, dims, dtypes,
  * cases, perf sizes, peak, description). Caller frees. */
 cJSON *ks_catalog_list(const ks_problem_set *set);
-
-/* `score problems [--refs DIR] [--suite S] [--json] [--export-prompts FILE]`; argv[0] is
- * "problems". Returns the exit status. */
-int ks_catalog_main(int argc, char **argv);
 
 #endif

@@ -1,11 +1,10 @@
+/* catalog: see include/catalog.h. */
 #include "catalog.h"
 #include "errors.h"
 #include "fsutil.h"
 #include "jsonutil.h"
 #include "mem.h"
-#include "scoreopts.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,87 +70,4 @@ cJSON *ks_catalog_list(const ks_problem_set *set)
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
-}
-
-int ks_catalog_main(int argc, char **argv)
-{
-	static const struct option lopts[] = {
-		{ "refs", required_argument, 0, 'r' },  { "suite", required_argument, 0, 's' },
-		{ "json", no_argument, 0, 'j' },        { "export-prompts", required_argument, 0, 'e' },
-		{ "help", no_argument, 0, 'h' },        { 0, 0, 0, 0 }
-	};
-	char *refs = NULL;
-	const char *given = NULL, *suite = NULL, *export = NULL;
-	ks_problem_set *set = NULL;
-	int opt, json = 0, rc = 0;
-	size_t i;
-
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "r:h", lopts, NULL)) != -1) {
-		switch (opt) {
-		case 'r':
-			given = optarg;
-			break;
-		case 's':
-			suite = optarg;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'e':
-			export = optarg;
-			break;
-		case 'h':
-			printf("Usage: score problems [--refs DIR] [--suite NAME] [--json] [--export-prompts FILE]\n"
-			       "Lists the reference problems (suite, difficulty, tensors, cases, perf sizes).\n"
-			       "  --export-prompts FILE  write the agent instructions as a GEAK-style JSON array\n"
-			       "                         (instruction, file, difficulty) for an agent to answer\n"
-			       "Exit status: 0 ok, 64 usage, 65 no valid problem, 74 FILE not writable.\n");
-			return 0;
-		default:
-			return 64;
-		}
-	}
-	refs = ks_scoreopts_find_refs(given);
-	if (!refs) {
-		fprintf(stderr, "score: no reference_tests folder found (use --refs)\n");
-		return 65;
-	}
-	if (ks_problem_set_load(&set, refs, suite) < 0 || set->n == 0) {
-		fprintf(stderr, "score problems: no valid problem in %s%s%s\n", refs, set ? "" : ": ",
-			set ? "" : ks_error_msg());
-		ks_problem_set_free(set);
-		ks_free(refs);
-		return 65;
-	}
-	for (i = 0; i < set->nerrors; i++)
-		fprintf(stderr, "score problems: invalid problem: %s\n", set->errors[i]);
-	if (export) {
-		cJSON *a = ks_catalog_prompts(set);
-		if (ks_json_write_file(export, a, 1) < 0) {
-			fprintf(stderr, "score problems: %s\n", ks_error_msg());
-			rc = 74;
-		} else if (!json)
-			fprintf(stderr, "score problems: wrote %zu instructions to %s\n", set->n, export);
-		cJSON_Delete(a);
-	}
-	if (json) {
-		cJSON *a = ks_catalog_list(set);
-		char *s = cJSON_Print(a);
-		printf("%s\n", s);
-		cJSON_free(s);
-		cJSON_Delete(a);
-	} else if (!export) {
-		printf("%-10s %-28s %4s %-6s %5s %5s  %s\n", "suite", "problem", "diff", "peak", "cases", "perf",
-		       "description");
-		for (i = 0; i < set->n; i++) {
-			const ks_problem *p = set->problems[i];
-			printf("%-10s %-28s %4d %-6s %5zu %5zu  %.60s\n", p->suite, p->name, p->difficulty, p->peak,
-			       p->ncorrectness, p->nperf, p->description ? p->description : "");
-		}
-		printf("%zu problems\n", set->n);
-	}
-	ks_problem_set_free(set);
-	ks_free(refs);
-	return rc;
 }
