@@ -81,6 +81,29 @@ static float *elem(ks_run_result *res, const ks_plan *plan, size_t buf, size_t k
 	return (float *)(void *)(res->blob + res->bufs[buf].off + plan->guard) + k;
 }
 
+/* The fixture, a golden reply and a candidate reply that agree. */
+typedef struct {
+	fixture f;
+	ks_run_result g, c;
+	char *d;
+} scene;
+
+static void scene_init(scene *s)
+{
+	fixture_init(&s->f);
+	reply(&s->g, &s->f.plan, 0);
+	reply(&s->c, &s->f.plan, 0);
+	s->d = NULL;
+}
+
+static void scene_free(scene *s)
+{
+	ks_free(s->d);
+	ks_run_result_clear(&s->g);
+	ks_run_result_clear(&s->c);
+	fixture_free(&s->f);
+}
+
 static ks_reason verdict(char **detail, const ks_run_result *cand, const ks_run_result *gold,
 			 const fixture *f)
 {
@@ -92,105 +115,78 @@ static ks_reason verdict(char **detail, const ks_run_result *cand, const ks_run_
 	return ks_check_run(detail, cand, &f->plan, NULL, &g, f->p);
 }
 
+/* The scene's verdict; its detail stays in s->d (the previous one is freed). */
+static ks_reason judge(scene *s)
+{
+	ks_free(s->d);
+	return verdict(&s->d, &s->c, &s->g, &s->f);
+}
+
 static void test_an_identical_run_passes(void)
 {
-	fixture f;
-	ks_run_result g, c;
-	char *d;
-	fixture_init(&f);
-	reply(&g, &f.plan, 0);
-	reply(&c, &f.plan, 0);
-	KT_EQ_INT(verdict(&d, &c, &g, &f), KS_REASON_OK);
-	ks_free(d);
+	scene s;
+	scene_init(&s);
+	KT_EQ_INT(judge(&s), KS_REASON_OK);
 	/* NaN where the golden output has NaN is right; a number there is not */
-	*elem(&g, &f.plan, 2, 9) = NAN;
-	*elem(&c, &f.plan, 2, 9) = NAN;
-	KT_EQ_INT(verdict(&d, &c, &g, &f), KS_REASON_OK);
-	ks_free(d);
-	*elem(&c, &f.plan, 2, 9) = 27;
-	KT_EQ_INT(verdict(&d, &c, &g, &f), KS_REASON_MISMATCH);
-	KT_CONTAINS(d, "c[9]");
-	ks_free(d);
-	ks_run_result_clear(&g);
-	ks_run_result_clear(&c);
-	fixture_free(&f);
+	*elem(&s.g, &s.f.plan, 2, 9) = NAN;
+	*elem(&s.c, &s.f.plan, 2, 9) = NAN;
+	KT_EQ_INT(judge(&s), KS_REASON_OK);
+	*elem(&s.c, &s.f.plan, 2, 9) = 27;
+	KT_EQ_INT(judge(&s), KS_REASON_MISMATCH);
+	KT_CONTAINS(s.d, "c[9]");
+	scene_free(&s);
 }
 
 static void test_wrong_and_unwritten_outputs(void)
 {
-	fixture f;
-	ks_run_result g, c;
-	char *d;
-	fixture_init(&f);
-	reply(&g, &f.plan, 0);
-	reply(&c, &f.plan, 0);
-	*elem(&c, &f.plan, 2, 5) += 1.0f; /* tolerance 1e-6 */
-	KT_EQ_INT(verdict(&d, &c, &g, &f), KS_REASON_MISMATCH);
-	KT_CONTAINS(d, "c[5] = 16, expected 15");
-	KT_CONTAINS(d, "1 of 1000 elements wrong");
-	ks_free(d);
-	ks_run_result_clear(&c);
-	reply(&c, &f.plan, 1);
-	KT_EQ_INT(verdict(&d, &c, &g, &f), KS_REASON_UNWRITTEN);
-	KT_CONTAINS(d, "never written");
-	ks_free(d);
-	ks_run_result_clear(&g);
-	ks_run_result_clear(&c);
-	fixture_free(&f);
+	scene s;
+	scene_init(&s);
+	*elem(&s.c, &s.f.plan, 2, 5) += 1.0f; /* tolerance 1e-6 */
+	KT_EQ_INT(judge(&s), KS_REASON_MISMATCH);
+	KT_CONTAINS(s.d, "c[5] = 16, expected 15");
+	KT_CONTAINS(s.d, "1 of 1000 elements wrong");
+	ks_run_result_clear(&s.c);
+	reply(&s.c, &s.f.plan, 1);
+	KT_EQ_INT(judge(&s), KS_REASON_UNWRITTEN);
+	KT_CONTAINS(s.d, "never written");
+	scene_free(&s);
 }
 
 static void test_writes_outside_a_buffer(void)
 {
-	fixture f;
-	ks_run_result g, c;
-	char *d;
-	fixture_init(&f);
-	reply(&g, &f.plan, 0);
-	reply(&c, &f.plan, 0);
+	scene s;
+	scene_init(&s);
 	/* one byte past c's data */
-	c.blob[c.bufs[2].off + f.plan.guard + f.plan.bufs[2].bytes] ^= 0xff;
-	KT_EQ_INT(verdict(&d, &c, &g, &f), KS_REASON_OOB_WRITE);
-	KT_CONTAINS(d, "wrote past the end of c (4000 bytes): at byte 0 after it");
-	ks_free(d);
-	ks_run_result_clear(&c);
+	s.c.blob[s.c.bufs[2].off + s.f.plan.guard + s.f.plan.bufs[2].bytes] ^= 0xff;
+	KT_EQ_INT(judge(&s), KS_REASON_OOB_WRITE);
+	KT_CONTAINS(s.d, "wrote past the end of c (4000 bytes): at byte 0 after it");
+	ks_run_result_clear(&s.c);
 	/* the last byte before a's data */
-	reply(&c, &f.plan, 0);
-	c.blob[c.bufs[0].off + f.plan.guard - 1] ^= 0x01;
-	KT_EQ_INT(verdict(&d, &c, &g, &f), KS_REASON_OOB_WRITE);
-	KT_CONTAINS(d, "wrote before a: 1 bytes before its start");
-	ks_free(d);
-	ks_run_result_clear(&g);
-	ks_run_result_clear(&c);
-	fixture_free(&f);
+	reply(&s.c, &s.f.plan, 0);
+	s.c.blob[s.c.bufs[0].off + s.f.plan.guard - 1] ^= 0x01;
+	KT_EQ_INT(judge(&s), KS_REASON_OOB_WRITE);
+	KT_CONTAINS(s.d, "wrote before a: 1 bytes before its start");
+	scene_free(&s);
 }
 
 static void test_modified_inputs(void)
 {
-	fixture f;
-	ks_run_result g, c;
-	char *d;
-	fixture_init(&f);
-	reply(&g, &f.plan, 0);
-	reply(&c, &f.plan, 0);
-	*elem(&c, &f.plan, 0, 17) = -1;
-	KT_EQ_INT(verdict(&d, &c, &g, &f), KS_REASON_INPUT_MODIFIED);
-	KT_CONTAINS(d, "input a was modified: a[17] is -1, was 17");
-	ks_free(d);
-	ks_run_result_clear(&c);
+	scene s;
+	scene_init(&s);
+	*elem(&s.c, &s.f.plan, 0, 17) = -1;
+	KT_EQ_INT(judge(&s), KS_REASON_INPUT_MODIFIED);
+	KT_CONTAINS(s.d, "input a was modified: a[17] is -1, was 17");
+	ks_run_result_clear(&s.c);
 	/* perf sizes: inputs come back as checksums only */
-	reply(&c, &f.plan, 0);
-	c.bufs[1].mode = g.bufs[1].mode = KS_FETCH_CHECKSUM;
-	c.bufs[1].has_checksum = g.bufs[1].has_checksum = 1;
-	c.bufs[1].checksum = g.bufs[1].checksum = 0x1234;
-	KT_EQ_INT(verdict(&d, &c, &g, &f), KS_REASON_OK);
-	ks_free(d);
-	c.bufs[1].checksum = 0x1235;
-	KT_EQ_INT(verdict(&d, &c, &g, &f), KS_REASON_INPUT_MODIFIED);
-	KT_CONTAINS(d, "input b was modified (its checksum changed)");
-	ks_free(d);
-	ks_run_result_clear(&g);
-	ks_run_result_clear(&c);
-	fixture_free(&f);
+	reply(&s.c, &s.f.plan, 0);
+	s.c.bufs[1].mode = s.g.bufs[1].mode = KS_FETCH_CHECKSUM;
+	s.c.bufs[1].has_checksum = s.g.bufs[1].has_checksum = 1;
+	s.c.bufs[1].checksum = s.g.bufs[1].checksum = 0x1234;
+	KT_EQ_INT(judge(&s), KS_REASON_OK);
+	s.c.bufs[1].checksum = 0x1235;
+	KT_EQ_INT(judge(&s), KS_REASON_INPUT_MODIFIED);
+	KT_CONTAINS(s.d, "input b was modified (its checksum changed)");
+	scene_free(&s);
 }
 
 static void test_failed_runs_are_charged_by_kind(void)

@@ -22,6 +22,12 @@ static void results(ks_kernel_result r[2])
 	ks_kernel_result_fail(&r[1], KS_REASON_MISMATCH, "case 7x1000: y[3] is 1, expected 2");
 }
 
+static void results_clear(ks_kernel_result r[2])
+{
+	ks_kernel_result_clear(&r[0]);
+	ks_kernel_result_clear(&r[1]);
+}
+
 static void report_init(ks_report *rep, ks_submission *s, ks_pass *pass, ks_kernel_result *r,
 			const char *out, int gpu)
 {
@@ -89,8 +95,7 @@ static void test_record_of_a_gpu_run(void)
 	KT_EQ_INT(cJSON_GetArraySize(get(j, "suspicious")), 0);
 	KT_ASSERT(cJSON_IsNull(get(j, "ceilings")));
 	cJSON_Delete(j);
-	ks_kernel_result_clear(&r[0]);
-	ks_kernel_result_clear(&r[1]);
+	results_clear(r);
 }
 
 static char *slurp(const char *dir, const char *name)
@@ -148,8 +153,7 @@ static void test_geak_files_and_score_json(void)
 	ks_free(text);
 	cJSON_Delete(summary);
 	ks_free(out);
-	ks_kernel_result_clear(&r[0]);
-	ks_kernel_result_clear(&r[1]);
+	results_clear(r);
 }
 
 static void test_compile_only_folder(void)
@@ -193,8 +197,7 @@ static void test_compile_only_folder(void)
 		ks_free_strv(names, n);
 	}
 	ks_free(out);
-	ks_kernel_result_clear(&r[0]);
-	ks_kernel_result_clear(&r[1]);
+	results_clear(r);
 }
 
 static const kt_test tests[] = {
