@@ -7,9 +7,9 @@
 #define KS_BASELINE_H
 
 #include <stddef.h>
+#include "device.h"
 #include "problem.h"
-#include "timing.h"
-#include "worker.h"
+#include "stats.h"
 
 typedef struct ks_baseline ks_baseline;
 
@@ -26,8 +26,5 @@ const ks_stats *ks_baseline_find(const ks_baseline *b, const ks_problem *p, size
 
 /* The default file of a device: <cache>/baselines/<uuid>-<driver>.json. Caller frees. */
 char *ks_baseline_default_path(const char *cache_dir, const ks_device_info *dev);
-
-/* `score baseline [--refs DIR] [--suite S] [--out FILE] [--device N]`; argv[0] is "baseline". */
-int ks_baseline_main(int argc, char **argv);
 
 #endif

@@ -25,4 +25,8 @@ int ks_catalog_main(int argc, char **argv);
  * 69 no GPU (without --compile-only). */
 int ks_refcheck_main(int argc, char **argv);
 
+/* score baseline [--refs DIR] [--suite S] [--out FILE] [--device N] (src/cmd_baseline.c). Exit
+ * codes: 0 stored, 1 some problems failed, 65 no problem, 69 no GPU, 74 FILE not writable. */
+int ks_baseline_main(int argc, char **argv);
+
 #endif
