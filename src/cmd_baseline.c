@@ -1,15 +1,15 @@
 /* score baseline: times every golden kernel with the scoring protocol and stores the times for
  * this device (include/cmd.h). The stored data is baseline.c's; this file is the command. */
 #include "baseline.h"
-#include "calibrate.h"
+#include "cli.h"
 #include "cmd.h"
+#include "config.h"
 #include "errors.h"
 #include "fsutil.h"
 #include "jsonutil.h"
 #include "mem.h"
+#include "paths.h"
 #include "runner.h"
-#include "scoreopts.h"
-#include "config.h"
 #include "timing.h"
 
 #include <getopt.h>
@@ -18,18 +18,15 @@
 #include <string.h>
 #include <time.h>
 
-#ifndef KS_VERSION
-#define KS_VERSION "0.0.0"
-#endif
-
 int ks_baseline_main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
-		{ "refs", required_argument, 0, 'r' }, { "suite", required_argument, 0, 's' },
+		KS_CLI_REFS_LONGOPTS,
 		{ "out", required_argument, 0, 'o' },  { "device", required_argument, 0, 'd' },
 		{ "help", no_argument, 0, 'h' },       { 0, 0, 0, 0 }
 	};
-	const char *given = NULL, *suite = NULL, *outp = NULL;
+	ks_cli_refs ropts = { 0 };
+	const char *outp = NULL;
 	char *refs = NULL, *cache = NULL, *path = NULL, *cfgpath = NULL;
 	ks_runner_options ro = KS_RUNNER_OPTIONS_INIT;
 	ks_timing_options to;
@@ -45,13 +42,9 @@ int ks_baseline_main(int argc, char **argv)
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "r:o:h", lopts, NULL)) != -1) {
+		if (ks_cli_refs_option(&ropts, opt, optarg))
+			continue;
 		switch (opt) {
-		case 'r':
-			given = optarg;
-			break;
-		case 's':
-			suite = optarg;
-			break;
 		case 'o':
 			outp = optarg;
 			break;
@@ -65,30 +58,27 @@ int ks_baseline_main(int argc, char **argv)
 			       "`score --baseline SUBMISSION` uses them instead of timing the golden kernel again,\n"
 			       "which halves the timing of a re-score; the default stays the live co-run.\n"
 			       "Exit status: 0 stored, 1 some problems failed, 65 no problem, 69 no GPU.\n");
-			return 0;
+			return KS_EXIT_OK;
 		default:
-			return 64;
+			return KS_EXIT_USAGE;
 		}
 	}
-	if (!(refs = ks_scoreopts_find_refs(given)) || ks_problem_set_load(&set, refs, suite) < 0 || set->n == 0) {
-		fprintf(stderr, "score baseline: no reference problems found\n");
-		rc = 65;
+	if ((rc = ks_cli_refs_load(&set, &refs, &ropts, "score baseline", 1)) != 0)
 		goto done;
-	}
-	cache = ks_scoreopts_default_cache();
+	cache = ks_paths_default_cache();
 	ro.device = device;
 	ro.compile.cache_dir = cache;
 	ro.golden_only = 1;
 	if (ks_runner_start(&run, &ro) < 0) {
 		fprintf(stderr, "score baseline: no usable GPU: %s\n", ks_error_msg());
-		rc = 69;
+		rc = KS_EXIT_UNAVAILABLE;
 		goto done;
 	}
 	ks_problem_set_sm_count(set, ks_runner_device(run)->sm_count);
 	cfgpath = ks_config_find(refs);
 	if (cfgpath && ks_config_load(&cfg, cfgpath) < 0) {
 		fprintf(stderr, "score baseline: %s\n", ks_error_msg());
-		rc = 65;
+		rc = KS_EXIT_DATAERR;
 		goto done;
 	}
 	memset(&to, 0, sizeof(to));
@@ -156,11 +146,11 @@ int ks_baseline_main(int argc, char **argv)
 	}
 	if (ks_json_write_file(path, root, 1) < 0) {
 		fprintf(stderr, "score baseline: %s\n", ks_error_msg());
-		rc = 74;
+		rc = KS_EXIT_IOERR;
 		goto done;
 	}
 	printf("stored %s\n", path);
-	rc = nfail ? 1 : 0;
+	rc = nfail ? KS_EXIT_SOME : KS_EXIT_OK;
 done:
 	cJSON_Delete(root);
 	ks_runner_free(run);
