@@ -1,7 +1,6 @@
 // elementwise.cuh: the golden body of the unary element-wise problems (gelu_f16, sigmoid_bf16,
 // swish_f16: 16-bit; relu_f32, tanh_f32: float32). golden.cu gives the operation, as a functor
-// on float, and an entry kernel that calls ew_unary16 or ew_unary32 (docs/problem-format.md,
-// golden_prelude).
+// on float, and an entry kernel that calls ew_unary (docs/problem-format.md, golden_prelude).
 //
 // Memory-bound. Each thread handles EW_UNROLL 16-byte vectors (8 16-bit or 4 float elements) per
 // loop iteration and issues all of its loads before any store, so every thread keeps EW_UNROLL
@@ -44,75 +43,76 @@ __device__ __forceinline__ uint4 ew_op8(uint4 a, const Op &op1)
     return r;
 }
 
-// y[i] = op1(x[i]) for i in [0, n); T is __half or __nv_bfloat16, T2 its pair type
-template <typename T, typename T2, typename Op>
-__device__ __forceinline__ void ew_unary16(const T* __restrict__ x, T* __restrict__ y, int n, const Op &op1)
-{
-    const long long nn = n;
-    const bool vec = ((reinterpret_cast<unsigned long long>(x) |
-                       reinterpret_cast<unsigned long long>(y)) & 15ull) == 0;
-    const long long n8 = vec ? (nn >> 3) : 0;
-    const uint4* __restrict__ x8 = reinterpret_cast<const uint4*>(x);
-    uint4* __restrict__ y8 = reinterpret_cast<uint4*>(y);
-    const long long bd = blockDim.x;
-    const long long stride = (long long)gridDim.x * bd * EW_UNROLL;
+// A 16-byte vector of T: 8 16-bit elements (as 4 pairs T2) or 4 floats.
+template <typename T> struct EwVec {
+    typedef uint4 V;
+    enum { SHIFT = 3 };
+};
+template <> struct EwVec<float> {
+    typedef float4 V;
+    enum { SHIFT = 2 };
+};
 
-    for (long long base = (long long)blockIdx.x * bd * EW_UNROLL + threadIdx.x; base < n8;
-         base += stride) {
-        uint4 v[EW_UNROLL];
-#pragma unroll
-        for (int u = 0; u < EW_UNROLL; ++u) {
-            const long long i = base + u * bd;
-            if (i < n8) v[u] = __ldg(x8 + i);
-        }
-#pragma unroll
-        for (int u = 0; u < EW_UNROLL; ++u) {
-            const long long i = base + u * bd;
-            if (i < n8) y8[i] = ew_op8<T2>(v[u], op1);
-        }
-    }
-    // Scalar tail: the last n % 8 elements, or everything when a pointer is misaligned.
-    const long long tstride = (long long)gridDim.x * bd;
-    for (long long i = n8 * 8 + (long long)blockIdx.x * bd + threadIdx.x; i < nn; i += tstride)
-        ew_narrow(&y[i], op1(ew_widen(x[i])));
+template <typename T2, typename Op>
+__device__ __forceinline__ uint4 ew_op_vec(uint4 a, const Op &op1) { return ew_op8<T2>(a, op1); }
+
+template <typename T2, typename Op>
+__device__ __forceinline__ float4 ew_op_vec(float4 a, const Op &op1)
+{
+    float4 r;
+    r.x = op1(a.x);
+    r.y = op1(a.y);
+    r.z = op1(a.z);
+    r.w = op1(a.w);
+    return r;
 }
 
-// y[i] = op1(x[i]) for i in [0, n), float32
-template <typename Op>
-__device__ __forceinline__ void ew_unary32(const float* __restrict__ x, float* __restrict__ y, int n, const Op &op1)
+// One element of the scalar tail.
+template <typename T, typename Op>
+__device__ __forceinline__ void ew_op1(const T* __restrict__ x, T* __restrict__ y, long long i, const Op &op1)
 {
+    ew_narrow(&y[i], op1(ew_widen(x[i])));
+}
+
+template <typename Op>
+__device__ __forceinline__ void ew_op1(const float* __restrict__ x, float* __restrict__ y, long long i, const Op &op1)
+{
+    y[i] = op1(__ldg(x + i));
+}
+
+// y[i] = op1(x[i]) for i in [0, n); T is __half or __nv_bfloat16 (T2 its pair type) or float (T2
+// unused: float2)
+template <typename T, typename T2, typename Op>
+__device__ __forceinline__ void ew_unary(const T* __restrict__ x, T* __restrict__ y, int n, const Op &op1)
+{
+    typedef typename EwVec<T>::V V;
+    const int shift = EwVec<T>::SHIFT;
     const long long nn = n;
     const bool vec = ((reinterpret_cast<unsigned long long>(x) |
                        reinterpret_cast<unsigned long long>(y)) & 15ull) == 0;
-    const long long n4 = vec ? (nn >> 2) : 0;
-    const float4* __restrict__ x4 = reinterpret_cast<const float4*>(x);
-    float4* __restrict__ y4 = reinterpret_cast<float4*>(y);
+    const long long nv = vec ? (nn >> shift) : 0;
+    const V* __restrict__ xv = reinterpret_cast<const V*>(x);
+    V* __restrict__ yv = reinterpret_cast<V*>(y);
     const long long bd = blockDim.x;
     const long long stride = (long long)gridDim.x * bd * EW_UNROLL;
 
-    for (long long base = (long long)blockIdx.x * bd * EW_UNROLL + threadIdx.x; base < n4;
+    for (long long base = (long long)blockIdx.x * bd * EW_UNROLL + threadIdx.x; base < nv;
          base += stride) {
-        float4 v[EW_UNROLL];
+        V v[EW_UNROLL];
 #pragma unroll
         for (int u = 0; u < EW_UNROLL; ++u) {
             const long long i = base + u * bd;
-            if (i < n4) v[u] = __ldg(x4 + i);
+            if (i < nv) v[u] = __ldg(xv + i);
         }
 #pragma unroll
         for (int u = 0; u < EW_UNROLL; ++u) {
             const long long i = base + u * bd;
-            if (i < n4) {
-                float4 r;
-                r.x = op1(v[u].x);
-                r.y = op1(v[u].y);
-                r.z = op1(v[u].z);
-                r.w = op1(v[u].w);
-                y4[i] = r;
-            }
+            if (i < nv) yv[i] = ew_op_vec<T2>(v[u], op1);
         }
     }
-    // Scalar tail: the last n % 4 elements, or everything when a pointer is misaligned.
+    // Scalar tail: the elements after the last whole vector, or everything when a pointer is
+    // misaligned.
     const long long tstride = (long long)gridDim.x * bd;
-    for (long long i = n4 * 4 + (long long)blockIdx.x * bd + threadIdx.x; i < nn; i += tstride)
-        y[i] = op1(__ldg(x + i));
+    for (long long i = (nv << shift) + (long long)blockIdx.x * bd + threadIdx.x; i < nn; i += tstride)
+        ew_op1(x, y, i, op1);
 }

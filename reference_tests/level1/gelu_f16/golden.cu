@@ -11,5 +11,5 @@ struct Gelu {
 extern "C" __global__ void __launch_bounds__(256)
 gelu_f16(const __half* __restrict__ x, __half* __restrict__ y, int n)
 {
-    ew_unary16<__half, __half2>(x, y, n, Gelu());
+    ew_unary<__half, __half2>(x, y, n, Gelu());
 }

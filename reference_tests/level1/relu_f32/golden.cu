@@ -9,5 +9,5 @@ struct Relu {
 extern "C" __global__ void __launch_bounds__(256)
 relu_f32(const float* __restrict__ x, float* __restrict__ y, int n)
 {
-    ew_unary32(x, y, n, Relu());
+    ew_unary<float, float2>(x, y, n, Relu());
 }

@@ -11,5 +11,5 @@ struct Sigmoid {
 extern "C" __global__ void __launch_bounds__(256)
 sigmoid_bf16(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__ y, int n)
 {
-    ew_unary16<__nv_bfloat16, __nv_bfloat162>(x, y, n, Sigmoid());
+    ew_unary<__nv_bfloat16, __nv_bfloat162>(x, y, n, Sigmoid());
 }

@@ -11,5 +11,5 @@ struct Swish {
 extern "C" __global__ void __launch_bounds__(256)
 swish_f16(const __half* __restrict__ x, __half* __restrict__ y, int n)
 {
-    ew_unary16<__half, __half2>(x, y, n, Swish());
+    ew_unary<__half, __half2>(x, y, n, Swish());
 }

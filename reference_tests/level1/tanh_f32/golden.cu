@@ -9,5 +9,5 @@ struct Tanh {
 extern "C" __global__ void __launch_bounds__(256)
 tanh_f32(const float* __restrict__ x, float* __restrict__ y, int n)
 {
-    ew_unary32(x, y, n, Tanh());
+    ew_unary<float, float2>(x, y, n, Tanh());
 }
