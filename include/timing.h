@@ -14,15 +14,7 @@
 #include "config.h"
 #include "result.h"
 #include "runner.h"
-
-typedef struct {
-	double median, mean, min, max, stdev;
-	double rel_error;  /* stdev / sqrt(n) / mean: the relative noise of the estimate */
-	size_t n;
-} ks_stats;
-
-/* Statistics of x[0..n) (n >= 1). */
-void ks_stats_compute(ks_stats *st, const double *x, size_t n);
+#include "stats.h"
 
 /* The stop rule: 1 once there are at least min_runs samples and the relative error is at most the
  * target, or max_runs samples, or gpu_ms has reached the time cap. */

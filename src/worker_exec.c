@@ -1,6 +1,7 @@
 /* kscore-worker, running a plan (KS_MSG_RUN; see include/worker_int.h): buffer sets with guard
  * bands, fills from the harness kernels, launches, and the read-back of buffers per fetch mode. */
 #include "worker_int.h"
+#include "compare.h"
 #include "dtype.h"
 #include "errors.h"
 #include "jsonutil.h"
@@ -9,8 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define GUARD_WORD 0x9e3779b97f4a7c15ull
 
 static CUresult launch_h(wk_ctx *w, int k, unsigned grid, void **params)
 {
@@ -187,7 +186,7 @@ CUresult wk_fill_set(wk_ctx *w, const ks_plan *plan, wk_set *s, uint64_t seed, c
 	CUresult r;
 	p.seed = seed;
 	for (i = 0; i < plan->nbufs; i++) {
-		if ((r = fill_pattern(w, s->b[i].base, s->b[i].total, GUARD_WORD, 8)) != CUDA_SUCCESS ||
+		if ((r = fill_pattern(w, s->b[i].base, s->b[i].total, KS_GUARD_WORD, 8)) != CUDA_SUCCESS ||
 		    (r = fill_buffer(w, &p, &plan->bufs[i], s->b[i].base + plan->guard)) != CUDA_SUCCESS) {
 			snprintf(err, errlen, "filling %s: %s", plan->bufs[i].name, ks_cu_error(&w->cu, r));
 			return r;

@@ -1,6 +1,7 @@
 /* End-to-end tests: run the score binary as a user would, on small fixtures. Without a GPU (CI)
  * only compile-only paths run; the GPU paths live in tests/gpu. */
 #include "ktest.h"
+#include "cli.h"
 #include "fsutil.h"
 #include "jsonutil.h"
 #include "mem.h"
@@ -889,6 +890,127 @@ static void test_triton_answers_are_named_not_cuda(void)
 	ks_free(t);
 }
 
+/* ---- cli.c, what the commands share (in process) ---- */
+
+/* Runs fn with stderr going to <tmp>/cli-stderr, read back into g_err; returns fn's result. */
+static int with_stderr(int (*fn)(void *), void *arg)
+{
+	char path[4300];
+	int saved = dup(2), fd, rc;
+	FILE *f;
+	size_t n;
+	snprintf(path, sizeof(path), "%s/cli-stderr", kt_tmpdir());
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	fflush(stderr);
+	dup2(fd, 2);
+	rc = fn(arg);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	close(fd);
+	f = fopen(path, "r");
+	n = f ? fread(g_err, 1, sizeof(g_err) - 1, f) : 0;
+	g_err[n] = 0;
+	if (f)
+		fclose(f);
+	return rc;
+}
+
+typedef struct {
+	ks_cli_refs o;
+	int need_some;
+	ks_problem_set *set;
+	char *refs;
+} refs_call;
+
+static int call_refs_load(void *arg)
+{
+	refs_call *c = arg;
+	return ks_cli_refs_load(&c->set, &c->refs, &c->o, "score test", c->need_some);
+}
+
+static void refs_call_clear(refs_call *c)
+{
+	ks_problem_set_free(c->set);
+	ks_free(c->refs);
+	c->set = NULL;
+	c->refs = NULL;
+}
+
+static void test_cli_refs_options_and_loading(void)
+{
+	refs_call c = { { 0 }, 0, NULL, NULL };
+	char empty[4300];
+
+	KT_EQ_INT(ks_cli_refs_option(&c.o, KS_CLI_OPT_REFS, "tests/fixtures/problems"), 1);
+	KT_EQ_INT(ks_cli_refs_option(&c.o, KS_CLI_OPT_SUITE, "level1"), 1);
+	KT_EQ_INT(ks_cli_refs_option(&c.o, 'x', "other"), 0);
+	KT_EQ_STR(c.o.refs, "tests/fixtures/problems");
+	KT_EQ_STR(c.o.suite, "level1");
+	c.o.suite = NULL;
+	KT_EQ_INT(with_stderr(call_refs_load, &c), 0);
+	KT_ASSERT(c.set && c.set->n > 0);
+	KT_EQ_STR(c.refs, "tests/fixtures/problems");
+	refs_call_clear(&c);
+
+	c.o.refs = "/nonexistent/reference_tests";
+	KT_EQ_INT(with_stderr(call_refs_load, &c), KS_EXIT_DATAERR);
+	KT_CONTAINS(g_err, "score test: ");
+	KT_CONTAINS(g_err, "/nonexistent/reference_tests");
+	refs_call_clear(&c);
+
+	/* a folder without problems loads; only a command that needs some refuses it */
+	snprintf(empty, sizeof(empty), "%s/empty-refs", kt_tmpdir());
+	ks_fs_mkdir_p(empty, 0755);
+	c.o.refs = empty;
+	KT_EQ_INT(with_stderr(call_refs_load, &c), 0);
+	KT_EQ_INT(c.set->n, 0);
+	refs_call_clear(&c);
+	c.need_some = 1;
+	KT_EQ_INT(with_stderr(call_refs_load, &c), KS_EXIT_DATAERR);
+	KT_CONTAINS(g_err, "score test: no valid problem in ");
+	refs_call_clear(&c);
+}
+
+static int call_usage_error(void *arg)
+{
+	(void)arg;
+	return ks_cli_usage_error("score thing", "bad %s", "value");
+}
+
+static void test_cli_usage_error_and_colour(void)
+{
+	int c = 7;
+	KT_EQ_INT(with_stderr(call_usage_error, NULL), KS_EXIT_USAGE);
+	KT_CONTAINS(g_err, "score thing: bad value\nTry 'score thing --help'.");
+
+	KT_EQ_INT(ks_cli_color_parse(&c, NULL), 0);
+	KT_EQ_INT(c, 1); /* a bare --color means always */
+	KT_EQ_INT(ks_cli_color_parse(&c, "never"), 0);
+	KT_EQ_INT(c, 0);
+	KT_EQ_INT(ks_cli_color_parse(&c, "auto"), 0);
+	KT_EQ_INT(c, -1);
+	KT_EQ_INT(ks_cli_color_parse(&c, "sometimes"), -1);
+	KT_EQ_INT(c, -1);
+
+	KT_EQ_INT(ks_cli_color_use(1, -1), 1);
+	KT_EQ_INT(ks_cli_color_use(0, -1), 0);
+	unsetenv("NO_COLOR");
+	KT_EQ_INT(ks_cli_color_use(-1, -1), 0); /* not a terminal */
+	{
+		int fd = open("/dev/tty", O_RDWR);
+		if (fd >= 0 && isatty(fd)) {
+			KT_EQ_INT(ks_cli_color_use(-1, fd), 1);
+			setenv("NO_COLOR", "1", 1);
+			KT_EQ_INT(ks_cli_color_use(-1, fd), 0);
+			setenv("NO_COLOR", "", 1);
+			KT_EQ_INT(ks_cli_color_use(-1, fd), 1);
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
 static const kt_test tests[] = {
 	KT(test_problems_listing_and_prompt_export), KT(test_every_shipped_problem_loads_and_its_golden_compiles),
 	KT(test_help_version_and_usage_errors), KT(test_compile_only_writes_results),
@@ -903,6 +1025,6 @@ static const kt_test tests[] = {
 	KT(test_check_refs_refuses_sizes_that_wrap),
 	KT(test_duplicates_are_reported_and_not_counted),
 	KT(test_bytes_the_code_cannot_hold_leave_every_output_valid), KT(test_triton_answers_are_named_not_cuda),
-	{ 0 }
+	KT(test_cli_refs_options_and_loading), KT(test_cli_usage_error_and_colour), { 0 }
 };
 KT_MAIN("cli", tests)
