@@ -15,6 +15,19 @@
 #include <stddef.h>
 #include "buf.h"
 
+/* What an agent may include: appended to every exported agent prompt (score problems
+ * --export-prompts) and to the instructions of the bundled example (submissions/build.py holds a
+ * copy; tests/test_compat.c checks that they agree). */
+#define KS_COMPAT_PROMPT_NOTE                                                                    \
+	"Includes: the file is compiled as device code only, with NVRTC. You may include CUDA's "    \
+	"headers (cuda_fp16.h, cuda_bf16.h, mma.h, cooperative_groups.h, cuda_pipeline.h, ...), "   \
+	"CCCL (cuda/std/..., cuda/barrier, cub's block and warp levels, thrust's device side) and "  \
+	"the standard headers device code can use (cmath, cstdint, climits, cfloat, limits, "       \
+	"algorithm, utility, type_traits, array, cstdio for printf); int64_t, FLT_MAX, INFINITY, "  \
+	"M_PI and std::min/std::max need no include, and functions without __device__ are device "  \
+	"functions. Host-only headers (vector, iostream, torch/extension.h, cublas_v2.h) compile "   \
+	"as empty stand-ins: nothing from them can be used in device code."
+
 /* The header NVRTC pre-includes (--pre-include), relative to the set's directory. */
 #define KS_COMPAT_PRELUDE "kscore/prelude.h"
 

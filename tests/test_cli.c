@@ -1,6 +1,7 @@
 /* End-to-end tests: run the score binary as a user would, on small fixtures. Without a GPU (CI)
  * only compile-only paths run; the GPU paths live in tests/gpu. */
 #include "ktest.h"
+#include "compat.h"
 #include "fsutil.h"
 #include "jsonutil.h"
 #include "mem.h"
@@ -219,6 +220,7 @@ static void test_problems_listing_and_prompt_export(void)
 	KT_EQ_INT(cJSON_GetArraySize(j), 2);
 	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(j, 1), "file")->valuestring, "vadd.cu");
 	KT_CONTAINS(cJSON_GetObjectItem(cJSON_GetArrayItem(j, 1), "instruction")->valuestring, "c[i] = a[i] + b[i]");
+	KT_CONTAINS(cJSON_GetObjectItem(cJSON_GetArrayItem(j, 1), "instruction")->valuestring, KS_COMPAT_PROMPT_NOTE);
 	cJSON_Delete(j);
 	ks_free(t);
 }
