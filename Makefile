@@ -108,6 +108,8 @@ install: all
 	install -m 755 build/score $(DESTDIR)$(BINDIR)/score
 	install -m 755 build/kscore-compile build/kscore-worker $(DESTDIR)$(LIBEXECDIR)/
 	cp -R reference_tests scoring $(DESTDIR)$(DATADIR)/
+	install -d $(DESTDIR)$(DATADIR)/compat
+	cp -R compat/include $(DESTDIR)$(DATADIR)/compat/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/score

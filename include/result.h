@@ -33,6 +33,8 @@ typedef enum {
 	KS_REASON_MISMATCH,
 	KS_REASON_NONDETERMINISTIC, /* the same inputs gave a different, wrong answer */
 	KS_REASON_NOT_RUN,          /* compile-only mode: compiled, not run */
+	KS_REASON_MISSING_HEADER,   /* an included header does not exist (the detail says what to
+				       include instead) */
 	KS_REASON_COUNT
 } ks_reason;
 

@@ -12,7 +12,7 @@ static const char *g_names[KS_REASON_COUNT] = {
 	"compile_limit",   "compile_crash",   "missing_kernel",  "load_error",
 	"launch_error",    "fault",           "timeout",         "crash",
 	"oob_write",       "input_modified",  "unwritten",       "mismatch",
-	"nondeterministic", "not_run",
+	"nondeterministic", "not_run",     "missing_header",
 };
 
 const char *ks_reason_name(ks_reason r)
