@@ -19,6 +19,7 @@ of the repetitions.
 import argparse
 import json
 import os
+import resource
 import statistics
 import struct
 import subprocess
@@ -54,16 +55,19 @@ def run_helper(helper, compat, args, source, expr):
     if os.path.isdir(cccl):
         argv += ['--include', cccl]
     argv += ['--max-log', '65536', '--max-source', str(1 << 20), '--name', expr]
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     p = subprocess.run(argv, input=source, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={})
     dt = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     out = p.stdout
     if out[:4] != b'KSCR':
-        return 'crash', dt, p.stderr.decode('utf-8', 'replace')[:200]
+        return 'crash', dt, cpu, p.stderr.decode('utf-8', 'replace')[:200]
     status, loglen = struct.unpack('<II', out[8:16])
     log = out[16:16 + loglen].decode('utf-8', 'replace')
     name = STATUS[status] if status < len(STATUS) else str(status)
-    return name, dt, '' if status == 0 else first_error(log)
+    return name, dt, cpu, '' if status == 0 else first_error(log)
 
 
 def run_nvcc(args, path, expr, tmp):
@@ -110,22 +114,25 @@ def main():
             expr = kernel_of(path)
             with open(path, 'rb') as fh:
                 source = fh.read()
-            row = {'file': f, 'kernel': expr, 'before_s': [], 'after_s': []}
+            row = {'file': f, 'kernel': expr, 'before_s': [], 'after_s': [], 'before_cpu': [],
+                   'after_cpu': []}
             if use_nvcc:
                 row['nvcc'], row['nvcc_error'] = run_nvcc(args, path, expr, tmp)
             rows.append((row, source))
         for rep in range(args.reps):
             for row, source in rows:
-                st, dt, err = run_helper(before_helper, None, args, source, row['kernel'])
+                st, dt, cpu, err = run_helper(before_helper, None, args, source, row['kernel'])
                 row['before'], row['before_error'] = st, err
                 row['before_s'].append(dt)
-                st, dt, err = run_helper(args.helper, args.compat, args, source, row['kernel'])
+                row['before_cpu'].append(cpu)
+                st, dt, cpu, err = run_helper(args.helper, args.compat, args, source, row['kernel'])
                 row['after'], row['after_error'] = st, err
                 row['after_s'].append(dt)
+                row['after_cpu'].append(cpu)
     rows = [r for r, _ in rows]
     for r in rows:
-        r['before_s'] = median(r['before_s'])
-        r['after_s'] = median(r['after_s'])
+        for k in ('before_s', 'after_s', 'before_cpu', 'after_cpu'):
+            r[k] = median(r[k])
 
     n = len(rows)
     ok = lambda r, k: r[k] == 'ok'
@@ -139,6 +146,8 @@ def main():
     summary['median_before_s_compiled_both'] = median([r['before_s'] for r in both])
     summary['median_after_s_compiled_both'] = median([r['after_s'] for r in both])
     summary['median_after_s_compiled_after'] = median([r['after_s'] for r in rows if ok(r, 'after')])
+    summary['median_before_cpu_compiled_both'] = median([r['before_cpu'] for r in both])
+    summary['median_after_cpu_compiled_both'] = median([r['after_cpu'] for r in both])
     if use_nvcc:
         nv = [r for r in rows if r['nvcc']]
         summary['nvcc_ok'] = len(nv)
@@ -166,6 +175,8 @@ def main():
     print('median compile time, kernels that compile before and after (%d): before %.3f s, after %.3f s'
           % (len(both), summary['median_before_s_compiled_both'], summary['median_after_s_compiled_both']))
     print('median compile time, kernels that compile after: %.3f s' % summary['median_after_s_compiled_after'])
+    print('median CPU time (user + system), kernels that compile before and after: before %.3f s, '
+          'after %.3f s' % (summary['median_before_cpu_compiled_both'], summary['median_after_cpu_compiled_both']))
     if use_nvcc:
         lost = [r for r in rows if r['nvcc'] and not ok(r, 'after')]
         extra = [r for r in rows if not r['nvcc'] and ok(r, 'after')]
