@@ -407,8 +407,8 @@ static void test_torch_includes_compile_and_torch_types_fail_clearly(void)
 	const char *bad[] = {
 		"#include <torch/extension.h>\n__global__ void k(at::Tensor t, float *x) { x[0] = 1; }\n",
 		"#include <torch/extension.h>\n__global__ void k(float *x) { at::Half h; x[0] = h; }\n",
-		"#include <torch/extension.h>\n__global__ void k("
-		"torch::PackedTensorAccessor32<float, 2, torch::RestrictPtrTraits> a) { a[0][0] = 1; }\n",
+		("#include <torch/extension.h>\n__global__ void k("
+		 "torch::PackedTensorAccessor32<float, 2, torch::RestrictPtrTraits> a) { a[0][0] = 1; }\n"),
 		"#include <torch/extension.h>\n__global__ void k(float *x) { x[0] = torch::zeros({1}); }\n",
 	};
 	ks_compile_job *j;
@@ -478,8 +478,8 @@ static void test_host_function_called_from_a_kernel_fails_clearly(void)
 static void test_missing_header_names_it_and_what_to_include(void)
 {
 	const char *srcs[] = {
-		"#include <cuda_fp16.h>\n#include <cutlass/gemm/device/gemm.h>\n"
-		"__global__ void k(float *x) { x[0] = 1; }\n",
+		("#include <cuda_fp16.h>\n#include <cutlass/gemm/device/gemm.h>\n"
+		 "__global__ void k(float *x) { x[0] = 1; }\n"),
 		"#include <regex>\n__global__ void k(float *x) { x[0] = 1; }\n",
 		"#include <helper_cuda.h>\n__global__ void k(float *x) { x[0] = 1; }\n",
 	};
