@@ -34,7 +34,7 @@ char *ks_compat_find(const char *given)
 	exe = ks_exe_dir();
 	for (i = 0; i < sizeof(rel) / sizeof(rel[0]) && !found; i++) {
 		p = ks_path_join(exe, rel[i]);
-		if (realpath(p, real) && ks_fs_is_dir(real) && ks_fs_is_dir(p))
+		if (realpath(p, real) && ks_fs_is_dir(real))
 			found = ks_strdup(real);
 		ks_free(p);
 	}
@@ -167,8 +167,8 @@ static const char *closing_quote(const char *name, const char *end)
 
 char *ks_compat_normalise_log(const char *log)
 {
-	ks_buf b = KS_BUF_INIT((size_t)-1 / 2);
 	const char *p = log ? log : "";
+	ks_buf b = KS_BUF_INIT(strlen(p) + 1); /* the result is never longer */
 
 	while (*p) {
 		const char *nl = strchr(p, '\n');
