@@ -1,8 +1,9 @@
 /* compile: turns CUDA source into CUBIN with NVRTC, in an exec'd helper (`kscore-compile`) that runs
  * with an empty environment, a wall-clock and memory limit, and a filesystem view confined to CUDA's
- * headers (DESIGN §4.2), so `#include "/proc/self/environ"` cannot leak secrets into the log.
- * Results are cached by content hash, so re-scoring skips NVRTC. The scoring process never links
- * NVRTC and never initialises CUDA. */
+ * headers and kscore's compatibility headers (DESIGN §4.2), so `#include "/proc/self/environ"`
+ * cannot leak secrets into the log. The compatibility headers (compat.h) make device code written
+ * for nvcc compile. Results are cached by content hash, so re-scoring skips NVRTC. The scoring
+ * process never links NVRTC and never initialises CUDA. */
 #ifndef KS_COMPILE_H
 #define KS_COMPILE_H
 

@@ -1,7 +1,8 @@
 /* kscore-compile: compiles one untrusted CUDA source to CUBIN with NVRTC and writes one reply frame
  * (compile.h) to stdout. It is exec'd by ks_compile_run with an empty environment and rlimits; it
  * reads all of its input, loads everything NVRTC will need, and then confines itself with Landlock
- * to read-only access to CUDA's include directories before NVRTC sees the source. */
+ * to read-only access to CUDA's include directories and kscore's compatibility headers before
+ * NVRTC sees the source. */
 #include "buf.h"
 #include "compat.h"
 #include "compile.h"
