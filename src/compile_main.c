@@ -375,6 +375,22 @@ typedef struct {
 
 static void say(ks_outcome *o, ks_compile_status st, const char *fmt, ...) KS_PRINTF(3, 4);
 
+static void outcome_init(ks_outcome *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->status = KS_COMPILE_OK;
+	ks_buf_init(&o->text, 16u << 10);
+}
+
+static void outcome_clear(ks_outcome *o)
+{
+	ks_buf_free(&o->text);
+	ks_free(o->nvlog);
+	ks_free(o->cubin);
+	ks_free_strv(o->lowered, o->nlowered);
+	memset(o, 0, sizeof(*o));
+}
+
 static void say(ks_outcome *o, ks_compile_status st, const char *fmt, ...)
 {
 	char line[1024];
@@ -425,14 +441,14 @@ static void nvrtc_failed(ks_outcome *o, const char *what, nvrtcResult r)
 	    nvrtcGetErrorString(r));
 }
 
+static void run_nvrtc(ks_outcome *o, const ks_args *a, const char *src, const char *compat,
+		      char *const *real);
+
 static void compile(ks_outcome *o, const ks_args *a)
 {
-	char *src = NULL, *real[KS_MAX_INCLUDES] = { NULL }, **opts = NULL, *compat = NULL;
+	char *src = NULL, *real[KS_MAX_INCLUDES] = { NULL }, *compat = NULL;
 	const char *roots[KS_MAX_INCLUDES + 1];
-	size_t len = 0, nopts = 0, i, loglen = 0, nroots = 0;
-	char *norm, *hname = NULL, *where = NULL;
-	nvrtcProgram prog = NULL;
-	nvrtcResult r;
+	size_t len = 0, i, nroots = 0;
 	int rc;
 
 	if (ks_compile_check_arch(a->arch) < 0) {
@@ -489,6 +505,39 @@ static void compile(ks_outcome *o, const ks_args *a)
 		    "%s", ks_error_msg());
 		goto done;
 	}
+
+	run_nvrtc(o, a, src, compat, real);
+	/* kscore never compiles less than NVRTC alone: a source that conflicts with the
+	 * compatibility headers (its own `typedef long int64_t`, say) compiles without them. */
+	if (compat && o->status == KS_COMPILE_ERROR) {
+		ks_outcome plain;
+		outcome_init(&plain);
+		run_nvrtc(&plain, a, src, NULL, real);
+		if (plain.status == KS_COMPILE_OK) {
+			const char *e = o->nvlog ? strstr(o->nvlog, "error") : NULL;
+			say(&plain, KS_COMPILE_OK, "note: compiled without kscore's compatibility headers, "
+			    "which this source conflicts with (%.*s)", e ? (int)strcspn(e, "\n") : 0,
+			    e ? e : "");
+			outcome_clear(o);
+			*o = plain;
+		} else {
+			outcome_clear(&plain);
+		}
+	}
+done:
+	for (i = 0; i < a->ninclude; i++)
+		ks_free(real[i]);
+	ks_free(compat);
+	ks_free(src);
+}
+
+static void run_nvrtc(ks_outcome *o, const ks_args *a, const char *src, const char *compat,
+		      char *const *real)
+{
+	char **opts = NULL, *norm, *hname = NULL, *where = NULL;
+	size_t nopts = 0, i, loglen = 0;
+	nvrtcProgram prog = NULL;
+	nvrtcResult r;
 
 	if ((r = nvrtcCreateProgram(&prog, src, KS_SOURCE_NAME, 0, NULL, NULL)) != NVRTC_SUCCESS) {
 		nvrtc_failed(o, "nvrtcCreateProgram", r);
@@ -597,12 +646,8 @@ done:
 	if (prog)
 		nvrtcDestroyProgram(&prog);
 	ks_free_strv(opts, nopts);
-	for (i = 0; i < a->ninclude; i++)
-		ks_free(real[i]);
-	ks_free(compat);
 	ks_free(hname);
 	ks_free(where);
-	ks_free(src);
 }
 
 static int write_all(int fd, const char *p, size_t len)
@@ -668,14 +713,9 @@ int main(int argc, char **argv)
 	}
 
 	install_crash_handlers();
-	memset(&o, 0, sizeof(o));
-	o.status = KS_COMPILE_OK;
-	ks_buf_init(&o.text, 16u << 10);
+	outcome_init(&o);
 	compile(&o, &a);
 	rc = reply(&o, &a);
-	ks_buf_free(&o.text);
-	ks_free(o.nvlog);
-	ks_free(o.cubin);
-	ks_free_strv(o.lowered, o.nlowered);
+	outcome_clear(&o);
 	return rc;
 }

@@ -426,6 +426,26 @@ static void test_torch_includes_compile_and_torch_types_fail_clearly(void)
 	free_jobs(j, 4);
 }
 
+/* kscore never compiles less than NVRTC alone: a source whose own definitions conflict with the
+ * prelude (glibc's int64_t is long; kscore's, libcu++'s, long long) compiles without the headers. */
+static void test_source_conflicting_with_the_headers_compiles_without_them(void)
+{
+	const char *srcs[] = {
+		"typedef long int64_t;\n__global__ void k(int64_t *x) { x[0] = 1; }\n",
+		"typedef char int8_t;\nnamespace std { template <class T> struct numeric_limits {}; }\n"
+		"__global__ void k(int8_t *x) { x[0] = 1; }\n",
+	};
+	ks_compile_job *j = compile_all(srcs, 2, 0);
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		KT_ASSERT_MSG(j[i].status == KS_COMPILE_OK, "%zu: %s: %.1000s", i,
+			      ks_compile_status_name(j[i].status), j[i].log);
+		KT_CONTAINS(j[i].log, "note: compiled without kscore's compatibility headers");
+	}
+	free_jobs(j, 2);
+}
+
 /* The negative cases: a host-only name used in device code fails, and the log says why. */
 static void test_host_only_use_fails_with_kscores_message(void)
 {
@@ -548,6 +568,7 @@ static const kt_test tests[] = {
 	KT(test_host_library_headers_compile),
 	KT(test_cub_and_thrust_compile),
 	KT(test_torch_includes_compile_and_torch_types_fail_clearly),
+	KT(test_source_conflicting_with_the_headers_compiles_without_them),
 	KT(test_host_only_use_fails_with_kscores_message),
 	KT(test_host_function_called_from_a_kernel_fails_clearly),
 	KT(test_missing_header_names_it_and_what_to_include),
