@@ -223,6 +223,8 @@ install: all
 	cp -R reference_tests scoring $(DESTDIR)$(DATADIR)/
 	install -m 644 docs/score.1 $(DESTDIR)$(MANDIR)/score.1
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+	install -d $(DESTDIR)$(DATADIR)/compat
+	cp -R compat/include $(DESTDIR)$(DATADIR)/compat/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/score $(DESTDIR)$(MANDIR)/score.1

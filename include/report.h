@@ -30,6 +30,8 @@ typedef struct {
 	const ks_device_info *device;     /* NULL without a GPU */
 	const char *arch;
 	const char *nvrtc_version;
+	const char *compat_sha256;        /* kscore's compatibility headers (NULL: not used) */
+	const char *compile_options;      /* the NVRTC options (ks_compile_toolchain) */
 	uint64_t seed;
 	const ks_problem_set *problems;
 	time_t started;

@@ -37,6 +37,8 @@ typedef enum {
 	KS_REASON_DUPLICATE,        /* an earlier entry of the file names the same problem: not counted */
 	KS_REASON_NOT_CUDA,         /* the answer is Python or Triton: kscore scores CUDA C++ only */
 	KS_REASON_SANITIZER,        /* compute-sanitizer found an error (nvtool.c, sanitize.h) */
+	KS_REASON_MISSING_HEADER,   /* an included header does not exist (the detail says what to
+				       include instead) */
 	KS_REASON_COUNT
 } ks_reason;
 

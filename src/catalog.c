@@ -1,5 +1,6 @@
 /* catalog: see include/catalog.h. */
 #include "catalog.h"
+#include "compat.h"
 #include "errors.h"
 #include "fsutil.h"
 #include "jsonutil.h"
@@ -18,7 +19,13 @@ cJSON *ks_catalog_prompts(const ks_problem_set *set)
 		const ks_problem *p = set->problems[i];
 		cJSON *o = cJSON_CreateObject();
 		char *file = ks_asprintf("%s.%s", p->name, strcmp(p->suite, "hackathon") ? "cu" : "py");
-		cJSON_AddStringToObject(o, "instruction", p->instruction);
+		size_t len = strlen(p->instruction);
+		/* What may be included is the same for every problem: one note, appended here. */
+		char *text = ks_asprintf("%s%s\n%s\n", p->instruction,
+					 len && p->instruction[len - 1] == '\n' ? "" : "\n",
+					 KS_COMPAT_PROMPT_NOTE);
+		cJSON_AddStringToObject(o, "instruction", text);
+		ks_free(text);
 		cJSON_AddStringToObject(o, "file", file);
 		cJSON_AddNumberToObject(o, "difficulty", p->difficulty);
 		cJSON_AddStringToObject(o, "suite", p->suite);

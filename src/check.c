@@ -159,6 +159,8 @@ static ks_reason compile_reason(ks_compile_status s)
 		return KS_REASON_COMPILE_CRASH;
 	case KS_COMPILE_NONAME:
 		return KS_REASON_MISSING_KERNEL;
+	case KS_COMPILE_NOHEADER:
+		return KS_REASON_MISSING_HEADER;
 	default:
 		return KS_REASON_COMPILE_ERROR;
 	}
@@ -541,8 +543,13 @@ void ks_check_entries(ks_kernel_result *out, ks_candidate_image *images, const k
 		r->compile_log = log_excerpt(jb->log, o->max_log_excerpt);
 		if (jb->status != KS_COMPILE_OK) {
 			char *line = first_error_line(jb->log);
-			ks_kernel_result_fail(r, compile_reason(jb->status), "%s: %s",
-					      ks_compile_status_name(jb->status), line);
+			/* A missing header's first line is kscore's: which header, and what instead. */
+			if (jb->status == KS_COMPILE_NOHEADER)
+				ks_kernel_result_fail(r, KS_REASON_MISSING_HEADER, "%.*s",
+						      (int)strcspn(jb->log, "\n"), jb->log);
+			else
+				ks_kernel_result_fail(r, compile_reason(jb->status), "%s: %s",
+						      ks_compile_status_name(jb->status), line);
 			ks_free(line);
 			continue;
 		}

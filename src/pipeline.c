@@ -175,6 +175,7 @@ int ks_pipeline_score(ks_pipeline *p, ks_scored *out, const ks_submission *sub, 
 	ks_candidate_image *images = NULL;
 	size_t *pass = NULL, n = 0, i, j;
 	progress_state pst = { p->opts.progress, sub->path };
+	ks_compile_toolchain tc = { NULL, NULL };
 	struct timespec t0, t1;
 	ks_report rep;
 	int rc;
@@ -275,6 +276,14 @@ int ks_pipeline_score(ks_pipeline *p, ks_scored *out, const ks_submission *sub, 
 	rep.device = p->runner ? ks_runner_device(p->runner) : NULL;
 	rep.arch = p->runner ? ks_runner_arch(p->runner) : p->opts.arch;
 	rep.nvrtc_version = p->nvrtc;
+	{
+		ks_compile_options tco = co.compile;
+		tco.arch = rep.arch;
+		if (ks_compile_toolchain_get(&tc, &tco) < 0)
+			ks_error_clear(); /* the compiles failed the same way and say so per kernel */
+	}
+	rep.compat_sha256 = tc.compat_sha256;
+	rep.compile_options = tc.options;
 	rep.seed = p->opts.seed;
 	rep.problems = p->problems;
 	if (p->nvtool) {
@@ -293,6 +302,7 @@ int ks_pipeline_score(ks_pipeline *p, ks_scored *out, const ks_submission *sub, 
 		ks_error_wrap(rc, "writing results");
 	cJSON_Delete(rep.status_start);
 	cJSON_Delete(rep.status_end);
+	ks_compile_toolchain_clear(&tc);
 	ks_free(entries);
 	ks_free(pass);
 	return rc;

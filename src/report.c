@@ -148,6 +148,8 @@ cJSON *ks_report_record(const ks_report *rep)
 	cJSON_AddItemToObject(o, "device", device_json(rep));
 	x = cJSON_AddObjectToObject(o, "toolchain");
 	add_str(x, "nvrtc_version", rep->nvrtc_version);
+	add_str(x, "compat_sha256", rep->compat_sha256);
+	add_str(x, "compile_options", rep->compile_options);
 	add_str(x, "arch", rep->arch);
 	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)rep->seed);
 	cJSON_AddStringToObject(o, "seed", seed);

@@ -15,6 +15,7 @@ static const char *const g_names[] = {
 	"nondeterministic", "not_run",     "bad_encoding",    "duplicate",
 	"not_cuda",
 	"sanitizer",
+	"missing_header",
 };
 _Static_assert(sizeof(g_names) / sizeof(g_names[0]) == KS_REASON_COUNT, "a reason has no name");
 

@@ -2,6 +2,7 @@
  * only compile-only paths run; the GPU paths live in tests/gpu. */
 #include "ktest.h"
 #include "cli.h"
+#include "compat.h"
 #include "fsutil.h"
 #include "jsonutil.h"
 #include "mem.h"
@@ -208,6 +209,39 @@ static void test_missing_refs(void)
 	KT_CONTAINS(g_err, "reference problems");
 }
 
+/* Code written for nvcc compiles (kscore's compatibility headers); a header that is still missing
+ * gets its own reason, naming it; score.json's toolchain record names the headers and options. */
+static void test_nvcc_style_code_and_missing_headers(void)
+{
+	static const char sub[] =
+		"[{\"file\": \"vadd.py\", \"predict\": \"```cuda\\n#include <cuda.h>\\n#include <cmath>\\n"
+		"#include <vector>\\ninline float add(float a, float b) { return a + b; }\\n"
+		"extern \\\"C\\\" __global__ void vadd(const float *a, const float *b, float *c, int n)\\n"
+		"{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) c[i] = add(a[i], std::abs(b[i])); }\\n```\"},\n"
+		" {\"file\": \"rowsum.py\", \"predict\": \"```cuda\\n#include <cutlass/gemm/device/gemm.h>\\n"
+		"extern \\\"C\\\" __global__ void rowsum(const float *x, float *y, int rows, int cols) {}\\n```\"}]\n";
+	char args[16384];
+	char *t;
+	cJSON *j = NULL;
+	const cJSON *k, *tc;
+	kt_write("nvcc.json", sub, sizeof(sub) - 1);
+	snprintf(args, sizeof(args), "--compile-only --refs tests/fixtures/problems --out '%s/res' '%s/nvcc.json'",
+		 kt_tmpdir(), kt_tmpdir());
+	KT_EQ_INT(score(args), 1);
+	t = slurp("res/score.json");
+	KT_EQ_INT(ks_json_parse(&j, t, strlen(t), 64, "score.json"), 0);
+	k = cJSON_GetObjectItem(j, "kernels");
+	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 0), "reason")->valuestring, "not_run");
+	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 1), "reason")->valuestring, "missing_header");
+	KT_CONTAINS(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 1), "detail")->valuestring,
+		    "missing header \"cutlass/gemm/device/gemm.h\" (included from submission.cu line 1): CUTLASS");
+	tc = cJSON_GetObjectItem(j, "toolchain");
+	KT_EQ_INT(strlen(cJSON_GetObjectItem(tc, "compat_sha256")->valuestring), 64);
+	KT_CONTAINS(cJSON_GetObjectItem(tc, "compile_options")->valuestring, "-default-device -I<compat>");
+	cJSON_Delete(j);
+	ks_free(t);
+}
+
 static void test_problems_listing_and_prompt_export(void)
 {
 	char args[8192];
@@ -223,6 +257,7 @@ static void test_problems_listing_and_prompt_export(void)
 	KT_EQ_INT(cJSON_GetArraySize(j), 2);
 	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(j, 1), "file")->valuestring, "vadd.cu");
 	KT_CONTAINS(cJSON_GetObjectItem(cJSON_GetArrayItem(j, 1), "instruction")->valuestring, "c[i] = a[i] + b[i]");
+	KT_CONTAINS(cJSON_GetObjectItem(cJSON_GetArrayItem(j, 1), "instruction")->valuestring, KS_COMPAT_PROMPT_NOTE);
 	cJSON_Delete(j);
 	ks_free(t);
 }
@@ -1013,6 +1048,7 @@ static void test_cli_usage_error_and_colour(void)
 
 static const kt_test tests[] = {
 	KT(test_problems_listing_and_prompt_export), KT(test_every_shipped_problem_loads_and_its_golden_compiles),
+	KT(test_nvcc_style_code_and_missing_headers),
 	KT(test_help_version_and_usage_errors), KT(test_compile_only_writes_results),
 	KT(test_rerun_replaces_the_folder), KT(test_default_output_folder_and_gzip_jsonl),
 	KT(test_bad_input_is_named_and_others_still_scored), KT(test_json_summary),
