@@ -229,7 +229,7 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/score $(DESTDIR)$(MANDIR)/score.1
 	rm -f $(DESTDIR)$(LIBEXECDIR)/kscore-compile $(DESTDIR)$(LIBEXECDIR)/kscore-worker
-	rm -rf $(DESTDIR)$(DATADIR)/reference_tests $(DESTDIR)$(DATADIR)/scoring
+	rm -rf $(DESTDIR)$(DATADIR)/reference_tests $(DESTDIR)$(DATADIR)/scoring $(DESTDIR)$(DATADIR)/compat
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
 	rmdir $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
