@@ -8,6 +8,7 @@
 #include "harness.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,9 +22,14 @@ struct ks_worker {
 	pid_t pid;
 	int fd;
 	int alive;
+	int out_fd;              /* reading end of the worker's stdout and stderr (-1 once closed) */
+	ks_proto_capture out;    /* what it wrote there, kept up to KS_WORKER_OUTPUT_KEEP bytes */
 	ks_worker_options opts;
 	char role[32];
 };
+
+/* Most of a worker's output read after it is gone or has replied: what its pipe holds then. */
+#define OUTPUT_TAIL (4u << 20)
 
 const char *ks_run_status_name(ks_run_status s)
 {
@@ -63,6 +69,12 @@ static void kill_worker(ks_worker *w)
 	if (w->fd >= 0) {
 		close(w->fd);
 		w->fd = -1;
+	}
+	if (w->out_fd >= 0) {
+		/* what the worker wrote before it died belongs to the request it died in */
+		ks_proto_capture_drain(&w->out, w->out_fd, OUTPUT_TAIL);
+		close(w->out_fd);
+		w->out_fd = -1;
 	}
 	w->alive = 0;
 }
@@ -113,12 +125,21 @@ static void free_env(char **env)
 
 static int spawn(ks_worker *w)
 {
-	int sv[2];
+	int sv[2], op[2];
 	pid_t pid;
 	char **envp = worker_env();
 	char *const argv[] = { (char *)w->opts.exe, w->role, NULL };
 
+	/* The worker's stdout and stderr are a pipe of their own, never the scorer's: device printf
+	 * would otherwise land in `score --json` output, or kill the worker (SIGXFSZ) when the
+	 * scorer's stdout is a file (the worker may write no file). */
+	if (pipe2(op, O_CLOEXEC) < 0) {
+		free_env(envp);
+		return ks_error_set(KS_EIO, "pipe: %s", strerror(errno));
+	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		close(op[0]);
+		close(op[1]);
 		free_env(envp);
 		return ks_error_set(KS_EIO, "socketpair: %s", strerror(errno));
 	}
@@ -126,15 +147,22 @@ static int spawn(ks_worker *w)
 	if (pid < 0) {
 		close(sv[0]);
 		close(sv[1]);
+		close(op[0]);
+		close(op[1]);
 		free_env(envp);
 		return ks_error_set(KS_EIO, "fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
 		/* The CUDA driver needs a large address space: no RLIMIT_AS here (research §0.5). */
 		ks_sandbox_limits lim = KS_SANDBOX_LIMITS_INIT;
+		/* either descriptor may be 3 (or, with closed standard streams, 0, 1 or 2): move them
+		 * out of the way before placing them */
+		int s3 = fcntl(sv[1], F_DUPFD, 10), o12 = fcntl(op[1], F_DUPFD, 10);
+		int nul = open("/dev/null", O_RDONLY);
 		lim.file_size_mb = 0;
 		lim.max_files = 1024;
-		if (dup2(sv[1], 3) < 0)
+		if (s3 < 0 || o12 < 0 || nul < 0 || dup2(nul, 0) < 0 || dup2(o12, 1) < 0 || dup2(o12, 2) < 0 ||
+		    dup2(s3, 3) < 0)
 			_exit(127);
 		if (ks_sandbox_child_setup(&lim, 3) < 0)
 			_exit(127);
@@ -142,9 +170,14 @@ static int spawn(ks_worker *w)
 		_exit(127);
 	}
 	close(sv[1]);
+	close(op[1]);
 	free_env(envp);
+	/* both ends non-blocking: the protocol waits with poll and drains the output meanwhile */
+	fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
+	fcntl(op[0], F_SETFL, fcntl(op[0], F_GETFL) | O_NONBLOCK);
 	w->pid = pid;
 	w->fd = sv[0];
+	w->out_fd = op[0];
 	w->alive = 1;
 	signal(SIGPIPE, SIG_IGN);
 	return 0;
@@ -177,7 +210,7 @@ static ks_run_status send_only(ks_worker *w, uint32_t type, const cJSON *req, co
 		*why = ks_asprintf("the %s worker is not running", w->role);
 		return KS_RUN_CRASH;
 	}
-	if (ks_proto_send(w->fd, type, req, blob, len) < 0) {
+	if (ks_proto_send_capture(w->fd, type, req, blob, len, w->out_fd, &w->out) < 0) {
 		*why = ks_asprintf("the %s worker died (%s)", w->role, ks_error_msg());
 		kill_worker(w);
 		return KS_RUN_CRASH;
@@ -193,7 +226,7 @@ static ks_run_status recv_only(ks_worker *w, ks_msg *reply, double timeout_s, ch
 		*why = ks_asprintf("the %s worker is not running", w->role);
 		return KS_RUN_CRASH;
 	}
-	rc = ks_proto_recv(w->fd, reply, timeout_s, w->opts.max_reply);
+	rc = ks_proto_recv_capture(w->fd, reply, timeout_s, w->opts.max_reply, w->out_fd, &w->out);
 	if (rc == KS_ETIMEOUT) {
 		*why = ks_asprintf("no result after %.1f s: the kernel was killed", timeout_s);
 		kill_worker(w);
@@ -216,6 +249,10 @@ static ks_run_status recv_only(ks_worker *w, ks_msg *reply, double timeout_s, ch
 		kill_worker(w);
 		return KS_RUN_CRASH;
 	}
+	/* The worker flushes its output before it replies: the rest of what this request printed
+	 * is in the pipe now, and is this request's. */
+	if (w->out_fd >= 0)
+		ks_proto_capture_drain(&w->out, w->out_fd, OUTPUT_TAIL);
 	return KS_RUN_OK;
 }
 
@@ -291,6 +328,8 @@ int ks_worker_spawn(ks_worker **out, const ks_worker_options *opts)
 	w->opts = *opts;
 	w->fd = -1;
 	w->pid = -1;
+	w->out_fd = -1;
+	ks_buf_init(&w->out.kept, KS_WORKER_OUTPUT_KEEP);
 	snprintf(w->role, sizeof(w->role), "%s", opts->role ? opts->role : "worker");
 	if ((rc = spawn(w)) < 0) {
 		ks_free(w);
@@ -587,6 +626,13 @@ void ks_worker_run(ks_worker *w, ks_run_result *res, int module, const ks_plan *
 void ks_worker_time_start(ks_worker *w, ks_run_result *res, int module, const ks_plan *plan,
 			  const uint64_t *seeds, size_t nsets, uint64_t flush_bytes, double timeout_s)
 {
+	ks_worker_time_start_checked(w, res, module, plan, seeds, nsets, flush_bytes, 0, NULL, timeout_s);
+}
+
+void ks_worker_time_start_checked(ks_worker *w, ks_run_result *res, int module, const ks_plan *plan,
+				  const uint64_t *seeds, size_t nsets, uint64_t flush_bytes, uint64_t check_k,
+				  int *runs, double timeout_s)
+{
 	cJSON *req = cJSON_CreateObject(), *sa;
 	ks_msg reply;
 	size_t i;
@@ -600,8 +646,23 @@ void ks_worker_time_start(ks_worker *w, ks_run_result *res, int module, const ks
 		cJSON_AddItemToArray(sa, cJSON_CreateString(s));
 	}
 	cJSON_AddNumberToObject(req, "flush_bytes", (double)flush_bytes);
-	if (request(w, res, &reply, KS_MSG_TIME_START, req, NULL, 0, timeout_s) == 0)
+	if (runs && *runs > 0) {
+		cJSON_AddNumberToObject(req, "check_k", (double)check_k);
+		cJSON_AddNumberToObject(req, "check_runs", *runs);
+	}
+	if (request(w, res, &reply, KS_MSG_TIME_START, req, NULL, 0, timeout_s) == 0) {
+		if (runs && *runs > 0) {
+			double kept = 0;
+			ks_json_num(&kept, reply.json, "check_runs", 0);
+			if (!(kept >= 1 && kept <= *runs)) {
+				res->status = KS_RUN_CRASH;
+				res->message = ks_asprintf("the %s worker kept no runs to check", w->role);
+				kill_worker(w);
+			} else
+				*runs = (int)kept;
+		}
 		ks_msg_clear(&reply);
+	}
 	cJSON_Delete(req);
 }
 
@@ -648,6 +709,21 @@ void ks_worker_time_verify(ks_worker *w, ks_run_result *res, const ks_plan *plan
 	cJSON_AddStringToObject(req, "seed", s);
 	cJSON_AddItemToObject(req, "fetch", fetch_json(fetch, plan->nbufs));
 	rc = request(w, res, &reply, KS_MSG_TIME_VERIFY, req, NULL, 0, timeout_s);
+	cJSON_Delete(req);
+	if (rc == 0)
+		take_buffers(w, res, &reply, plan, fetch);
+}
+
+void ks_worker_time_check(ks_worker *w, ks_run_result *res, const ks_plan *plan, int run,
+			  const ks_fetch_mode *fetch, double timeout_s)
+{
+	cJSON *req = cJSON_CreateObject();
+	ks_msg reply;
+	int rc;
+
+	cJSON_AddNumberToObject(req, "run", run);
+	cJSON_AddItemToObject(req, "fetch", fetch_json(fetch, plan->nbufs));
+	rc = request(w, res, &reply, KS_MSG_TIME_CHECK, req, NULL, 0, timeout_s);
 	cJSON_Delete(req);
 	if (rc == 0)
 		take_buffers(w, res, &reply, plan, fetch);
@@ -707,7 +783,15 @@ void ks_worker_free(ks_worker *w)
 	if (w->alive)
 		ks_proto_send(w->fd, KS_MSG_QUIT, NULL, NULL, 0);
 	kill_worker(w);
+	ks_proto_capture_free(&w->out);
 	ks_free(w);
+}
+
+char *ks_worker_take_output(ks_worker *w, size_t *len, uint64_t *total)
+{
+	if (w->out_fd >= 0)
+		ks_proto_capture_drain(&w->out, w->out_fd, OUTPUT_TAIL);
+	return ks_proto_capture_take(&w->out, len, total);
 }
 
 void ks_run_result_clear(ks_run_result *res)
