@@ -18,6 +18,10 @@
 #include "result.h"
 #include "runner.h"
 
+/* Ordinary timed runs checked after each candidate batch at the least (all of a shorter batch),
+ * whatever timing.check_fraction says (when it is not 0): docs/timing.md, "Checked timed runs". */
+#define KS_TIMING_MIN_CHECKS 4
+
 typedef struct {
 	double median, mean, min, max, stdev;
 	double rel_error;  /* stdev / sqrt(n) / mean: the relative noise of the estimate */

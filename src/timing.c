@@ -162,14 +162,15 @@ static int check_kept_run(const checker *k, ks_worker *cw, int idx, int set, uin
 	return 0;
 }
 
-/* After a candidate batch of n runs: ceil(n * fraction) of them (at least one), picked at random
- * now that they have run, are checked. Returns the number checked, or -1 (see check_kept_run). */
+/* After a candidate batch of n runs: ceil(n * fraction) of them, and at least KS_TIMING_MIN_CHECKS
+ * (all of a shorter batch), picked at random now that they have run, are checked. Returns the number
+ * checked, or -1 (see check_kept_run). */
 static int check_batch(const checker *k, ks_worker *cw, const int *sets, int n, const uint64_t *set_seed,
 		       double fraction, uint64_t *rng, int round)
 {
 	int order[KS_PROTO_MAX_RUNS], want = (int)ceil(n * fraction), i;
-	if (want < 1)
-		want = 1;
+	if (want < KS_TIMING_MIN_CHECKS)
+		want = KS_TIMING_MIN_CHECKS;
 	if (want > n)
 		want = n;
 	for (i = 0; i < n; i++)

@@ -780,8 +780,14 @@ void ks_worker_free(ks_worker *w)
 {
 	if (!w)
 		return;
-	if (w->alive)
-		ks_proto_send(w->fd, KS_MSG_QUIT, NULL, NULL, 0);
+	if (w->alive) {
+		/* a worker that has exited already makes this fail: that must not replace the message
+		 * of the error the caller is cleaning up after */
+		char *msg = ks_strdup(ks_error_msg());
+		if (ks_proto_send(w->fd, KS_MSG_QUIT, NULL, NULL, 0) < 0)
+			ks_error_set(KS_ERROR, "%s", msg);
+		ks_free(msg);
+	}
 	kill_worker(w);
 	ks_proto_capture_free(&w->out);
 	ks_free(w);

@@ -94,8 +94,8 @@ static CUresult alloc_kept(wk_ctx *w, const cJSON *req, char *err, size_t errlen
 	CUresult r;
 	ks_json_num(&k, req, "check_k", 0);
 	ks_json_num(&runs, req, "check_runs", 0);
-	if (!(runs >= 1) || !(k >= 0 && k < 1e9))
-		return CUDA_SUCCESS;
+	if (!(runs >= 1) || !(k >= 2 * KS_SAMPLE_EDGE && k <= (1 << 22)))
+		return CUDA_SUCCESS; /* none asked for (or nonsense): the reply says none are kept */
 	t->check_k = (uint64_t)k;
 	t->kept_off = ks_calloc(t->plan.nbufs + 1, sizeof(uint64_t));
 	t->kept_mode = ks_calloc(t->plan.nbufs + 1, sizeof(int));

@@ -121,7 +121,24 @@ static void test_output_of_a_killed_worker_is_kept(void)
 	ks_worker_free(w);
 }
 
-static const kt_test tests[] = { KT(test_a_flood_of_output_is_drained_capped_and_kept_off_stdout),
+/* Freeing a worker whose process has gone (its QUIT cannot be sent) keeps the message of the
+ * error being cleaned up after: "no CUDA driver", not "write failed: Broken pipe". */
+static void test_freeing_a_dead_worker_keeps_the_error_message(void)
+{
+	ks_worker_options o = KS_WORKER_OPTIONS_INIT;
+	ks_device_info info;
+	ks_worker *w = NULL;
+	stdout_to_file();
+	o.exe = fake(NEXT FRAME "exit 0\n");
+	o.start_timeout_s = 20;
+	KT_ASSERT_MSG(ks_worker_start(&w, &info, &o) == 0, "%s", ks_error_msg());
+	usleep(300 * 1000); /* the fake has exited: its end of the socket is closed */
+	ks_error_set(KS_EUNSUPPORTED, "the error the caller reports");
+	ks_worker_free(w);
+	KT_EQ_STR(ks_error_msg(), "the error the caller reports");
+}
+
+static const kt_test tests[] = { KT(test_freeing_a_dead_worker_keeps_the_error_message), KT(test_a_flood_of_output_is_drained_capped_and_kept_off_stdout),
 				 KT(test_output_is_credited_to_the_request_that_printed_it),
 				 KT(test_output_of_a_killed_worker_is_kept), { 0 } };
 KT_MAIN("worker", tests)
