@@ -10,6 +10,7 @@
 #include "compile.h"
 #include "plan.h"
 #include "problem.h"
+#include "result.h"
 #include "worker.h"
 
 typedef struct ks_runner ks_runner;
@@ -106,6 +107,12 @@ void ks_runner_load(ks_runner *r, ks_run_result *res, int *module, ks_func_info 
 void ks_runner_run(ks_runner *r, ks_run_result *res, int module, const ks_plan *plan,
 		   const ks_fetch_mode *fetch);
 void ks_runner_unload(ks_runner *r, int module);
+/* Adds what the candidate worker printed since the kernel was loaded (device printf: its stdout and
+ * stderr, never the scorer's) to kr: kr->device_output keeps the first KS_WORKER_OUTPUT_KEEP bytes
+ * over all calls for one kernel, made safe to show; kr->device_output_bytes counts them all. Call
+ * after the kernel's last request of a stage (its unload), also when the worker died. */
+void ks_runner_collect_output(ks_runner *r, ks_kernel_result *kr);
+
 /* How many candidate workers were started (the first one included). */
 int ks_runner_candidate_starts(const ks_runner *r);
 

@@ -319,6 +319,7 @@ static void check_one(ks_kernel_result *r, const ks_candidate_image *img, ks_run
 					: ks_check_run_failure(&res);
 		ks_kernel_result_fail(r, why, "loading the module: %s", res.message ? res.message : "?");
 		ks_run_result_clear(&res);
+		ks_runner_collect_output(run, r);
 		return;
 	}
 	ks_run_result_clear(&res);
@@ -411,6 +412,7 @@ static void check_one(ks_kernel_result *r, const ks_candidate_image *img, ks_run
 	if (r->reason == KS_REASON_OK)
 		r->exec = 1;
 	ks_runner_unload(run, module);
+	ks_runner_collect_output(run, r);
 }
 
 void ks_candidate_image_clear(ks_candidate_image *img)

@@ -55,7 +55,8 @@ static cJSON *geak_record(const ks_kernel_result *r, int gpu)
 	add_str(o, "problem", r->problem);
 	cJSON_AddNumberToObject(o, "call_status", gpu ? r->call : r->compiled);
 	cJSON_AddNumberToObject(o, "exec_status", gpu ? r->exec : 0);
-	cJSON_AddStringToObject(o, "stdout", "None");
+	/* GEAK-eval's field for what the kernel printed: its device printf, made safe to show */
+	cJSON_AddStringToObject(o, "stdout", r->device_output && *r->device_output ? r->device_output : "None");
 	cJSON_AddStringToObject(o, "stderr", err);
 	cJSON_AddNumberToObject(o, "difficulty", r->difficulty);
 	cJSON_AddStringToObject(o, "reason", ks_reason_name(r->reason));
@@ -237,8 +238,10 @@ cJSON *ks_report_record(const ks_report *rep)
 		cJSON_AddNumberToObject(t, "target_rel_error", c->target_rel_error);
 		cJSON_AddNumberToObject(t, "max_seconds_per_case", c->max_seconds_per_case);
 		cJSON_AddNumberToObject(t, "verify_runs", c->verify_runs);
-		cJSON_AddStringToObject(t, "l2", "flushed before every timed run (2x L2 written); persisting L2 "
-					"size 0 and reset");
+		cJSON_AddNumberToObject(t, "check_fraction", c->check_fraction);
+		cJSON_AddStringToObject(t, "outputs", "poisoned before every timed run, outside the timed window");
+		cJSON_AddStringToObject(t, "l2", "flushed before every timed run, after the output fills (2x L2 "
+					"written); persisting L2 size 0 and reset");
 		t = cJSON_AddObjectToObject(x, "roofline");
 		cJSON_AddNumberToObject(t, "margin", c->roofline_margin);
 		cJSON_AddNumberToObject(t, "timer_floor_us", c->timer_floor_us);
@@ -293,6 +296,21 @@ static const char *verdict(const ks_kernel_result *r)
 	return r->suspicious ? "SUSPICIOUS" : "ok";
 }
 
+/* What the kernel printed, quoted line by line under "   | " (the text is already safe to show:
+ * ks_proto_output_text), with how much of it there was. */
+static void device_output_text(ks_buf *txt, const ks_kernel_result *r)
+{
+	const char *p = r->device_output ? r->device_output : "";
+	ks_buf_printf(txt, "   device output: %llu bytes%s\n", (unsigned long long)r->device_output_bytes,
+		      r->device_output_bytes > r->device_output_raw ? ", the first ones shown" : "");
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		ks_buf_printf(txt, "   | %.*s\n", (int)n, p);
+		p += n + (nl ? 1 : 0);
+	}
+}
+
 /* out.json_perf_<pass>.json, exec/gen_perf/<op>.json and exec/performance_analysis.txt. */
 static int write_perf_files(const ks_report *rep, const char *dir)
 {
@@ -344,6 +362,8 @@ static int write_perf_files(const ks_report *rep, const char *dir)
 				ks_buf_printf(&txt, "   not timed: %s\n", r->timing_error);
 			if (r->suspicious)
 				ks_buf_printf(&txt, "   SUSPICIOUS: %s\n", r->suspicious_why);
+			if (r->device_output_bytes)
+				device_output_text(&txt, r);
 			for (c = 0; c < r->nkernels; c++)
 				ks_buf_printf(&txt, "   kernel %s: %d registers, %d B static shared, %d B local "
 					      "(spills)\n", r->kernels[c].name, r->kernels[c].info.registers,
@@ -352,15 +372,15 @@ static int write_perf_files(const ks_report *rep, const char *dir)
 			if (r->nperf)
 				ks_buf_printf(&txt, "   %-34s %10s %10s %8s %9s %9s %10s %7s %s\n", "case", "ms",
 					      "golden ms", "speedup", "GB/s", "TFLOP/s", "floor ms", "roof%",
-					      "runs / verified");
+					      "runs / verified / checked");
 			cases = cJSON_CreateArray();
 			for (c = 0; c < r->nperf; c++) {
 				const ks_perf_result *pc = &r->perf[c];
 				cJSON *e = cJSON_CreateObject();
-				ks_buf_printf(&txt, "   %-34.34s %10.4f %10.4f %8.3f %9.1f %9.2f %10.4f %7.1f %zu+%zu/%d%s%s\n",
+				ks_buf_printf(&txt, "   %-34.34s %10.4f %10.4f %8.3f %9.1f %9.2f %10.4f %7.1f %zu+%zu/%d/%d%s%s\n",
 					      pc->label, pc->ms, pc->golden_ms, pc->speedup, pc->gbps, pc->tflops,
 					      pc->floor_ms, 100 * pc->roofline_fraction, pc->runs, pc->golden_runs,
-					      pc->verified, pc->suspicious ? "  SUSPICIOUS: " : "",
+					      pc->verified, pc->checked, pc->suspicious ? "  SUSPICIOUS: " : "",
 					      pc->suspicious ? pc->why : "");
 				cJSON_AddStringToObject(e, "input_size", pc->label);
 				ks_json_add_num(e, "ms", pc->ms);

@@ -51,6 +51,7 @@ void ks_kernel_result_clear(ks_kernel_result *r)
 	ks_free(r->suspicious_why);
 	cJSON_Delete(r->sanitizer);
 	cJSON_Delete(r->profile);
+	ks_free(r->device_output);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -155,6 +156,7 @@ cJSON *ks_kernel_result_json(const ks_kernel_result *r)
 		ks_json_add_num(k, "floor_ms", pc->floor_ms);
 		ks_json_add_num(k, "roofline_fraction", pc->roofline_fraction);
 		cJSON_AddNumberToObject(k, "verified_runs", pc->verified);
+		cJSON_AddNumberToObject(k, "checked_runs", pc->checked);
 		cJSON_AddBoolToObject(k, "suspicious", pc->suspicious);
 		add_str(k, "why", pc->why);
 		cJSON_AddItemToArray(a, k);
@@ -163,6 +165,13 @@ cJSON *ks_kernel_result_json(const ks_kernel_result *r)
 		cJSON_AddItemToObject(o, "sanitizer", cJSON_Duplicate(r->sanitizer, 1));
 	if (r->profile)
 		cJSON_AddItemToObject(o, "profile", cJSON_Duplicate(r->profile, 1));
+	if (r->device_output_bytes) {
+		a = cJSON_AddObjectToObject(o, "device_output");
+		add_str(a, "text", r->device_output);
+		cJSON_AddNumberToObject(a, "bytes", (double)r->device_output_bytes);
+		cJSON_AddBoolToObject(a, "truncated", r->device_output_bytes > r->device_output_raw);
+	} else
+		cJSON_AddNullToObject(o, "device_output");
 	a = cJSON_AddObjectToObject(o, "seconds");
 	ks_json_add_num(a, "compile", r->compile_s);
 	ks_json_add_num(a, "check", r->check_s);

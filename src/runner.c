@@ -491,8 +491,12 @@ static int ensure_candidate(ks_runner *r, ks_run_result *res)
 void ks_runner_load(ks_runner *r, ks_run_result *res, int *module, ks_func_info *funcs,
 		    const void *cubin, size_t len, char *const *lowered, size_t n)
 {
+	size_t kept;
+	uint64_t total;
 	if (ensure_candidate(r, res) < 0)
 		return;
+	/* output from before this kernel is not its own */
+	ks_free(ks_worker_take_output(r->cand, &kept, &total));
 	ks_worker_load(r->cand, res, module, funcs, cubin, len, lowered, n, r->opts.kernel_timeout_s * 3);
 }
 
@@ -523,6 +527,28 @@ void ks_runner_forget(ks_runner *r, const ks_problem *p)
 void ks_runner_forget_perf(ks_runner *r, const ks_problem *p)
 {
 	forget(r, p, 1);
+}
+
+void ks_runner_collect_output(ks_runner *r, ks_kernel_result *kr)
+{
+	size_t len, take, have;
+	uint64_t total;
+	char *raw, *text, *all;
+	if (!r->cand)
+		return;
+	raw = ks_worker_take_output(r->cand, &len, &total);
+	if (total) {
+		have = kr->device_output_raw < KS_WORKER_OUTPUT_KEEP ? kr->device_output_raw : KS_WORKER_OUTPUT_KEEP;
+		take = len < KS_WORKER_OUTPUT_KEEP - have ? len : KS_WORKER_OUTPUT_KEEP - have;
+		text = ks_proto_output_text(raw, take);
+		all = ks_asprintf("%s%s", kr->device_output ? kr->device_output : "", text);
+		ks_free(kr->device_output);
+		ks_free(text);
+		kr->device_output = all;
+		kr->device_output_raw += take;
+		kr->device_output_bytes += total;
+	}
+	ks_free(raw);
 }
 
 int ks_runner_candidate_starts(const ks_runner *r)

@@ -23,9 +23,14 @@ struct ks_worker {
 	int fd;
 	int alive;
 	int exit_status;         /* wait status once reaped by end_worker; -1 when killed or unknown */
+	int out_fd;              /* reading end of the worker's stdout and stderr (-1 once closed) */
+	ks_proto_capture out;    /* what it wrote there, kept up to KS_WORKER_OUTPUT_KEEP bytes */
 	ks_worker_options opts;
 	char role[32];
 };
+
+/* Most of a worker's output read after it is gone or has replied: what its pipe holds then. */
+#define OUTPUT_TAIL (4u << 20)
 
 const char *ks_run_status_name(ks_run_status s)
 {
@@ -66,6 +71,12 @@ static void kill_worker(ks_worker *w)
 	if (w->fd >= 0) {
 		close(w->fd);
 		w->fd = -1;
+	}
+	if (w->out_fd >= 0) {
+		/* what the worker wrote before it died belongs to the request it died in */
+		ks_proto_capture_drain(&w->out, w->out_fd, OUTPUT_TAIL);
+		close(w->out_fd);
+		w->out_fd = -1;
 	}
 	w->alive = 0;
 }
@@ -166,7 +177,7 @@ static char **worker_argv(const ks_worker *w)
 
 static int spawn(ks_worker *w)
 {
-	int sv[2], out = -1;
+	int sv[2], out = -1, op[2] = { -1, -1 };
 	pid_t pid;
 	char **envp = worker_env(), **argv = worker_argv(w);
 	size_t n = 0, i;
@@ -188,9 +199,22 @@ static int spawn(ks_worker *w)
 			return ks_error_set(KS_EIO, "cannot open %s: %s", of, strerror(e));
 		}
 	}
+	/* A plain worker's stdout and stderr are a pipe of their own, never the scorer's: device
+	 * printf would otherwise land in `score --json` output, or kill the worker (SIGXFSZ) when
+	 * the scorer's stdout is a file (the worker may write no file). A worker under a tool writes
+	 * the tool's console to its file instead. */
+	if (!w->opts.wrapper && pipe2(op, O_CLOEXEC) < 0) {
+		free_env(envp);
+		ks_free(argv);
+		return ks_error_set(KS_EIO, "pipe: %s", strerror(errno));
+	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		if (out >= 0)
 			close(out);
+		if (op[0] >= 0) {
+			close(op[0]);
+			close(op[1]);
+		}
 		free_env(envp);
 		ks_free(argv);
 		return ks_error_set(KS_EIO, "socketpair: %s", strerror(errno));
@@ -201,6 +225,10 @@ static int spawn(ks_worker *w)
 		close(sv[1]);
 		if (out >= 0)
 			close(out);
+		if (op[0] >= 0) {
+			close(op[0]);
+			close(op[1]);
+		}
 		free_env(envp);
 		ks_free(argv);
 		return ks_error_set(KS_EIO, "fork: %s", strerror(errno));
@@ -210,14 +238,16 @@ static int spawn(ks_worker *w)
 		 * plain worker writes no file at all; a tool writes its log (and its temporary files),
 		 * so a wrapped worker gets a file-size cap instead, and more descriptors. */
 		ks_sandbox_limits lim = KS_SANDBOX_LIMITS_INIT;
+		/* stdout and stderr: the capture pipe, or the tool's file; stdin: nothing */
+		int wout = out >= 0 ? out : op[1];
+		int s3 = fcntl(sv[1], F_DUPFD, 10), o12 = fcntl(wout, F_DUPFD, 10);
+		int nul = open("/dev/null", O_RDONLY);
 		lim.file_size_mb = w->opts.wrapper ? 1024 : 0;
 		lim.max_files = w->opts.wrapper ? 4096 : 1024;
-		/* either descriptor may be 3 (or, with closed standard streams, 1 or 2): move both out
-		 * of the way before placing them */
-		int s3 = fcntl(sv[1], F_DUPFD, 10), o12 = out >= 0 ? fcntl(out, F_DUPFD, 10) : -1;
-		if (s3 < 0 || (out >= 0 && o12 < 0) || dup2(s3, 3) < 0)
-			_exit(127);
-		if (o12 >= 0 && (dup2(o12, 1) < 0 || dup2(o12, 2) < 0))
+		/* either descriptor may be 3 (or, with closed standard streams, 0, 1 or 2): move them
+		 * out of the way before placing them */
+		if (s3 < 0 || o12 < 0 || nul < 0 || dup2(nul, 0) < 0 || dup2(o12, 1) < 0 || dup2(o12, 2) < 0 ||
+		    dup2(s3, 3) < 0)
 			_exit(127);
 		if (ks_sandbox_child_setup(&lim, 3) < 0)
 			_exit(127);
@@ -227,10 +257,17 @@ static int spawn(ks_worker *w)
 	close(sv[1]);
 	if (out >= 0)
 		close(out);
+	if (op[1] >= 0)
+		close(op[1]);
 	free_env(envp);
 	ks_free(argv);
+	/* both ends non-blocking: the protocol waits with poll and drains the output meanwhile */
+	fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
+	if (op[0] >= 0)
+		fcntl(op[0], F_SETFL, fcntl(op[0], F_GETFL) | O_NONBLOCK);
 	w->pid = pid;
 	w->fd = sv[0];
+	w->out_fd = op[0];
 	w->alive = 1;
 	signal(SIGPIPE, SIG_IGN);
 	return 0;
@@ -263,7 +300,7 @@ static ks_run_status send_only(ks_worker *w, uint32_t type, const cJSON *req, co
 		*why = ks_asprintf("the %s worker is not running", w->role);
 		return KS_RUN_CRASH;
 	}
-	if (ks_proto_send(w->fd, type, req, blob, len) < 0) {
+	if (ks_proto_send_capture(w->fd, type, req, blob, len, w->out_fd, &w->out) < 0) {
 		*why = ks_asprintf("the %s worker died (%s)", w->role, ks_error_msg());
 		end_worker(w);
 		return KS_RUN_CRASH;
@@ -279,7 +316,7 @@ static ks_run_status recv_only(ks_worker *w, ks_msg *reply, double timeout_s, ch
 		*why = ks_asprintf("the %s worker is not running", w->role);
 		return KS_RUN_CRASH;
 	}
-	rc = ks_proto_recv(w->fd, reply, timeout_s, w->opts.max_reply);
+	rc = ks_proto_recv_capture(w->fd, reply, timeout_s, w->opts.max_reply, w->out_fd, &w->out);
 	if (rc == KS_ETIMEOUT) {
 		*why = ks_asprintf("no result after %.1f s: the kernel was killed", timeout_s);
 		kill_worker(w);
@@ -310,6 +347,10 @@ static ks_run_status recv_only(ks_worker *w, ks_msg *reply, double timeout_s, ch
 		kill_worker(w);
 		return KS_RUN_CRASH;
 	}
+	/* The worker flushes its output before it replies: the rest of what this request printed
+	 * is in the pipe now, and is this request's. */
+	if (w->out_fd >= 0)
+		ks_proto_capture_drain(&w->out, w->out_fd, OUTPUT_TAIL);
 	return KS_RUN_OK;
 }
 
@@ -386,6 +427,8 @@ int ks_worker_spawn(ks_worker **out, const ks_worker_options *opts)
 	w->fd = -1;
 	w->pid = -1;
 	w->exit_status = -1;
+	w->out_fd = -1;
+	ks_buf_init(&w->out.kept, KS_WORKER_OUTPUT_KEEP);
 	snprintf(w->role, sizeof(w->role), "%s", opts->role ? opts->role : "worker");
 	if ((rc = spawn(w)) < 0) {
 		ks_free(w);
@@ -682,6 +725,13 @@ void ks_worker_run(ks_worker *w, ks_run_result *res, int module, const ks_plan *
 void ks_worker_time_start(ks_worker *w, ks_run_result *res, int module, const ks_plan *plan,
 			  const uint64_t *seeds, size_t nsets, uint64_t flush_bytes, double timeout_s)
 {
+	ks_worker_time_start_checked(w, res, module, plan, seeds, nsets, flush_bytes, 0, NULL, timeout_s);
+}
+
+void ks_worker_time_start_checked(ks_worker *w, ks_run_result *res, int module, const ks_plan *plan,
+				  const uint64_t *seeds, size_t nsets, uint64_t flush_bytes, uint64_t check_k,
+				  int *runs, double timeout_s)
+{
 	cJSON *req = cJSON_CreateObject(), *sa;
 	ks_msg reply;
 	size_t i;
@@ -695,8 +745,23 @@ void ks_worker_time_start(ks_worker *w, ks_run_result *res, int module, const ks
 		cJSON_AddItemToArray(sa, cJSON_CreateString(s));
 	}
 	cJSON_AddNumberToObject(req, "flush_bytes", (double)flush_bytes);
-	if (request(w, res, &reply, KS_MSG_TIME_START, req, NULL, 0, timeout_s) == 0)
+	if (runs && *runs > 0) {
+		cJSON_AddNumberToObject(req, "check_k", (double)check_k);
+		cJSON_AddNumberToObject(req, "check_runs", *runs);
+	}
+	if (request(w, res, &reply, KS_MSG_TIME_START, req, NULL, 0, timeout_s) == 0) {
+		if (runs && *runs > 0) {
+			double kept = 0;
+			ks_json_num(&kept, reply.json, "check_runs", 0);
+			if (!(kept >= 1 && kept <= *runs)) {
+				res->status = KS_RUN_CRASH;
+				res->message = ks_asprintf("the %s worker kept no runs to check", w->role);
+				kill_worker(w);
+			} else
+				*runs = (int)kept;
+		}
 		ks_msg_clear(&reply);
+	}
 	cJSON_Delete(req);
 }
 
@@ -743,6 +808,21 @@ void ks_worker_time_verify(ks_worker *w, ks_run_result *res, const ks_plan *plan
 	cJSON_AddStringToObject(req, "seed", s);
 	cJSON_AddItemToObject(req, "fetch", fetch_json(fetch, plan->nbufs));
 	rc = request(w, res, &reply, KS_MSG_TIME_VERIFY, req, NULL, 0, timeout_s);
+	cJSON_Delete(req);
+	if (rc == 0)
+		take_buffers(w, res, &reply, plan, fetch);
+}
+
+void ks_worker_time_check(ks_worker *w, ks_run_result *res, const ks_plan *plan, int run,
+			  const ks_fetch_mode *fetch, double timeout_s)
+{
+	cJSON *req = cJSON_CreateObject();
+	ks_msg reply;
+	int rc;
+
+	cJSON_AddNumberToObject(req, "run", run);
+	cJSON_AddItemToObject(req, "fetch", fetch_json(fetch, plan->nbufs));
+	rc = request(w, res, &reply, KS_MSG_TIME_CHECK, req, NULL, 0, timeout_s);
 	cJSON_Delete(req);
 	if (rc == 0)
 		take_buffers(w, res, &reply, plan, fetch);
@@ -799,8 +879,14 @@ int ks_worker_close(ks_worker *w)
 {
 	if (!w)
 		return -1;
-	if (w->alive)
-		ks_proto_send(w->fd, KS_MSG_QUIT, NULL, NULL, 0);
+	if (w->alive) {
+		/* a worker that has exited already makes this fail: that must not replace the message
+		 * of the error the caller is cleaning up after */
+		char *msg = ks_strdup(ks_error_msg());
+		if (ks_proto_send(w->fd, KS_MSG_QUIT, NULL, NULL, 0) < 0)
+			ks_error_set(KS_ERROR, "%s", msg);
+		ks_free(msg);
+	}
 	end_worker(w);
 	return w->exit_status;
 }
@@ -810,7 +896,15 @@ void ks_worker_free(ks_worker *w)
 	if (!w)
 		return;
 	ks_worker_close(w);
+	ks_proto_capture_free(&w->out);
 	ks_free(w);
+}
+
+char *ks_worker_take_output(ks_worker *w, size_t *len, uint64_t *total)
+{
+	if (w->out_fd >= 0)
+		ks_proto_capture_drain(&w->out, w->out_fd, OUTPUT_TAIL);
+	return ks_proto_capture_take(&w->out, len, total);
 }
 
 void ks_run_result_clear(ks_run_result *res)

@@ -8,6 +8,8 @@
 #include "mem.h"
 #include "nvtool.h"
 
+#include <time.h>
+
 static char g_err[16384];
 
 static const char *bin(void)
@@ -182,17 +184,31 @@ static void test_gpu_timing_catches_planted_cheats_and_spares_honest_kernels(voi
 		int sus = cJSON_IsTrue(cJSON_GetObjectItem(k, "suspicious"));
 		const cJSON *sp = cJSON_GetObjectItem(k, "speedup");
 		if (!strcmp(kind, "ok")) {
-			/* honest: correct, timed against the golden, verified, not flagged */
+			/* honest: correct, timed against the golden, verified and checked, not flagged */
 			const cJSON *p0 = cJSON_GetArrayItem(perf, 0);
 			if (!exec || sus || !cJSON_IsNumber(sp) || sp->valuedouble <= 0 || !p0 ||
 			    cJSON_GetObjectItem(p0, "verified_runs")->valuedouble < 1 ||
+			    !cJSON_IsNumber(cJSON_GetObjectItem(p0, "checked_runs")) ||
+			    cJSON_GetObjectItem(p0, "checked_runs")->valuedouble < 1 ||
 			    cJSON_GetObjectItem(p0, "runs")->valuedouble < 10) {
 				fprintf(stderr, "  entry %d (honest): exec %d suspicious %d speedup %s: %s\n", idx, exec,
 					sus, cJSON_IsNumber(sp) ? "set" : "missing",
 					cJSON_IsString(d) ? d->valuestring : "");
 				wrong++;
 			}
-		} else if (exec || !cJSON_IsString(d) || !strstr(d->valuestring, "during timing")) {
+		} else if (!strcmp(kind, "neutral")) {
+			/* skips work only when its outputs hold the answer already: every timed run starts
+			 * from poisoned outputs, so it does all the work and times like the honest entry 0 */
+			const cJSON *sp0 = cJSON_GetObjectItem(cJSON_GetArrayItem(ks, 0), "speedup");
+			if (!exec || sus || !cJSON_IsNumber(sp) || !cJSON_IsNumber(sp0) ||
+			    sp->valuedouble > 1.3 * sp0->valuedouble) {
+				fprintf(stderr, "  entry %d (gains nothing): exec %d suspicious %d speedup %g (honest "
+					"%g): %s\n", idx, exec, sus, cJSON_IsNumber(sp) ? sp->valuedouble : -1,
+					cJSON_IsNumber(sp0) ? sp0->valuedouble : -1, cJSON_IsString(d) ? d->valuestring : "");
+				wrong++;
+			}
+		} else if (exec || !cJSON_IsString(d) || !strstr(d->valuestring, "during timing") ||
+			   (!strcmp(kind, "content_cache") && !strstr(d->valuestring, "on unchanged inputs"))) {
 			fprintf(stderr, "  entry %d (%s cheat): exec %d: %s\n", idx, kind, exec,
 				cJSON_IsString(d) ? d->valuestring : "");
 			wrong++;
@@ -424,6 +440,150 @@ static void test_gpu_profile_without_ncu_says_so_and_scores(void)
 	KT_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "nvtools"), "profiler"),
 						    "available")));
 	KT_ASSERT(cJSON_IsNumber(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "kernels"), 0), "speedup")));
+}
+
+/* ---- device printf (issue 11, item 1): the workers' output is theirs, not score's */
+
+/* Writes entries idx[0..n) of a fixture array to <tmp>/<name>.json; returns its path. */
+static const char *fixture_part(const char *fixture, const char *name, const int *idx, int n)
+{
+	static char path[4400];
+	char *t = NULL;
+	cJSON *all = NULL, *sub = cJSON_CreateArray();
+	int i;
+	KT_EQ_INT(ks_fs_read(&t, NULL, fixture, 1 << 20), 0);
+	KT_EQ_INT(ks_json_parse(&all, t, strlen(t), 16, fixture), 0);
+	for (i = 0; i < n; i++)
+		cJSON_AddItemToArray(sub, cJSON_Duplicate(cJSON_GetArrayItem(all, idx[i]), 1));
+	snprintf(path, sizeof(path), "%s/%s.json", kt_tmpdir(), name);
+	KT_EQ_INT(ks_json_write_file(path, sub, 1), 0);
+	cJSON_Delete(sub);
+	cJSON_Delete(all);
+	ks_free(t);
+	return path;
+}
+
+/* Runs score with its stdout through a pipe (`| cat`) or into a file, as an organizer would;
+ * returns what it wrote there (caller frees). */
+static char *score_stdout(const char *args, int piped)
+{
+	char cmd[32768], pe[4300], po[4300], *out = NULL;
+	FILE *f;
+	size_t n;
+	snprintf(pe, sizeof(pe), "%s/stderr", kt_tmpdir());
+	snprintf(po, sizeof(po), "%s/stdout", kt_tmpdir());
+	if (piped)
+		snprintf(cmd, sizeof(cmd), "XDG_CACHE_HOME='%s/cache' %s %s 2>'%s' | cat >'%s'", kt_tmpdir(), bin(),
+			 args, pe, po);
+	else
+		snprintf(cmd, sizeof(cmd), "XDG_CACHE_HOME='%s/cache' %s %s >'%s' 2>'%s'", kt_tmpdir(), bin(), args,
+			 po, pe);
+	KT_ASSERT(system(cmd) != -1);
+	f = fopen(pe, "r");
+	n = f ? fread(g_err, 1, sizeof(g_err) - 1, f) : 0;
+	g_err[n] = 0;
+	if (f)
+		fclose(f);
+	if (getenv("KT_VERBOSE"))
+		fprintf(stderr, "%s", g_err);
+	KT_EQ_INT(ks_fs_read(&out, NULL, po, 16u << 20), 0);
+	return out;
+}
+
+/* score --json's stdout must be its JSON document and nothing else; returns its exit_status. */
+static int json_exit_status(const char *out)
+{
+	cJSON *j = NULL;
+	int st;
+	KT_ASSERT_MSG(ks_json_parse(&j, out, strlen(out), 64, "score --json output") == 0,
+		      "score --json printed something that is not its JSON document: %s (it is: \"%.300s\")",
+		      ks_error_msg(), out);
+	KT_ASSERT(cJSON_IsNumber(cJSON_GetObjectItem(j, "exit_status")));
+	st = (int)cJSON_GetObjectItem(j, "exit_status")->valuedouble;
+	cJSON_Delete(j);
+	return st;
+}
+
+static void test_gpu_device_printf_is_captured_and_a_debug_print_scores_correct(void)
+{
+	static const int idx[] = { 0 };
+	const char *sub;
+	char args[9000], *out, *t = NULL, path[4400];
+	const cJSON *k, *dout;
+	cJSON *j;
+	need_gpu();
+	sub = fixture_part("tests/fixtures/gpu/device_printf.json", "printf", idx, 1);
+	snprintf(args, sizeof(args), "--require-gpu --json --refs tests/fixtures/problems --out '%s/r' '%s'", kt_tmpdir(),
+		 sub);
+	out = score_stdout(args, 1);
+	KT_EQ_INT(json_exit_status(out), 0); /* correct, and the --json document is intact */
+	KT_NOT_CONTAINS(out, "debug");
+	ks_free(out);
+	j = load_json("r/score.json");
+	k = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "kernels"), 0);
+	KT_EQ_STR(cJSON_GetObjectItem(k, "reason")->valuestring, "ok");
+	KT_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(k, "exec")));
+	dout = cJSON_GetObjectItem(k, "device_output");
+	KT_ASSERT(cJSON_IsObject(dout));
+	KT_CONTAINS(cJSON_GetObjectItem(dout, "text")->valuestring, "{\"debug\": \"vadd\", \"n\": 4194304}");
+	KT_CONTAINS(cJSON_GetObjectItem(dout, "text")->valuestring, "tab\there \\x1b[31mred\xef\xbf\xbd\n");
+	KT_NOT_CONTAINS(cJSON_GetObjectItem(dout, "text")->valuestring, "\x1b");
+	KT_ASSERT(cJSON_GetObjectItem(dout, "bytes")->valuedouble > 0);
+	cJSON_Delete(j);
+	j = load_json("r/out.json_results_0.json");
+	KT_CONTAINS(cJSON_GetObjectItem(cJSON_GetArrayItem(j, 0), "stdout")->valuestring, "{\"debug\": \"vadd\"");
+	cJSON_Delete(j);
+	snprintf(path, sizeof(path), "%s/r/exec/performance_analysis.txt", kt_tmpdir());
+	KT_EQ_INT(ks_fs_read(&t, NULL, path, 1 << 20), 0);
+	KT_CONTAINS(t, "device output: ");
+	KT_CONTAINS(t, "   | {\"debug\": \"vadd\"");
+	KT_NOT_CONTAINS(t, "\x1b");
+	ks_free(t);
+	/* stdout a file: the worker used to inherit it under a zero file-size limit and die */
+	snprintf(args, sizeof(args), "--require-gpu --refs tests/fixtures/problems --out '%s/r2' '%s'", kt_tmpdir(), sub);
+	out = score_stdout(args, 0);
+	KT_NOT_CONTAINS(out, "debug");
+	ks_free(out);
+	j = load_json("r2/score.json");
+	k = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "kernels"), 0);
+	KT_ASSERT_MSG(cJSON_IsTrue(cJSON_GetObjectItem(k, "exec")), "with stdout a file: %s: %s",
+		      cJSON_GetObjectItem(k, "reason")->valuestring,
+		      cJSON_IsString(cJSON_GetObjectItem(k, "detail")) ? cJSON_GetObjectItem(k, "detail")->valuestring : "");
+	cJSON_Delete(j);
+}
+
+static void test_gpu_a_printf_flood_costs_bounded_time_and_memory(void)
+{
+	static const int idx[] = { 1 };
+	const char *sub;
+	char args[9000], *out;
+	const cJSON *k, *dout;
+	struct timespec a, b;
+	double secs;
+	cJSON *j;
+	need_gpu();
+	sub = fixture_part("tests/fixtures/gpu/device_printf.json", "flood", idx, 1);
+	snprintf(args, sizeof(args), "--require-gpu --json --refs tests/fixtures/problems --out '%s/r' '%s'", kt_tmpdir(),
+		 sub);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	out = score_stdout(args, 1);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	secs = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) * 1e-9;
+	fprintf(stderr, "  printf flood: %.1f s\n", secs);
+	KT_EQ_INT(json_exit_status(out), 0);
+	KT_NOT_CONTAINS(out, "says hello");
+	ks_free(out);
+	KT_ASSERT_MSG(secs < 300, "scoring a printf flood took %.0f s", secs);
+	j = load_json("r/score.json");
+	k = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "kernels"), 0);
+	KT_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(k, "exec")));
+	dout = cJSON_GetObjectItem(k, "device_output");
+	KT_ASSERT(cJSON_IsObject(dout));
+	KT_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(dout, "truncated")));
+	fprintf(stderr, "  printf flood: %.0f bytes printed\n", cJSON_GetObjectItem(dout, "bytes")->valuedouble);
+	KT_ASSERT(cJSON_GetObjectItem(dout, "bytes")->valuedouble > 1e6);
+	KT_ASSERT(strlen(cJSON_GetObjectItem(dout, "text")->valuestring) <= 4096);
+	KT_CONTAINS(cJSON_GetObjectItem(dout, "text")->valuestring, "says hello");
 	cJSON_Delete(j);
 }
 
@@ -435,6 +595,8 @@ static const kt_test tests[] = {
 	KT(test_gpu_same_seed_same_verdicts),
 	KT(test_gpu_sanitizer_fails_a_write_64k_past_the_output_and_passes_clean_kernels),
 	KT(test_gpu_profile_names_uncoalesced_access_and_register_pressure),
-	KT(test_gpu_profile_without_ncu_says_so_and_scores), { 0 }
+	KT(test_gpu_profile_without_ncu_says_so_and_scores),
+	KT(test_gpu_device_printf_is_captured_and_a_debug_print_scores_correct),
+	KT(test_gpu_a_printf_flood_costs_bounded_time_and_memory), { 0 }
 };
 KT_MAIN("gpu", tests)

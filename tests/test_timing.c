@@ -44,6 +44,10 @@ static void test_config_file(void)
 	p = kt_write("bad3.json", "{\"timing\": {\"warmup_runs\": 2.5}}", 32);
 	KT_ASSERT(ks_config_load(&c, p) < 0);
 	KT_CONTAINS(ks_error_msg(), "bad3.json: field \"warmup_runs\" must be an integer");
+	KT_NEAR(c.check_fraction, 0.125, 0); /* a part of every batch is checked by default */
+	p = kt_write("bad5.json", "{\"timing\": {\"check_fraction\": 1.5}}", 35);
+	KT_ASSERT(ks_config_load(&c, p) < 0);
+	KT_CONTAINS(ks_error_msg(), "check_fraction must be between 0 and 1");
 	p = kt_write("bad4.json", "{\"timing\": {\"max_runs\": 1e40}}", 30);
 	KT_ASSERT(ks_config_load(&c, p) < 0);
 	KT_CONTAINS(ks_error_msg(), "field \"max_runs\" must be an integer");
