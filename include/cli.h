@@ -17,6 +17,7 @@ enum {
 	KS_EXIT_DATAERR = 65,     /* an input is unreadable or invalid */
 	KS_EXIT_UNAVAILABLE = 69, /* a needed resource (GPU, helper) is missing */
 	KS_EXIT_SOFTWARE = 70,    /* an internal failure */
+	KS_EXIT_CANTCREAT = 73,   /* an output exists and is not kscore's to replace */
 	KS_EXIT_IOERR = 74,       /* an output cannot be written */
 	KS_EXIT_CONFIG = 78       /* a configuration file or option is unusable */
 };

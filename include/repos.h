@@ -125,9 +125,6 @@ void ks_repo_commit_clear(ks_repo_commit *c);
 int ks_repo_read_file(char **data, size_t *len, char **path, ks_repo *r, const char *id,
 		      const char *spec, size_t max_bytes);
 
-/* ks_pattern_check (pattern.h), kept for batch.c until it calls that itself. */
-int ks_repo_pattern_check(const char *spec);
-
 typedef struct {
 	unsigned long number;    /* N of refs/pull/N/head */
 	char id[41];             /* the head commit */

@@ -665,12 +665,6 @@ int ks_repo_pick_commit(ks_repo_pick *out, ks_repo *r, const char *tip, int64_t 
 
 /* ---- files ---- */
 
-/* Kept for batch.c until it calls ks_pattern_check itself. */
-int ks_repo_pattern_check(const char *spec)
-{
-	return ks_pattern_check(spec);
-}
-
 typedef struct {
 	char *path;
 	git_oid oid;
@@ -804,7 +798,7 @@ int ks_repo_read_file(char **data, size_t *len, char **path, ks_repo *r, const c
 		*len = 0;
 	if (path)
 		*path = NULL;
-	if ((rc = ks_repo_pattern_check(spec)) < 0)
+	if ((rc = ks_pattern_check(spec)) < 0)
 		return rc;
 	if ((rc = lookup_commit(&cm, r, id)) < 0)
 		return rc;
