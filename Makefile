@@ -77,7 +77,7 @@ build/test/libkscore.a: $(TLIB_OBJ)
 build/test/score: build/test/obj/main.o build/test/libkscore.a
 	$(QLD)$(CC) $(SAN) $(LDFLAGS_KS) -o $@ $^ $(LIBS_KS)
 
-build/test/test_%: tests/test_%.c tests/ktest.h build/test/libkscore.a
+build/test/test_%: tests/test_%.c $(wildcard tests/*.h) build/test/libkscore.a
 	$(QLD)$(CC) $(CFLAGS_KS) $(SAN) -Itests $(LDFLAGS_KS) -o $@ $< build/test/libkscore.a $(LIBS_KS)
 
 test-build: all build/test/score $(TEST_BIN)

@@ -21,8 +21,11 @@ typedef struct {
 	ks_scoreopts so;              /* scoring and upload options, finished (ks_scoreopts_finish) */
 	const char *out;              /* the results folder */
 	const char *manifest_path;    /* NULL: pull-request mode from the command line alone */
-	/* command-line overrides of the manifest (NULL: not given) */
-	const char *pull_repo, *deadline, *submission;
+	/* command-line overrides of the manifest (NULL, 0 or -1: not given) */
+	const char *pull_repo, *deadline;
+	const char *const *submissions;  /* --submission, repeated: tried in order */
+	size_t nsubmissions;
+	int name_from;                /* --name-from (ks_manifest_name_from), -1: the manifest's */
 	const char *only_team;        /* --team: a name or folder; NULL: every team */
 	int rescore, json, quiet, no_fetch;
 	int color;                    /* colour the per-team lines on stderr */
@@ -39,7 +42,8 @@ typedef struct {
 
 /* Runs a batch: loads the teams, checks the results folder, fetches, scores and ranks, prints
  * per-team lines and the counts on stderr and the table (or with json the kscore.batch-report/1
- * object) on stdout. Returns an exit code (cli.h): 0 every team scored (or already scored),
+ * object) on stdout. Returns an exit code (cli.h): 0 every team scored (or already scored, or
+ * late: no commit of its own at or before the deadline),
  * KS_EXIT_SOME some teams could not be scored (each is recorded), KS_EXIT_NO_GPU compile-only
  * results without --compile-only, KS_EXIT_USAGE, KS_EXIT_DATAERR (manifest or problems),
  * KS_EXIT_UNAVAILABLE, KS_EXIT_CANTCREAT (a folder that is not kscore's), KS_EXIT_IOERR,

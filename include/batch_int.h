@@ -6,7 +6,7 @@
 #define KS_BATCH_INT_H
 
 #include <stddef.h>
-#include <cjson/cJSON.h>
+#include <cJSON.h>
 #include "batch.h"
 #include "leaderboard.h"
 #include "manifest.h"
@@ -41,7 +41,7 @@ typedef struct {
 	bt_repo_slot **slots;             /* each allocated on its own: outcomes point at them */
 	size_t nslots;
 	ks_leaderboard_row *rows;         /* in manifest order */
-	size_t ndone, ntodo, nscored, nskipped, nfailed;
+	size_t ndone, ntodo, nscored, nskipped, nfailed, nlate;
 	double scored_s;                  /* time spent on teams that were scored, for the ETA */
 	size_t nscored_timed;
 	cJSON *jteams;                    /* the --json report's teams */
@@ -50,6 +50,9 @@ typedef struct {
 /* The repository of a location, opened and (unless --no-fetch) fetched on first use. */
 bt_repo_slot *bt_get_repo(bt_batch *b, const char *location);
 void bt_slots_free(bt_batch *b);
+
+/* The team's submission paths or patterns: its own, else the manifest's default. */
+const ks_manifest_paths *bt_team_paths(const bt_batch *b, const ks_manifest_team *t);
 
 /* <out>/<folder>. Caller frees. */
 char *bt_team_dir(const bt_batch *b, const ks_manifest_team *t);

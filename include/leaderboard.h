@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <cjson/cJSON.h>
+#include <cJSON.h>
 #include "manifest.h"
 
 /* A team's status, in batch.json, the leaderboard and the --json report. The names are stable. */
@@ -16,7 +16,8 @@ typedef enum {
 	KS_LEADERBOARD_SCORED,         /* "scored" */
 	KS_LEADERBOARD_ALREADY_SCORED, /* "already_scored": a run's report only; the record says scored */
 	KS_LEADERBOARD_FAILED,         /* "failed": recorded with its reason */
-	KS_LEADERBOARD_INCOMPLETE      /* "incomplete": a record without a usable status or score.json */
+	KS_LEADERBOARD_INCOMPLETE,     /* "incomplete": a record without a usable status or score.json */
+	KS_LEADERBOARD_LATE            /* "late": no commit of its own at or before the deadline */
 } ks_leaderboard_status;
 
 /* The stable name of a status ("scored", ...). */
@@ -30,6 +31,8 @@ typedef struct {
 	char *team, *folder;
 	ks_leaderboard_status status;
 	char *reason;          /* why it failed; NULL otherwise */
+	char *name_source;     /* batch.json's name_source ("manifest", "subject", ...); NULL if none */
+	char *note;            /* named "pr-N": the head commit's subject, kept as a note; else NULL */
 	char *mode;            /* "gpu", "compile-only"; NULL without a result */
 	char *commit;          /* NULL when none was chosen */
 	int has_result;        /* a complete result folder exists */

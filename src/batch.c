@@ -7,7 +7,6 @@
 #include "jsonutil.h"
 #include "mem.h"
 #include "outdir.h"
-#include "pattern.h"
 #include "slurm.h"
 
 #include <curl/curl.h>
@@ -129,14 +128,13 @@ static int load_teams(bt_batch *b)
 		fprintf(stderr, "score batch: --deadline: %s\n", ks_error_msg());
 		return KS_EXIT_USAGE;
 	}
-	if (b->o.submission) {
-		if (ks_pattern_check(b->o.submission) < 0) {
-			fprintf(stderr, "score batch: --submission: %s\n", ks_error_msg());
-			return KS_EXIT_USAGE;
-		}
-		ks_free(b->m->submission);
-		b->m->submission = ks_strdup(b->o.submission);
+	if (b->o.nsubmissions &&
+	    ks_manifest_paths_set(&b->m->submission, b->o.submissions, b->o.nsubmissions) < 0) {
+		fprintf(stderr, "score batch: --submission: %s\n", ks_error_msg());
+		return KS_EXIT_USAGE;
 	}
+	if (b->o.name_from >= 0)
+		b->m->name_from = (ks_manifest_name_from)b->o.name_from;
 	if (b->o.pull_repo) {
 		if (b->m->nteams) {
 			fprintf(stderr, "score batch: --pull-requests cannot be used with a manifest that "
@@ -150,7 +148,7 @@ static int load_teams(bt_batch *b)
 		fprintf(stderr, "score batch: no deadline: set \"deadline\" in the manifest or use --deadline\n");
 		return b->o.manifest_path ? KS_EXIT_DATAERR : KS_EXIT_USAGE;
 	}
-	if (b->m->pull_repo && !b->m->submission) {
+	if (b->m->pull_repo && !b->m->submission.n) {
 		fprintf(stderr, "score batch: pull-request mode needs the submission's path: \"submission\" "
 			"in the manifest or --submission\n");
 		return b->o.manifest_path ? KS_EXIT_DATAERR : KS_EXIT_USAGE;
@@ -459,6 +457,7 @@ static void print_report(const bt_batch *b, cJSON *teams, int rc)
 	cJSON_AddItemToObject(root, "teams", teams);
 	cJSON_AddNumberToObject(root, "scored", (double)b->nscored);
 	cJSON_AddNumberToObject(root, "already_scored", (double)b->nskipped);
+	cJSON_AddNumberToObject(root, "late", (double)b->nlate);
 	cJSON_AddNumberToObject(root, "failed", (double)b->nfailed);
 	cJSON_AddNumberToObject(root, "exit_status", rc);
 	s = cJSON_Print(root);
@@ -554,12 +553,14 @@ int ks_batch_run(const ks_batch_options *o)
 		rc = KS_EXIT_SOME;
 	else
 		rc = KS_EXIT_OK;
-	if (b.o.collect)
+	if (b.o.quiet)
+		;  /* -q: only errors (and each team that failed, printed as it failed) */
+	else if (b.o.collect)
 		fprintf(stderr, "score batch: collected %zu teams, %zu without a result\n", b.m->nteams,
 			b.nfailed);
 	else
-		fprintf(stderr, "score batch: %s%zu scored, %zu already scored, %zu failed\n",
-			b.o.sharded ? "this shard: " : "", b.nscored, b.nskipped, b.nfailed);
+		fprintf(stderr, "score batch: %s%zu scored, %zu already scored, %zu late, %zu failed\n",
+			b.o.sharded ? "this shard: " : "", b.nscored, b.nskipped, b.nlate, b.nfailed);
 	if (b.o.sharded && !b.o.quiet)
 		fprintf(stderr, "score batch: shard %u/%u done; `score batch ... --collect` builds the "
 			"leaderboard once every shard has ended\n", b.o.shard.index, b.o.shard.count);

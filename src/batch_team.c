@@ -1,6 +1,7 @@
 /* batch_team: one team of a batch run (batch_int.h): its repository fetched once per run, the
  * commit at the deadline, the submission file, scoring, and its batch.json. */
 #include "batch_int.h"
+#include "buf.h"
 #include "errors.h"
 #include "fsutil.h"
 #include "hash.h"
@@ -8,6 +9,7 @@
 #include "mem.h"
 #include "outdir.h"
 #include "submission.h"
+#include "utf8.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,11 @@ typedef struct {
 	ks_repo_pick pick;
 	char *file;
 	char sha[65];
+	char *base_ref;                   /* the ref whose history is not the team's own, or NULL */
+	char base[41];                    /* its commit ("" without one) */
+	char fork[41];                    /* where the scored commit left the base ("": nowhere) */
+	size_t base_files;                /* matches left out as the base's own files */
+	char missing[41];                 /* missing_object: the object's id */
 	char *previous;                   /* the commit this result replaced, if another */
 	int previous_in_history;
 	const char *upload;               /* upload status name, or NULL */
@@ -71,6 +78,7 @@ static void outcome_clear(outcome *o)
 	ks_free(o->detail);
 	ks_free(o->file);
 	ks_free(o->previous);
+	ks_free(o->base_ref);
 	ks_repo_pick_clear(&o->pick);
 	memset(o, 0, sizeof(*o));
 }
@@ -79,10 +87,13 @@ static void outcome_clear(outcome *o)
  * message of repos.h) the repository, commit and file. */
 static void fail(outcome *o, const ks_manifest_team *t, const char *reason, const char *detail)
 {
+	char *text = ks_asprintf("team %s, ref %s: %s", t->name, t->ref, detail);
 	o->status = KS_LEADERBOARD_FAILED;
 	o->reason = reason;
 	ks_free(o->detail);
-	o->detail = ks_asprintf("team %s, ref %s: %s", t->name, t->ref, detail);
+	/* paths and subjects in it come from teams: bytes that are not UTF-8 do not reach the JSON */
+	o->detail = ks_utf8_clean(text);
+	ks_free(text);
 }
 
 /* The repository of a location, opened and fetched once per run, however many teams use it. */
@@ -111,7 +122,10 @@ bt_repo_slot *bt_get_repo(bt_batch *b, const char *location)
 		}
 		return s;
 	}
-	if (ks_repo_fetch(s->repo) < 0) {
+	if (ks_repo_fetch(s->repo) == 0) {
+		if (ks_repo_fetch_note(s->repo))
+			s->warning = ks_strdup(ks_repo_fetch_note(s->repo));
+	} else {
 		char *why = ks_strdup(ks_error_msg());
 		if (ks_repo_has_refs(s->repo)) {
 			char ts[32];
@@ -193,7 +207,7 @@ static cJSON *later_json(const outcome *o)
 static cJSON *team_record(const bt_batch *b, const ks_manifest_team *t, const outcome *o)
 {
 	cJSON *r = cJSON_CreateObject(), *x;
-	const char *spec = t->submission ? t->submission : b->m->submission;
+	const ks_manifest_paths *spec = bt_team_paths(b, t);
 	char ts[32], *display = o->slot && o->slot->repo ? ks_strdup(ks_repo_display(o->slot->repo)) :
 				ks_repo_redact(t->repo);
 	time_t fetched = o->slot && o->slot->repo ? ks_repo_fetched_at(o->slot->repo) : 0;
@@ -201,11 +215,12 @@ static cJSON *team_record(const bt_batch *b, const ks_manifest_team *t, const ou
 	cJSON_AddStringToObject(r, "schema", TEAM_SCHEMA);
 	cJSON_AddStringToObject(r, "team", t->name);
 	cJSON_AddStringToObject(r, "folder", t->folder);
-	cJSON_AddStringToObject(r, "status", ks_leaderboard_status_name(o->status == KS_LEADERBOARD_FAILED ?
-									  KS_LEADERBOARD_FAILED :
-									  KS_LEADERBOARD_SCORED));
+	cJSON_AddStringToObject(r, "status", ks_leaderboard_status_name(o->status == KS_LEADERBOARD_FAILED ||
+									  o->status == KS_LEADERBOARD_LATE ?
+									  o->status : KS_LEADERBOARD_SCORED));
 	add_str_or_null(r, "reason", o->reason);
 	add_str_or_null(r, "detail", o->detail);
+	cJSON_AddStringToObject(r, "name_source", ks_manifest_name_source_name(t->name_source));
 	if (t->pull) {
 		cJSON_AddNumberToObject(r, "pull_request", (double)t->pull);
 		add_str_or_null(r, "head_subject", t->head_subject);
@@ -213,6 +228,12 @@ static cJSON *team_record(const bt_batch *b, const ks_manifest_team *t, const ou
 	cJSON_AddStringToObject(r, "repository", display);
 	cJSON_AddStringToObject(r, "ref", t->ref);
 	add_str_or_null(r, "ref_commit", o->tip[0] ? o->tip : NULL);
+	if (o->base_ref) {
+		cJSON_AddStringToObject(r, "base", o->base_ref);
+		add_str_or_null(r, "base_commit", o->base[0] ? o->base : NULL);
+		if (o->fork[0])
+			cJSON_AddStringToObject(r, "fork_point", o->fork);
+	}
 	ks_manifest_format_time(ts, b->m->deadline);
 	cJSON_AddStringToObject(r, "deadline", ts);
 	if (fetched) {
@@ -233,8 +254,19 @@ static cJSON *team_record(const bt_batch *b, const ks_manifest_team *t, const ou
 		cJSON_AddNullToObject(r, "commit");
 		cJSON_AddNullToObject(r, "commit_time");
 	}
-	add_str_or_null(r, "submission", spec);
+	if (spec->n == 1) {
+		cJSON_AddStringToObject(r, "submission", spec->v[0]);
+	} else {
+		cJSON *a = cJSON_AddArrayToObject(r, "submission");
+		size_t i;
+		for (i = 0; i < spec->n; i++)
+			cJSON_AddItemToArray(a, cJSON_CreateString(spec->v[i]));
+	}
 	add_str_or_null(r, "file", o->file);
+	if (o->base_files)
+		cJSON_AddNumberToObject(r, "base_files_left_out", (double)o->base_files);
+	if (o->missing[0])
+		cJSON_AddStringToObject(r, "missing_object", o->missing);
 	cJSON_AddItemToObject(r, "later_commits", later_json(o));
 	cJSON_AddNumberToObject(r, "later_commits_total", (double)o->pick.later_total);
 	if (o->previous) {
@@ -345,7 +377,7 @@ static int record_failure(const bt_batch *b, const ks_manifest_team *t, const ou
 	char *dir;
 	cJSON *rec;
 	int rc;
-	if (old && same_str(old, "status", ks_leaderboard_status_name(KS_LEADERBOARD_FAILED)) && same_str(old, "reason", o->reason) &&
+	if (old && same_str(old, "status", ks_leaderboard_status_name(o->status)) && same_str(old, "reason", o->reason) &&
 	    same_str(old, "detail", o->detail) && same_version(old) &&
 	    same_str(old, "commit", o->pick.found ? o->pick.chosen.id : NULL) && same_later(old, o))
 		return 0;
@@ -385,20 +417,145 @@ static void upload_one(bt_batch *b, const ks_manifest_team *t, outcome *o)
 	ks_upload_result_dir(&ur, dir, ks_upload_setup_options(b->up));
 	o->upload = ks_upload_status_name(ur.status);
 	bt_progress_clear(b);
-	fprintf(stderr, "score batch: %s: upload: %s: %s\n", t->name, o->upload, ur.message);
+	if (!b->o.quiet || (ur.status != KS_UPLOAD_SENT && ur.status != KS_UPLOAD_ALREADY))
+		fprintf(stderr, "score batch: %s: upload: %s: %s\n", t->name, o->upload, ur.message);
 	ks_upload_report_clear(&ur);
 	ks_free(dir);
 }
 
+/* ---- what teams commit instead of a submission ---- */
+
+/* GEAK-eval writes <out>_results_<pass>.json, <out>_perf_<pass>.json, <out>_all_passes.json and
+ * <out>passk.txt: the output of an evaluation, not the agent's answers. */
+static const char geak_files[] = "**/*{_results_*.json,_perf_*.json,_all_passes.json,passk.txt}";
+
+static int geak_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	return strstr(base, "_results_") || strstr(base, "_perf_") || strstr(base, "_all_passes.json") ||
+	       strstr(base, "passk.txt");
+}
+
+/* 1 when a file's JSON is a GEAK-eval result: entries with pass_num / call_status / exec_status
+ * and no "predict", or a performance summary (speed_up, efficiency). */
+static int geak_content(const char *data, size_t len)
+{
+	cJSON *j = NULL, *first;
+	int yes = 0;
+	size_t i = 0;
+	while (i < len && (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t'))
+		i++;
+	if (i == len || (data[i] != '[' && data[i] != '{') || ks_json_parse(&j, data, len, 64, "file") < 0) {
+		ks_error_clear();
+		return 0;
+	}
+	first = cJSON_IsArray(j) ? cJSON_GetArrayItem(j, 0) : j;
+	if (cJSON_IsObject(first))
+		yes = (!cJSON_HasObjectItem(first, "predict") &&
+		       (cJSON_HasObjectItem(first, "pass_num") || cJSON_HasObjectItem(first, "call_status") ||
+			cJSON_HasObjectItem(first, "exec_status"))) ||
+		      (cJSON_HasObjectItem(first, "speed_up") && cJSON_HasObjectItem(first, "efficiency"));
+	cJSON_Delete(j);
+	return yes;
+}
+
+/* Fails the team as geak_results_not_submission: what it committed and what kscore needs. */
+static void fail_geak(outcome *o, const ks_manifest_team *t, const char *what)
+{
+	char *msg = ks_asprintf("repository %s: commit %.12s: %s GEAK-eval's result files (what an "
+				"evaluation of the agent's answers wrote), not a submission: kscore scores "
+				"the submission itself, the JSON array of {\"file\", \"predict\"} entries the "
+				"agent wrote (GEAK-eval's input, named like "
+				"reflexion_oneshot_tritonbench_<N>.json); commit that file and give its path "
+				"as \"submission\"", ks_repo_display(o->slot->repo), o->pick.chosen.id, what);
+	fail(o, t, "geak_results_not_submission", msg);
+	ks_free(msg);
+}
+
+/* No submission matched (or the files that did are ambiguous, as GEAK-eval's _results_0 and
+ * _perf_0 are to "*_<N>.json"): a GEAK result folder committed instead is said so, naming its
+ * files. `why` is the read's message. */
+static int geak_instead(outcome *o, const ks_manifest_team *t, ks_repo_file_status st, const char *why)
+{
+	char **paths = NULL, *what;
+	size_t n = 0, i, named = 0;
+	ks_buf b = KS_BUF_INIT(4096);
+	if ((st != KS_REPO_FILE_NO_MATCH && st != KS_REPO_FILE_AMBIGUOUS) ||
+	    ks_repo_list(&paths, &n, o->slot->repo, o->pick.chosen.id, geak_files, 4) < 0 || !n) {
+		ks_error_clear();
+		ks_free_strv(paths, n);
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		named += strstr(why, paths[i]) != NULL;
+	if (st == KS_REPO_FILE_AMBIGUOUS && !named) {
+		ks_free_strv(paths, n);
+		return 0;
+	}
+	ks_buf_printf(&b, "no submission file, only %s%s%s%s", paths[0], n > 1 ? ", " : "",
+		      n > 1 ? paths[1] : "", n > 2 ? ", ..." : "");
+	what = ks_asprintf("%s, which are", b.ptr);
+	fail_geak(o, t, what);
+	ks_free(what);
+	ks_buf_free(&b);
+	ks_free_strv(paths, n);
+	return 1;
+}
+
+/* ---- one team before scoring ---- */
+
+const ks_manifest_paths *bt_team_paths(const bt_batch *b, const ks_manifest_team *t)
+{
+	return t->submission.n ? &t->submission : &b->m->submission;
+}
+
+/* The history that is not the team's own: the base the manifest names, or for a pull request
+ * the repository's default branch. 0 decided (o->base set, or no base), -1 the team failed. */
+static int find_base(outcome *o, const ks_manifest_team *t)
+{
+	int pull = !strncmp(t->ref, "refs/pull/", 10), rc;
+	if (!t->base && !pull)
+		return 0;
+	o->base_ref = ks_strdup(t->base ? t->base : "HEAD");
+	rc = ks_repo_base(o->base, o->slot->repo, o->tip, o->base_ref);
+	if (rc == KS_ENOTFOUND && !t->base) {
+		ks_error_clear();  /* no default branch: a pull request's whole history counts */
+		return 0;
+	}
+	if (rc < 0) {
+		fail(o, t, "bad_base", ks_error_msg());
+		return -1;
+	}
+	return 0;
+}
+
+static const char *read_reason(ks_repo_file_status s)
+{
+	switch (s) {
+	case KS_REPO_FILE_NO_MATCH:
+		return "missing_file";
+	case KS_REPO_FILE_BASE_ONLY:
+		return "base_file_only";
+	case KS_REPO_FILE_TOO_LARGE:
+		return "file_too_large";
+	case KS_REPO_FILE_MISSING_OBJECT:
+		return "missing_object";
+	default:
+		return "unusable_file";
+	}
+}
+
 /* Fetch, choose the commit, read and parse the submission: everything before scoring. Leaves
  * o->status NOT_SCORED, with *pass parsed and o->sha its fingerprint, when the team can be
- * scored; sets o->status to FAILED with the reason otherwise. Nothing here stops the batch. */
+ * scored; sets o->status to FAILED or LATE with the reason otherwise. Nothing here stops the
+ * batch. */
 static void prepare(bt_batch *b, const ks_manifest_team *t, outcome *o, ks_pass *pass)
 {
 	ks_submission_limits lim = KS_SUBMISSION_LIMITS_INIT;
-	const char *spec = t->submission ? t->submission : b->m->submission;
-	char *data = NULL;
-	size_t len = 0;
+	ks_repo_read_options ro = KS_REPO_READ_OPTIONS_INIT;
+	const ks_manifest_paths *spec = bt_team_paths(b, t);
+	ks_repo_file f;
 	ks_sha256 *h;
 	int rc;
 
@@ -413,7 +570,10 @@ static void prepare(bt_batch *b, const ks_manifest_team *t, outcome *o, ks_pass 
 		fail(o, t, "bad_ref", ks_error_msg());
 		return;
 	}
-	if ((rc = ks_repo_pick_commit(&o->pick, o->slot->repo, o->tip, b->m->deadline, MAX_LATER)) < 0) {
+	if (find_base(o, t) < 0)
+		return;
+	if ((rc = ks_repo_pick_commit(&o->pick, o->slot->repo, o->tip, o->base[0] ? o->base : NULL,
+				      b->m->deadline, MAX_LATER)) < 0) {
 		fail(o, t, "history_error", ks_error_msg());
 		o->of_run = 1;
 		return;
@@ -421,22 +581,44 @@ static void prepare(bt_batch *b, const ks_manifest_team *t, outcome *o, ks_pass 
 	if (!o->pick.found) {
 		char ts[32], *msg;
 		ks_manifest_format_time(ts, b->m->deadline);
-		msg = ks_asprintf("repository %s: ref %s has no commit at or before the deadline %s "
-				  "(%zu later commits)", ks_repo_display(o->slot->repo), t->ref, ts,
-				  o->pick.later_total);
+		msg = ks_asprintf("repository %s: ref %s has no commit%s at or before the deadline %s "
+				  "(%zu later commits%s%s%s)", ks_repo_display(o->slot->repo), t->ref,
+				  o->base[0] ? " of its own" : "", ts, o->pick.later_total,
+				  o->base[0] ? "; the history of " : "", o->base[0] ? o->base_ref : "",
+				  o->base[0] ? ", its base, is not the team's" : "");
 		fail(o, t, "no_commit_before_deadline", msg);
+		o->status = KS_LEADERBOARD_LATE;
 		ks_free(msg);
 		return;
 	}
-	rc = ks_repo_read_file(&data, &len, &o->file, o->slot->repo, o->pick.chosen.id, spec,
-			       lim.max_file_bytes);
+	/* a file the team never changed since it left the base is the base's, not a submission */
+	if (o->base[0] && ks_repo_merge_base(o->fork, o->slot->repo, o->pick.chosen.id, o->base) < 0)
+		ks_error_clear();
+	ro.specs = (const char *const *)spec->v;
+	ro.nspecs = spec->n;
+	ro.max_bytes = lim.max_file_bytes;
+	ro.base = o->fork[0] ? o->fork : NULL;
+	rc = ks_repo_read(&f, o->slot->repo, o->pick.chosen.id, &ro);
+	o->base_files = f.base_matches;
 	if (rc < 0) {
-		fail(o, t, rc == KS_ENOTFOUND ? "missing_file" : rc == KS_ELIMIT ? "file_too_large" :
-		     "unusable_file", ks_error_msg());
+		char *why = ks_strdup(ks_error_msg());
+		memcpy(o->missing, f.missing, sizeof(o->missing));
+		if (!geak_instead(o, t, f.status, why))
+			fail(o, t, read_reason(f.status), why);
+		ks_free(why);
+		ks_repo_file_clear(&f);
 		return;
 	}
-	ks_pass_parse(pass, o->file, data, len, &lim);
-	ks_free(data);
+	o->file = ks_utf8_clean(f.path);  /* a name from a team's tree: recorded in JSON */
+	if (geak_name(o->file) || geak_content(f.data, f.len)) {
+		char *what = ks_asprintf("%s is one of", o->file);
+		fail_geak(o, t, what);
+		ks_free(what);
+		ks_repo_file_clear(&f);
+		return;
+	}
+	ks_pass_parse(pass, o->file, f.data, f.len, &lim);
+	ks_repo_file_clear(&f);
 	h = ks_sha256_new();
 	ks_sha256_update_str(h, pass->sha256);
 	ks_sha256_final(h, o->sha);
@@ -486,7 +668,7 @@ int bt_process_team(bt_batch *b, size_t idx)
 		/* the repository cannot be reached now, but what was scored from it stands: a
 		 * network or cache problem of this run must not delete a team's result */
 		o.kept = 1;
-	} else if (o.status == KS_LEADERBOARD_FAILED) {
+	} else if (o.status == KS_LEADERBOARD_FAILED || o.status == KS_LEADERBOARD_LATE) {
 		if ((rc = record_failure(b, t, &o, old)) < 0)
 			goto done;
 	} else if (!b->o.rescore && already_scored(b, t, old, &o)) {
@@ -530,10 +712,16 @@ int bt_process_team(bt_batch *b, size_t idx)
 
 	bt_progress_clear(b);
 	if (o.status == KS_LEADERBOARD_FAILED) {
+		/* -q keeps these: a team that cannot be scored is an error to look at */
 		b->nfailed++;
 		fprintf(stderr, "score batch: [%zu/%zu] %s: %sfailed%s: %s: %s%s\n", b->ndone + 1, b->ntodo,
 			t->name, col(b, "\033[31m"), col(b, "\033[0m"), o.reason, o.detail,
 			o.kept ? " (its earlier result is kept)" : "");
+	} else if (o.status == KS_LEADERBOARD_LATE) {
+		b->nlate++;
+		if (!b->o.quiet)
+			fprintf(stderr, "score batch: [%zu/%zu] %s: %slate%s: %s\n", b->ndone + 1, b->ntodo,
+				t->name, col(b, "\033[33m"), col(b, "\033[0m"), o.detail);
 	} else {
 		char ts[32];
 		ks_manifest_format_time(ts, o.pick.chosen.time);
@@ -541,6 +729,8 @@ int bt_process_team(bt_batch *b, size_t idx)
 			b->nscored++;
 		else
 			b->nskipped++;
+		if (b->o.quiet)
+			goto report;
 		fprintf(stderr, "score batch: [%zu/%zu] %s: %s%s%s: commit %.12s (%s), %s", b->ndone + 1,
 			b->ntodo, t->name, col(b, o.status == KS_LEADERBOARD_SCORED ? "\033[32m" : "\033[36m"),
 			o.status == KS_LEADERBOARD_SCORED ? "scored" : "already scored", col(b, "\033[0m"),
@@ -552,10 +742,12 @@ int bt_process_team(bt_batch *b, size_t idx)
 			fprintf(stderr, "; warning: %s", o.slot->warning);
 		fputc('\n', stderr);
 	}
+report:
 	jt = cJSON_CreateObject();
 	cJSON_AddStringToObject(jt, "team", t->name);
 	cJSON_AddStringToObject(jt, "folder", t->folder);
 	cJSON_AddStringToObject(jt, "status", ks_leaderboard_status_name(o.status));
+	cJSON_AddStringToObject(jt, "name_source", ks_manifest_name_source_name(t->name_source));
 	add_str_or_null(jt, "reason", o.reason);
 	add_str_or_null(jt, "detail", o.detail);
 	add_str_or_null(jt, "commit", o.pick.found ? o.pick.chosen.id : NULL);

@@ -1,6 +1,7 @@
 /* cmd_batch: `score batch` (cmd.h): options into a ks_batch_options, then the run (batch.h). */
 #include "batch.h"
 #include "cli.h"
+#include "manifest.h"
 #include "cmd.h"
 #include "errors.h"
 #include "mem.h"
@@ -26,16 +27,21 @@ static void usage(FILE *f)
 	      "\n"
 	      "Batch options:\n"
 	      "  -o, --out DIR             results folder (default: results)\n"
-	      "      --pull-requests REPO  score every refs/pull/N/head of REPO, one team each, named by\n"
-	      "                            its head commit's subject (unless the manifest maps it)\n"
-	      "      --deadline TIME       UTC deadline, e.g. 2025-08-24T23:59:59Z (overrides the manifest)\n"
+	      "      --pull-requests REPO  score every refs/pull/N/head of REPO, one team each: only the\n"
+	      "                            pull request's own commits count (not the default branch's)\n"
+	      "      --name-from RULE      name unmapped pull requests by subject (the whole subject),\n"
+	      "                            author or number (pr-N); default: a team name written in the\n"
+	      "                            head subject (\"[Team X]\", \"team: X\", ...), else pr-N\n"
+	      "      --deadline TIME       the deadline with its zone, e.g. 2025-08-24T23:59:59+08:00\n"
+	      "                            or 2025-08-24T15:59:59Z (overrides the manifest)\n"
 	      "      --submission PATH     path or pattern of the submission in each repository\n"
-	      "                            (overrides the manifest's default; \"<N>\" picks the highest N)\n"
+	      "                            (overrides the manifest's default; repeatable: tried in order;\n"
+	      "                            \"*\", \"**\", \"{a,b}\"; \"<N>\" picks the highest N)\n"
 	      "      --team NAME           only this team (by name or folder); the leaderboard keeps all\n"
 	      "      --rescore             score every team again, even those already scored\n"
 	      "      --no-fetch            use the cached repositories as they are (a frozen batch)\n"
 	      "      --json                print a JSON summary on stdout instead of the table\n"
-	      "  -q, --quiet               no progress and no table\n"
+	      "  -q, --quiet               only errors: teams that failed, warnings; no table\n"
 	      "      --shard I/N           score only share I (0..N-1) of the teams; no leaderboard\n"
 	      "      --collect             score nothing: build the leaderboard from the team folders\n"
 	      "                            present (teams without one are listed as failed)\n"
@@ -54,7 +60,7 @@ static void usage(FILE *f)
 	      "Repositories are cached in CACHE/repos/ (CACHE: --cache-dir, else $XDG_CACHE_HOME/kscore).\n"
 	      "\n"
 	      "Exit status:\n"
-	      "   0  every team scored (or already scored)   1  some teams could not be scored (recorded)\n"
+	      "   0  every team scored, already scored or late  1  some teams could not be scored (recorded)\n"
 	      "   3  no GPU: compile-only results            64  usage error\n"
 	      "  65  the manifest is invalid                  69  --require-gpu and no usable GPU\n"
 	      "  73  OUT or a team folder exists and is not kscore's, or is, holds or lies inside an\n"
@@ -109,6 +115,7 @@ int ks_batch_main(int argc, char **argv)
 		{ "slurm-option", required_argument, 0, 12 },
 		{ "shards", required_argument, 0, 13 },
 		{ "dry-run", no_argument, 0, 14 },
+		{ "name-from", required_argument, 0, 15 },
 		{ "help", no_argument, 0, 'h' },
 		KS_SCOREOPTS_LONGOPTS,
 		{ 0, 0, 0, 0 }
@@ -119,13 +126,15 @@ int ks_batch_main(int argc, char **argv)
 	char **own = ks_calloc((size_t)argc + 1, sizeof(*own));   /* --slurm's own argv elements */
 	const char **sbatch = ks_calloc((size_t)argc + 1, sizeof(*sbatch));
 	const char **job = ks_calloc((size_t)argc + 1, sizeof(*job));
+	const char **subs = ks_calloc((size_t)argc + 1, sizeof(*subs));
 	const char *nc = getenv("NO_COLOR");
-	size_t nown = 0, nsbatch = 0, njob = 0;
+	size_t nown = 0, nsbatch = 0, njob = 0, nsubs = 0;
 	int c, i, color = -1, rc = KS_EXIT_OK;
 
 	memset(&o, 0, sizeof(o));
 	ks_scoreopts_init(&o.so);
 	o.out = "results";
+	o.name_from = -1;
 	memcpy(args, argv, (size_t)argc * sizeof(*argv));
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:qh" KS_SCOREOPTS_SHORTOPTS, lopts, NULL)) != -1) {
@@ -147,7 +156,7 @@ int ks_batch_main(int argc, char **argv)
 			o.deadline = optarg;
 			continue;
 		case 3:
-			o.submission = optarg;
+			subs[nsubs++] = optarg;
 			continue;
 		case 4:
 			o.only_team = optarg;
@@ -214,6 +223,16 @@ int ks_batch_main(int argc, char **argv)
 		case 14:
 			o.dry_run = 1;
 			continue;
+		case 15: {
+			ks_manifest_name_from nf;
+			if (ks_manifest_name_from_parse(&nf, optarg) < 0) {
+				fprintf(stderr, "score batch: --name-from: %s\n", ks_error_msg());
+				rc = KS_EXIT_USAGE;
+				goto done;
+			}
+			o.name_from = (int)nf;
+			continue;
+		}
 		case 'h':
 			usage(stdout);
 			rc = 0;
@@ -250,6 +269,8 @@ int ks_batch_main(int argc, char **argv)
 		rc = KS_EXIT_USAGE;
 		goto done;
 	}
+	o.submissions = subs;
+	o.nsubmissions = nsubs;
 	o.sbatch_opts = sbatch;
 	o.nsbatch_opts = nsbatch;
 	for (i = 1; i < argc; i++)
@@ -267,5 +288,6 @@ done:
 	ks_free(own);
 	ks_free(sbatch);
 	ks_free(job);
+	ks_free(subs);
 	return rc;
 }

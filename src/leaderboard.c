@@ -5,6 +5,7 @@
 #include "fsutil.h"
 #include "jsonutil.h"
 #include "mem.h"
+#include "utf8.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -18,7 +19,7 @@
 #define MAX_RECORD_BYTES (1024u << 20)
 
 static const char *const status_names[] = { "not_scored", "scored", "already_scored", "failed",
-					    "incomplete" };
+					    "incomplete", "late" };
 
 const char *ks_leaderboard_status_name(ks_leaderboard_status s)
 {
@@ -39,6 +40,8 @@ void ks_leaderboard_row_clear(ks_leaderboard_row *r)
 	ks_free(r->team);
 	ks_free(r->folder);
 	ks_free(r->reason);
+	ks_free(r->name_source);
+	ks_free(r->note);
 	ks_free(r->mode);
 	ks_free(r->commit);
 	memset(r, 0, sizeof(*r));
@@ -90,6 +93,9 @@ void ks_leaderboard_row_load(ks_leaderboard_row *row, const char *out_dir, const
 		row->status = ks_leaderboard_status_parse(cJSON_IsString(st) ? st->valuestring : NULL);
 	}
 	row->reason = str_or_null(b, "reason");
+	row->name_source = str_or_null(b, "name_source");
+	if (row->name_source && !strcmp(row->name_source, "number"))
+		row->note = str_or_null(b, "head_subject");
 	row->commit = str_or_null(b, "commit");
 	v = num_or_nan(b, "commit_time_epoch");
 	if (!isnan(v))
@@ -241,6 +247,10 @@ int ks_leaderboard_write(const char *out_dir, const ks_leaderboard_row *rows, si
 			cJSON_AddStringToObject(t, "reason", r->reason);
 		else
 			cJSON_AddNullToObject(t, "reason");
+		if (r->name_source)
+			cJSON_AddStringToObject(t, "name_source", r->name_source);
+		if (r->note)
+			cJSON_AddStringToObject(t, "note", r->note);
 		if (r->mode)
 			cJSON_AddStringToObject(t, "mode", r->mode);
 		else
@@ -300,10 +310,17 @@ int ks_leaderboard_write(const char *out_dir, const ks_leaderboard_row *rows, si
 }
 
 
+/* Prints s in exactly `cols` terminal columns: cut by whole characters, padded with spaces. */
+static void print_cell(FILE *f, const char *s, size_t cols)
+{
+	size_t w, n = ks_utf8_prefix(s, cols, 0, &w);
+	fprintf(f, "%.*s%*s", (int)n, s, (int)(cols - w), "");
+}
+
 void ks_leaderboard_print(FILE *f, const ks_leaderboard_row *rows, size_t n)
 {
 	size_t i;
-	fprintf(f, "%-5s %-28s %-12s %-24s %s\n", "rank", "team", "status", "result", "commit");
+	fprintf(f, "%-5s %-28s %-12s %-28s %s\n", "rank", "team", "status", "result", "commit");
 	for (i = 0; i < n; i++) {
 		const ks_leaderboard_row *r = &rows[i];
 		char res[64] = "";
@@ -317,7 +334,11 @@ void ks_leaderboard_print(FILE *f, const ks_leaderboard_row *rows, size_t n)
 				 r->compile_accuracy);
 		else if (r->reason)
 			snprintf(res, sizeof(res), "%s", r->reason);
-		fprintf(f, "%-5zu %-28.28s %-12s %-24s %.12s\n", r->rank, r->team,
-			ks_leaderboard_status_name(r->status), res, r->commit ? r->commit : "-");
+		fprintf(f, "%-5zu ", r->rank);
+		/* names are people's: cut and aligned by characters and their width, never by bytes */
+		print_cell(f, r->team, 28);
+		fprintf(f, " %-12s ", ks_leaderboard_status_name(r->status));
+		print_cell(f, res, 28);
+		fprintf(f, " %.12s\n", r->commit ? r->commit : "-");
 	}
 }

@@ -5,6 +5,7 @@
 #include "jsonutil.h"
 #include "mem.h"
 #include "pattern.h"
+#include "utf8.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -15,7 +16,6 @@
 
 #define MANIFEST_SCHEMA "kscore.batch/1"
 #define MAX_MANIFEST_BYTES (16u << 20)
-#define MAX_NAME_BYTES 128
 #define MAX_FOLDER_BYTES 64
 
 /* ---- times and names ---- */
@@ -111,12 +111,10 @@ char *ks_manifest_folder_name(const char *name)
 	return f;
 }
 
-/* A name for people: control characters become spaces, runs of spaces one, trimmed, at most
- * MAX_NAME_BYTES without cutting a UTF-8 sequence. */
-static char *clean_name(const char *s)
+char *ks_manifest_clean_name(const char *text)
 {
+	char *s = ks_utf8_clean(text), *o = ks_malloc(strlen(s) + 1);
 	size_t n = 0, i;
-	char *o = ks_malloc(strlen(s) + 1);
 	for (i = 0; s[i]; i++) {
 		unsigned char c = (unsigned char)s[i];
 		char x = c < 0x20 || c == 0x7f ? ' ' : (char)c;
@@ -124,17 +122,222 @@ static char *clean_name(const char *s)
 			continue;
 		o[n++] = x;
 	}
+	o[n] = '\0';
+	/* by characters, never inside one: a cut name is still valid UTF-8 */
+	n = ks_utf8_prefix(o, (size_t)-1, KS_MANIFEST_MAX_NAME, NULL);
 	while (n && o[n - 1] == ' ')
 		n--;
-	if (n > MAX_NAME_BYTES) {
-		n = MAX_NAME_BYTES;
-		while (n && ((unsigned char)o[n] & 0xC0) == 0x80)
-			n--;
-		while (n && o[n - 1] == ' ')
-			n--;
-	}
 	o[n] = '\0';
+	ks_free(s);
 	return o;
+}
+
+/* ---- team names written in commit subjects ---- */
+
+/* Subjects of one word that name what was done, not who did it. */
+static const char *const git_words[] = {
+	"add", "added", "adds", "change", "changes", "cleanup", "commit", "done", "edit", "final",
+	"first", "fix", "fixes", "fixed", "init", "initial", "merge", "misc", "readme", "refactor",
+	"result", "results", "revert", "submission", "submissions", "submit", "test", "tests",
+	"tmp", "update", "updates", "updated", "upload", "wip", NULL
+};
+
+static int is_word_char(unsigned char c)
+{
+	return isalnum(c) || c == '_' || c == '-' || c >= 0x80;
+}
+
+/* s[0..n) without the spaces and the separators ':' '-' '=' around it. */
+static char *trimmed(const char *s, size_t n)
+{
+	while (n && (*s == ' ' || *s == ':' || *s == '=' || *s == '-'))
+		s++, n--;
+	while (n && (s[n - 1] == ' ' || s[n - 1] == ':' || s[n - 1] == '-' || s[n - 1] == '.'))
+		n--;
+	return n ? ks_strndup(s, n) : NULL;
+}
+
+/* At most `words` words of s; more, and only the first one. */
+static char *few_words(char *s, int words, int keep_first)
+{
+	int count = 1;
+	char *p, *second = NULL;
+	if (!s)
+		return NULL;
+	for (p = s; *p; p++)
+		if (*p == ' ' && p[1] && p[1] != ' ') {
+			count++;
+			if (count == 2 + keep_first)
+				second = p;
+		}
+	if (count > words && second)
+		*second = '\0';
+	return s;
+}
+
+/* A separator that ends a name written inline. */
+static size_t name_span(const char *s)
+{
+	size_t n = strcspn(s, ":,;|([)]");
+	const char *dash = strstr(s, " - ");
+	if (dash && (size_t)(dash - s) < n)
+		n = (size_t)(dash - s);
+	return n;
+}
+
+/* "[Team X]" or "(Team X)", "[team: X]": the name inside; NULL when no bracket holds one. */
+static char *in_brackets(const char *s)
+{
+	const char *p;
+	for (p = s; (p = strpbrk(p, "[(")) != NULL; p++) {
+		const char *close = strchr(p + 1, *p == '[' ? ']' : ')'), *in = p + 1;
+		size_t n;
+		if (!close)
+			return NULL;
+		while (*in == ' ')
+			in++;
+		n = (size_t)(close - in);
+		if (n > 5 && !strncasecmp(in, "team", 4) && !is_word_char((unsigned char)in[4])) {
+			const char *rest = in + 4;
+			while (*rest == ' ')
+				rest++;
+			if (*rest == ':' || *rest == '=')
+				return trimmed(rest + 1, (size_t)(close - rest - 1));
+			return trimmed(in, n);
+		}
+	}
+	return NULL;
+}
+
+/* "team: X" or "team=X" anywhere, "team" a word of its own. */
+static char *labelled(const char *s)
+{
+	const char *p;
+	for (p = s; (p = strcasestr(p, "team")) != NULL; p += 4) {
+		const char *q = p + 4;
+		if (p > s && is_word_char((unsigned char)p[-1]))
+			continue;
+		while (*q == ' ')
+			q++;
+		if (*q != ':' && *q != '=')
+			continue;
+		q++;
+		while (*q == ' ')
+			q++;
+		return few_words(trimmed(q, name_span(q)), 3, 0);
+	}
+	return NULL;
+}
+
+/* A subject that starts "Team X". */
+static char *leading(const char *s)
+{
+	if (strncasecmp(s, "team ", 5) || !is_word_char((unsigned char)s[5]))
+		return NULL;
+	return few_words(trimmed(s, name_span(s)), 4, 1);
+}
+
+static char *one_word(const char *s)
+{
+	size_t i, n = strlen(s), alpha = 0;
+	if (!n || strchr(s, ' '))
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (!is_word_char((unsigned char)s[i]))
+			return NULL;
+		alpha += !isdigit((unsigned char)s[i]);
+	}
+	for (i = 0; git_words[i]; i++)
+		if (!strcasecmp(s, git_words[i]))
+			return NULL;
+	return alpha ? ks_strdup(s) : NULL;
+}
+
+char *ks_manifest_team_in_subject(const char *subject)
+{
+	char *s = ks_manifest_clean_name(subject), *name;
+	if (!(name = in_brackets(s)) && !(name = labelled(s)) && !(name = leading(s)))
+		name = one_word(s);
+	ks_free(s);
+	if (name && !*name) {
+		ks_free(name);
+		name = NULL;
+	}
+	return name;
+}
+
+const char *ks_manifest_name_source_name(ks_manifest_name_source s)
+{
+	static const char *const names[] = { "manifest", "subject", "author", "number" };
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "manifest";
+}
+
+int ks_manifest_name_from_parse(ks_manifest_name_from *out, const char *text)
+{
+	if (text && !strcmp(text, "subject"))
+		*out = KS_MANIFEST_NAME_SUBJECT;
+	else if (text && !strcmp(text, "author"))
+		*out = KS_MANIFEST_NAME_AUTHOR;
+	else if (text && !strcmp(text, "number"))
+		*out = KS_MANIFEST_NAME_NUMBER;
+	else
+		return ks_error_set(KS_EINVALID, "\"%s\" is not subject, author or number", text ? text : "");
+	return 0;
+}
+
+/* ---- submission paths ---- */
+
+void ks_manifest_paths_clear(ks_manifest_paths *p)
+{
+	ks_free_strv(p->v, p->n);
+	p->v = NULL;
+	p->n = 0;
+}
+
+int ks_manifest_paths_set(ks_manifest_paths *out, const char *const *v, size_t n)
+{
+	size_t i;
+	int rc;
+	if (!n || n > KS_MANIFEST_MAX_PATHS)
+		return ks_error_set(KS_EINVALID, "give 1 to %d submission paths or patterns, not %zu",
+				    KS_MANIFEST_MAX_PATHS, n);
+	for (i = 0; i < n; i++)
+		if ((rc = ks_pattern_check(v[i])) < 0)
+			return rc;
+	ks_manifest_paths_clear(out);
+	out->v = ks_calloc(n + 1, sizeof(*out->v));
+	for (i = 0; i < n; i++)
+		out->v[i] = ks_strdup(v[i]);
+	out->n = n;
+	return 0;
+}
+
+/* "submission": a path or pattern, or an array of them (tried in order). Absent or null: left
+ * as it is. */
+static int json_paths(ks_manifest_paths *out, const cJSON *o, const char *where)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "submission"), *e;
+	const char *list[KS_MANIFEST_MAX_PATHS];
+	size_t n = 0;
+	int rc;
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	if (cJSON_IsString(v)) {
+		list[n++] = v->valuestring;
+	} else if (cJSON_IsArray(v) && cJSON_GetArraySize(v) <= KS_MANIFEST_MAX_PATHS) {
+		cJSON_ArrayForEach(e, v) {
+			if (!cJSON_IsString(e))
+				return ks_error_set(KS_EINVALID, "%s: \"submission\" must be a path or pattern, "
+						    "or an array of them", where);
+			list[n++] = e->valuestring;
+		}
+	} else {
+		return ks_error_set(KS_EINVALID, "%s: \"submission\" must be a path or pattern, or an "
+				    "array of 1 to %d of them", where, KS_MANIFEST_MAX_PATHS);
+	}
+	if ((rc = ks_manifest_paths_set(out, list, n)) < 0)
+		return ks_error_wrap(rc, "%s: submission", where);
+	return 0;
 }
 
 /* ---- the manifest ---- */
@@ -152,7 +355,8 @@ static void team_clear(ks_manifest_team *t)
 	ks_free(t->folder);
 	ks_free(t->repo);
 	ks_free(t->ref);
-	ks_free(t->submission);
+	ks_manifest_paths_clear(&t->submission);
+	ks_free(t->base);
 	ks_free(t->head_subject);
 	memset(t, 0, sizeof(*t));
 }
@@ -165,8 +369,14 @@ void ks_manifest_free(ks_manifest *m)
 	for (i = 0; i < m->nteams; i++)
 		team_clear(&m->teams[i]);
 	ks_free(m->teams);
-	ks_free(m->submission);
+	ks_manifest_paths_clear(&m->submission);
 	ks_free(m->pull_repo);
+	ks_free(m->pull_base);
+	for (i = 0; m->map_number_overrides && i < m->nmap_numbers; i++) {
+		ks_manifest_paths_clear(&m->map_number_overrides[i].submission);
+		ks_free(m->map_number_overrides[i].base);
+	}
+	ks_free(m->map_number_overrides);
 	ks_free_strv(m->map_numbers, m->nmap_numbers);
 	ks_free_strv(m->map_number_names, m->nmap_numbers);
 	ks_free_strv(m->map_subjects, m->nmap_subjects);
@@ -193,12 +403,23 @@ static int check_keys(const cJSON *o, const char *const *known, const char *wher
 static int valid_name(const char *s)
 {
 	size_t n = strlen(s), i;
-	if (!n || n > MAX_NAME_BYTES || s[0] == ' ' || s[n - 1] == ' ')
+	if (!n || s[0] == ' ' || s[n - 1] == ' ' || !ks_utf8_valid(s, n) ||
+	    ks_utf8_length(s) > KS_MANIFEST_MAX_NAME)
 		return 0;
 	for (i = 0; i < n; i++)
 		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
 			return 0;
 	return 1;
+}
+
+static int bad_name(const char *where, const char *s)
+{
+	char *shown = ks_utf8_clean(s);
+	int rc = ks_error_set(KS_EINVALID, "%s: name \"%.140s\" must be 1 to %d characters of UTF-8 "
+			      "without control characters or leading or trailing spaces", where, shown,
+			      KS_MANIFEST_MAX_NAME);
+	ks_free(shown);
+	return rc;
 }
 
 static char *repo_location(const char *given, const char *dir)
@@ -208,10 +429,26 @@ static char *repo_location(const char *given, const char *dir)
 	return ks_path_join(dir, given);
 }
 
+/* "base": a ref whose history is not the team's own. */
+static int json_base(char **out, const cJSON *o, const char *where)
+{
+	const char *base = NULL;
+	int rc = ks_json_str(&base, o, "base", 0);
+	if (rc < 0)
+		return ks_error_wrap(rc, "%s", where);
+	if (base && !*base)
+		return ks_error_set(KS_EINVALID, "%s: \"base\" is empty", where);
+	if (base) {
+		ks_free(*out);
+		*out = ks_strdup(base);
+	}
+	return 0;
+}
+
 static int parse_team(ks_manifest_team *t, const cJSON *o, size_t i, const char *name, const char *dir)
 {
-	static const char *const keys[] = { "name", "repo", "ref", "submission", NULL };
-	const char *s = NULL, *repo = NULL, *ref = "HEAD", *sub = NULL;
+	static const char *const keys[] = { "name", "repo", "ref", "submission", "base", NULL };
+	const char *s = NULL, *repo = NULL, *ref = "HEAD";
 	char where[256];
 	int rc;
 
@@ -221,33 +458,63 @@ static int parse_team(ks_manifest_team *t, const cJSON *o, size_t i, const char 
 	if ((rc = ks_json_str(&s, o, "name", 1)) < 0)
 		return ks_error_wrap(rc, "%s", where);
 	if (!valid_name(s))
-		return ks_error_set(KS_EINVALID, "%s: name \"%.140s\" must be 1 to %d printable bytes "
-				    "without leading or trailing spaces", where, s, MAX_NAME_BYTES);
+		return bad_name(where, s);
 	snprintf(where, sizeof(where), "%s: team \"%s\"", name, s);
 	if ((rc = check_keys(o, keys, where)) < 0)
 		return rc;
-	if ((rc = ks_json_str(&repo, o, "repo", 1)) < 0 || (rc = ks_json_str(&ref, o, "ref", 0)) < 0 ||
-	    (rc = ks_json_str(&sub, o, "submission", 0)) < 0)
+	if ((rc = ks_json_str(&repo, o, "repo", 1)) < 0 || (rc = ks_json_str(&ref, o, "ref", 0)) < 0)
 		return ks_error_wrap(rc, "%s", where);
 	if (!*repo)
 		return ks_error_set(KS_EINVALID, "%s: \"repo\" is empty", where);
 	if (!*ref)
 		return ks_error_set(KS_EINVALID, "%s: \"ref\" is empty", where);
-	if (sub && (rc = ks_pattern_check(sub)) < 0)
-		return ks_error_wrap(rc, "%s", where);
+	if ((rc = json_paths(&t->submission, o, where)) < 0 || (rc = json_base(&t->base, o, where)) < 0)
+		return rc;
 	t->name = ks_strdup(s);
 	t->folder = ks_manifest_folder_name(s);
 	t->repo = repo_location(repo, dir);
 	t->ref = ks_strdup(ref);
-	t->submission = sub ? ks_strdup(sub) : NULL;
+	t->name_source = KS_MANIFEST_NAMED_BY_MANIFEST;
+	return 0;
+}
+
+/* One entry of teams_by_number: a name, or {"name", "submission", "base"}. */
+static int parse_number(ks_manifest *m, const cJSON *e, const char *where)
+{
+	static const char *const keys[] = { "name", "submission", "base", NULL };
+	ks_manifest_pull_override *ov = &m->map_number_overrides[m->nmap_numbers];
+	const char *nm = NULL;
+	char *end, here[360];
+	unsigned long v = strtoul(e->string, &end, 10);
+	int rc;
+
+	if (!*e->string || *end || !isdigit((unsigned char)e->string[0]) || !v ||
+	    (!cJSON_IsString(e) && !cJSON_IsObject(e)))
+		return ks_error_set(KS_EINVALID, "%s: teams_by_number: \"%.40s\" must be a pull request "
+				    "number mapped to a team name or to {\"name\", \"submission\", \"base\"}",
+				    where, e->string);
+	snprintf(here, sizeof(here), "%s: teams_by_number: \"%.40s\"", where, e->string);
+	m->map_numbers[m->nmap_numbers] = ks_asprintf("%lu", v);
+	m->map_number_names[m->nmap_numbers++] = NULL;
+	if (cJSON_IsString(e))
+		nm = e->valuestring;
+	else if ((rc = check_keys(e, keys, here)) < 0 || (rc = json_paths(&ov->submission, e, here)) < 0 ||
+		 (rc = json_base(&ov->base, e, here)) < 0)
+		return rc;
+	else if ((rc = ks_json_str(&nm, e, "name", 0)) < 0)
+		return ks_error_wrap(rc, "%s", here);
+	if (nm && !valid_name(nm))
+		return bad_name(here, nm);
+	m->map_number_names[m->nmap_numbers - 1] = nm ? ks_strdup(nm) : NULL;
 	return 0;
 }
 
 static int parse_pulls(ks_manifest *m, const cJSON *o, const char *name, const char *dir)
 {
-	static const char *const keys[] = { "repo", "teams_by_number", "teams_by_subject", "exclude", NULL };
+	static const char *const keys[] = { "repo", "teams_by_number", "teams_by_subject", "exclude", "base",
+					    "name_from", NULL };
 	const cJSON *map, *e;
-	const char *repo = NULL;
+	const char *repo = NULL, *from = NULL;
 	char where[256];
 	size_t n;
 	int rc;
@@ -257,10 +524,14 @@ static int parse_pulls(ks_manifest *m, const cJSON *o, const char *name, const c
 		return ks_error_set(KS_EINVALID, "%s: not an object", where);
 	if ((rc = check_keys(o, keys, where)) < 0)
 		return rc;
-	if ((rc = ks_json_str(&repo, o, "repo", 0)) < 0)
+	if ((rc = ks_json_str(&repo, o, "repo", 0)) < 0 || (rc = ks_json_str(&from, o, "name_from", 0)) < 0)
 		return ks_error_wrap(rc, "%s", where);
 	if (repo)
 		m->pull_repo = repo_location(repo, dir);
+	if (from && (rc = ks_manifest_name_from_parse(&m->name_from, from)) < 0)
+		return ks_error_wrap(rc, "%s: name_from", where);
+	if ((rc = json_base(&m->pull_base, o, where)) < 0)
+		return rc;
 	map = cJSON_GetObjectItemCaseSensitive(o, "teams_by_number");
 	if (map && !cJSON_IsNull(map)) {
 		if (!cJSON_IsObject(map))
@@ -268,16 +539,10 @@ static int parse_pulls(ks_manifest *m, const cJSON *o, const char *name, const c
 		n = (size_t)cJSON_GetArraySize(map);
 		m->map_numbers = ks_calloc(n + 1, sizeof(char *));
 		m->map_number_names = ks_calloc(n + 1, sizeof(char *));
-		cJSON_ArrayForEach(e, map) {
-			char *end;
-			unsigned long v = strtoul(e->string, &end, 10);
-			if (!*e->string || *end || !isdigit((unsigned char)e->string[0]) || !v ||
-			    !cJSON_IsString(e) || !valid_name(e->valuestring))
-				return ks_error_set(KS_EINVALID, "%s: teams_by_number: \"%s\" must be a pull "
-						    "request number mapped to a team name", where, e->string);
-			m->map_numbers[m->nmap_numbers] = ks_asprintf("%lu", v);
-			m->map_number_names[m->nmap_numbers++] = ks_strdup(e->valuestring);
-		}
+		m->map_number_overrides = ks_calloc(n + 1, sizeof(*m->map_number_overrides));
+		cJSON_ArrayForEach(e, map)
+			if ((rc = parse_number(m, e, where)) < 0)
+				return rc;
 	}
 	map = cJSON_GetObjectItemCaseSensitive(o, "teams_by_subject");
 	if (map && !cJSON_IsNull(map)) {
@@ -317,7 +582,7 @@ int ks_manifest_parse(ks_manifest **out, const char *text, size_t len, const cha
 					    NULL };
 	ks_manifest *m = ks_manifest_new();
 	const cJSON *teams, *pulls, *e;
-	const char *schema = NULL, *deadline = NULL, *sub = NULL;
+	const char *schema = NULL, *deadline = NULL;
 	cJSON *root = NULL;
 	size_t i, j;
 	int rc;
@@ -331,8 +596,8 @@ int ks_manifest_parse(ks_manifest **out, const char *text, size_t len, const cha
 	}
 	if ((rc = check_keys(root, keys, name)) < 0)
 		goto done;
-	if ((rc = ks_json_str(&schema, root, "schema", 1)) < 0 || (rc = ks_json_str(&deadline, root, "deadline", 0)) < 0 ||
-	    (rc = ks_json_str(&sub, root, "submission", 0)) < 0) {
+	if ((rc = ks_json_str(&schema, root, "schema", 1)) < 0 ||
+	    (rc = ks_json_str(&deadline, root, "deadline", 0)) < 0) {
 		ks_error_wrap(rc, "%s", name);
 		goto done;
 	}
@@ -345,13 +610,8 @@ int ks_manifest_parse(ks_manifest **out, const char *text, size_t len, const cha
 		ks_error_wrap(rc, "%s: deadline", name);
 		goto done;
 	}
-	if (sub) {
-		if ((rc = ks_pattern_check(sub)) < 0) {
-			ks_error_wrap(rc, "%s: submission", name);
-			goto done;
-		}
-		m->submission = ks_strdup(sub);
-	}
+	if ((rc = json_paths(&m->submission, root, name)) < 0)
+		goto done;
 	teams = cJSON_GetObjectItemCaseSensitive(root, "teams");
 	pulls = cJSON_GetObjectItemCaseSensitive(root, "pull_requests");
 	if (teams && pulls) {
@@ -374,7 +634,7 @@ int ks_manifest_parse(ks_manifest **out, const char *text, size_t len, const cha
 			m->nteams = ++i;
 		}
 		for (i = 0; i < m->nteams; i++) {
-			if (!m->teams[i].submission && !m->submission) {
+			if (!m->teams[i].submission.n && !m->submission.n) {
 				rc = ks_error_set(KS_EINVALID, "%s: team \"%s\" has no \"submission\" and the "
 						  "manifest gives no default", name, m->teams[i].name);
 				goto done;
@@ -390,6 +650,7 @@ int ks_manifest_parse(ks_manifest **out, const char *text, size_t len, const cha
 	}
 	*out = m;
 	m = NULL;
+	rc = 0;
 done:
 	cJSON_Delete(root);
 	ks_manifest_free(m);
@@ -411,13 +672,40 @@ int ks_manifest_load(ks_manifest **out, const char *path)
 	return rc;
 }
 
-static const char *map_lookup(char **keys, char **vals, size_t n, const char *key)
+/* The index of key in keys[0..n), or n. */
+static size_t map_find(char **keys, size_t n, const char *key)
 {
 	size_t i;
-	for (i = 0; i < n; i++)
-		if (!strcmp(keys[i], key))
-			return vals[i];
-	return NULL;
+	for (i = 0; i < n && strcmp(keys[i], key); i++)
+		;
+	return i;
+}
+
+/* A pull request's name by the manifest's rule: *source tells which rule gave it. */
+static char *pull_name(ks_manifest_name_source *source, const ks_manifest *m, const ks_repo_pull *pr,
+		       const char *subject, const char *num)
+{
+	char *name = NULL;
+	switch (m->name_from) {
+	case KS_MANIFEST_NAME_DEFAULT:
+		name = ks_manifest_team_in_subject(subject);
+		break;
+	case KS_MANIFEST_NAME_SUBJECT:
+		name = *subject ? ks_strdup(subject) : NULL;
+		break;
+	case KS_MANIFEST_NAME_AUTHOR:
+		name = pr->author ? ks_manifest_clean_name(pr->author) : NULL;
+		if (name && !*name) {
+			ks_free(name);
+			name = NULL;
+		}
+		break;
+	case KS_MANIFEST_NAME_NUMBER:
+		break;
+	}
+	*source = !name ? KS_MANIFEST_NAMED_BY_NUMBER : m->name_from == KS_MANIFEST_NAME_AUTHOR ?
+		  KS_MANIFEST_NAMED_BY_AUTHOR : KS_MANIFEST_NAMED_BY_SUBJECT;
+	return name ? name : ks_asprintf("pr-%s", num);
 }
 
 void ks_manifest_add_pull_teams(ks_manifest *m, const ks_repo_pull *prs, size_t n, FILE *warn)
@@ -426,8 +714,10 @@ void ks_manifest_add_pull_teams(ks_manifest *m, const ks_repo_pull *prs, size_t 
 	m->teams = ks_realloc(m->teams, (m->nteams + n + 1) * sizeof(*m->teams));
 	for (i = 0; i < n; i++) {
 		ks_manifest_team *t = &m->teams[m->nteams];
-		char num[32], *subject = clean_name(prs[i].subject);
-		const char *name;
+		const ks_manifest_pull_override *ov = NULL;
+		char num[32], *subject = ks_manifest_clean_name(prs[i].subject ? prs[i].subject : "");
+		const char *name = NULL;
+		size_t at;
 		int excluded = 0;
 		for (k = 0; k < m->nexclude; k++)
 			excluded |= m->exclude[k] == prs[i].number;
@@ -437,10 +727,18 @@ void ks_manifest_add_pull_teams(ks_manifest *m, const ks_repo_pull *prs, size_t 
 		}
 		snprintf(num, sizeof(num), "%lu", prs[i].number);
 		memset(t, 0, sizeof(*t));
-		name = map_lookup(m->map_numbers, m->map_number_names, m->nmap_numbers, num);
-		if (!name)
-			name = map_lookup(m->map_subjects, m->map_subject_names, m->nmap_subjects, subject);
-		t->name = name ? ks_strdup(name) : *subject ? ks_strdup(subject) : ks_asprintf("pr-%s", num);
+		if ((at = map_find(m->map_numbers, m->nmap_numbers, num)) < m->nmap_numbers) {
+			name = m->map_number_names[at];
+			ov = m->map_number_overrides ? &m->map_number_overrides[at] : NULL;
+		}
+		if (!name && (at = map_find(m->map_subjects, m->nmap_subjects, subject)) < m->nmap_subjects)
+			name = m->map_subject_names[at];
+		if (name) {
+			t->name = ks_strdup(name);
+			t->name_source = KS_MANIFEST_NAMED_BY_MANIFEST;
+		} else {
+			t->name = pull_name(&t->name_source, m, &prs[i], subject, num);
+		}
 		t->folder = ks_manifest_folder_name(t->name);
 		for (j = 0; j < m->nteams; j++)
 			if (!strcasecmp(m->teams[j].folder, t->folder))
@@ -458,10 +756,17 @@ void ks_manifest_add_pull_teams(ks_manifest *m, const ks_repo_pull *prs, size_t 
 			t->name = name2;
 			t->folder = folder2;
 		}
-		t->repo = ks_strdup(m->pull_repo);
+		t->repo = ks_strdup(m->pull_repo ? m->pull_repo : "");
 		t->ref = ks_asprintf("refs/pull/%s/head", num);
 		t->pull = prs[i].number;
 		t->head_subject = subject;
+		if (ov && ov->submission.n)
+			ks_manifest_paths_set(&t->submission, (const char *const *)ov->submission.v,
+					      ov->submission.n);
+		if (ov && ov->base)
+			t->base = ks_strdup(ov->base);
+		else if (m->pull_base)
+			t->base = ks_strdup(m->pull_base);
 		m->nteams++;
 	}
 }

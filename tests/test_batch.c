@@ -1,9 +1,8 @@
-/* batch tests: the manifest, names, times and the ranking rule in process; then `score batch`
- * end to end (--compile-only, as CI has no GPU) on real git repositories that each test builds
+/* batch tests: `score batch` end to end (--compile-only, as CI has no GPU) on real git repositories that each test builds
  * with the git command-line tool: several teams, a bare repository with pull-request refs,
  * commits after the deadline, a missing and a malformed file, an unreachable repository, resume
  * after a deleted result and after a kill, --rescore, and no secret in any file or log. */
-#include "ktest.h"
+#include "batchtest.h"
 #include "batch.h"
 #include "buf.h"
 #include "errors.h"
@@ -15,186 +14,7 @@
 #include <stdarg.h>
 #include <time.h>
 
-#define DEADLINE "2025-08-24T23:59:59Z"
 #define PATTERN "sub/reflexion_oneshot_tritonbench_<N>.json"
-
-/* ---- helpers ---- */
-
-static char g_root[4096];
-
-static const char *root(void)
-{
-	const char *r = getenv("KSCORE_ROOT");
-	if (!g_root[0]) {
-		if (r && *r)
-			snprintf(g_root, sizeof(g_root), "%s", r);
-		else if (!getcwd(g_root, sizeof(g_root)))
-			KT_FAIL("getcwd");
-	}
-	return g_root;
-}
-
-static char *bin(void)
-{
-	const char *b = getenv("KSCORE_BIN");
-	if (b && *b)
-		return ks_strdup(b);
-	return ks_asprintf("%s/build/test/score", root());
-}
-
-static int have_git(void)
-{
-	return system("git --version >/dev/null 2>&1") == 0;
-}
-
-/* Runs a shell command in the test's folder, with a git identity of its own and no user or
- * system git configuration; fails the test when it fails. */
-static void sh(const char *fmt, ...)
-{
-	char cmd[16384], *full;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	full = ks_asprintf("cd '%s' && export HOME='%s' GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t "
-			   "GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t "
-			   "GIT_COMMITTER_EMAIL=t@example.org && (%s) >/dev/null 2>&1",
-			   kt_tmpdir(), kt_tmpdir(), cmd);
-	if (system(full) != 0)
-		KT_FAIL("command failed: %s", cmd);
-	ks_free(full);
-}
-
-static void commit(const char *repo, const char *date, const char *subject)
-{
-	sh("cd '%s' && git add -A && GIT_AUTHOR_DATE='%s' GIT_COMMITTER_DATE='%s' "
-	   "git commit -q --allow-empty -m '%s'", repo, date, date, subject);
-}
-
-static char *tmp(const char *rel)
-{
-	return ks_asprintf("%s/%s", kt_tmpdir(), rel);
-}
-
-static void put(const char *rel, const char *text)
-{
-	char *path = tmp(rel), *dir = ks_path_dirname(path);
-	ks_fs_mkdir_p(dir, 0755);
-	if (ks_fs_write_atomic(path, text, strlen(text)) < 0)
-		KT_FAIL("cannot write %s", path);
-	ks_free(dir);
-	ks_free(path);
-}
-
-/* Copies a submission fixture of tests/fixtures/cli into the test's folder. */
-static void put_fixture(const char *fixture, const char *rel)
-{
-	char *dst = tmp(rel), *dir = ks_path_dirname(dst);
-	ks_fs_mkdir_p(dir, 0755);
-	sh("cp '%s/tests/fixtures/cli/%s' '%s'", root(), fixture, dst);
-	ks_free(dir);
-	ks_free(dst);
-}
-
-static char *slurp(const char *rel)
-{
-	char *path = tmp(rel), *text = NULL;
-	size_t n;
-	if (ks_fs_read(&text, &n, path, 64u << 20) < 0)
-		KT_FAIL("cannot read %s", path);
-	ks_free(path);
-	return text;
-}
-
-static cJSON *json_file(const char *rel)
-{
-	char *text = slurp(rel);
-	cJSON *j = NULL;
-	if (ks_json_parse(&j, text, strlen(text), 64, rel) < 0)
-		KT_FAIL("%s: %s", rel, ks_error_msg());
-	ks_free(text);
-	return j;
-}
-
-static int exists(const char *rel)
-{
-	char *p = tmp(rel);
-	int e = ks_fs_exists(p);
-	ks_free(p);
-	return e;
-}
-
-static char *g_out, *g_err;
-
-/* Runs `score batch ARGS` in the test's folder (so results/ lands there), with the fixture
- * problems, the test's own cache and stdout and stderr captured; returns the exit status. */
-static int batch(const char *args)
-{
-	char *b = bin(), *cmd;
-	int st;
-	ks_free(g_out);
-	ks_free(g_err);
-	cmd = ks_asprintf("cd '%s' && XDG_CACHE_HOME='%s/cache' HOME='%s' '%s' batch --refs "
-			  "'%s/tests/fixtures/problems' %s >stdout.txt 2>stderr.txt",
-			  kt_tmpdir(), kt_tmpdir(), kt_tmpdir(), b, root(), args);
-	st = system(cmd);
-	g_out = slurp("stdout.txt");
-	g_err = slurp("stderr.txt");
-	ks_free(cmd);
-	ks_free(b);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static const cJSON *get(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	if (!v)
-		KT_FAIL("no key \"%s\"", key);
-	return v;
-}
-
-static const char *gets_(const cJSON *o, const char *key)
-{
-	const cJSON *v = get(o, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-/* The --json report's entry for a team. */
-static const cJSON *report_team(const cJSON *rep, const char *team)
-{
-	const cJSON *t;
-	cJSON_ArrayForEach(t, get(rep, "teams"))
-		if (!strcmp(gets_(t, "team"), team))
-			return t;
-	KT_FAIL("team %s not in the report", team);
-	return NULL;
-}
-
-static cJSON *report(void)
-{
-	cJSON *j = NULL;
-	if (ks_json_parse(&j, g_out, strlen(g_out), 64, "stdout") < 0)
-		KT_FAIL("stdout is not JSON: %s\n%s", ks_error_msg(), g_err);
-	return j;
-}
-
-static char *git_out(const char *repo, const char *rev)
-{
-	char *path = tmp("rev.txt"), *text = NULL;
-	size_t n;
-	sh("git -C '%s' rev-parse '%s' > rev.txt", repo, rev);
-	if (ks_fs_read(&text, &n, path, 4096) < 0)
-		KT_FAIL("rev-parse");
-	while (n && text[n - 1] == '\n')
-		text[--n] = 0;
-	ks_free(path);
-	return text;
-}
-
-static void init_repo(const char *dir)
-{
-	sh("mkdir -p '%s' && git -c init.defaultBranch=main init -q '%s'", dir, dir);
-}
 
 /* Six teams in repos/ and manifest.json naming them by relative paths:
  *  Alpha Team: iterations 2, 10 and 9 before the deadline (10 wins), then iteration 11 after it;
@@ -296,7 +116,8 @@ static void test_teams_end_to_end(void)
 	KT_EQ_INT(batch("--compile-only --json manifest.json"), 1); /* some teams failed, recorded */
 	rep = report();
 	KT_EQ_INT(get(rep, "scored")->valuedouble, 2);
-	KT_EQ_INT(get(rep, "failed")->valuedouble, 4);
+	KT_EQ_INT(get(rep, "failed")->valuedouble, 3);
+	KT_EQ_INT(get(rep, "late")->valuedouble, 1);
 	KT_EQ_STR(gets_(rep, "mode"), "compile-only");
 	t = report_team(rep, "Alpha Team");
 	KT_EQ_STR(gets_(t, "status"), "scored");
@@ -310,11 +131,13 @@ static void test_teams_end_to_end(void)
 	KT_EQ_STR(gets_(report_team(rep, "echo"), "reason"), "unreachable");
 	KT_CONTAINS(gets_(report_team(rep, "echo"), "detail"), "repos/echo");
 	KT_EQ_STR(gets_(report_team(rep, "foxtrot"), "reason"), "no_commit_before_deadline");
+	KT_EQ_STR(gets_(report_team(rep, "foxtrot"), "status"), "late");
 	cJSON_Delete(rep);
 	KT_CONTAINS(g_err, "Alpha Team: scored");
 	KT_CONTAINS(g_err, "1 later commit not scored");
 	KT_CONTAINS(g_err, "delta: failed: malformed_file");
-	KT_CONTAINS(g_err, "2 scored, 0 already scored, 4 failed");
+	KT_CONTAINS(g_err, "2 scored, 0 already scored, 1 late, 3 failed");
+	KT_CONTAINS(g_err, "foxtrot: late: team foxtrot, ref HEAD: repository ");
 
 	/* the team's record: where the result came from, and the commit after the deadline */
 	rec = json_file("results/Alpha_Team/batch.json");
@@ -362,6 +185,7 @@ static void test_teams_end_to_end(void)
 	KT_ASSERT(!exists("results/charlie/score.json"));
 	cJSON_Delete(rec);
 	rec = json_file("results/foxtrot/batch.json");
+	KT_EQ_STR(gets_(rec, "status"), "late");
 	KT_ASSERT(cJSON_IsNull(get(rec, "commit")));
 	KT_EQ_INT(get(rec, "later_commits_total")->valuedouble, 1);
 	cJSON_Delete(rec);
@@ -380,6 +204,8 @@ static void test_teams_end_to_end(void)
 		}
 		KT_NEAR(get(cJSON_GetArrayItem(t, 0), "compile_accuracy")->valuedouble, 1.0, 1e-9);
 		KT_EQ_STR(gets_(cJSON_GetArrayItem(t, 3), "reason"), "missing_file");
+		KT_EQ_STR(gets_(cJSON_GetArrayItem(t, 5), "status"), "late");
+		KT_EQ_STR(gets_(cJSON_GetArrayItem(t, 0), "name_source"), "manifest");
 	}
 	cJSON_Delete(lb);
 	{
