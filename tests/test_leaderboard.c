@@ -1,46 +1,6 @@
 /* leaderboard tests: the ranking rule on crafted rows, and the JSON and CSV files. */
-#include "ktest.h"
+#include "batchtest.h"
 #include "leaderboard.h"
-#include "errors.h"
-#include "fsutil.h"
-#include "jsonutil.h"
-#include "mem.h"
-
-#define DEADLINE "2025-08-24T23:59:59Z"
-
-static char *slurp(const char *rel)
-{
-	char *path = ks_asprintf("%s/%s", kt_tmpdir(), rel), *text = NULL;
-	size_t n;
-	if (ks_fs_read(&text, &n, path, 64u << 20) < 0)
-		KT_FAIL("cannot read %s", path);
-	ks_free(path);
-	return text;
-}
-
-static cJSON *json_file(const char *rel)
-{
-	char *text = slurp(rel);
-	cJSON *j = NULL;
-	if (ks_json_parse(&j, text, strlen(text), 64, rel) < 0)
-		KT_FAIL("%s: %s", rel, ks_error_msg());
-	ks_free(text);
-	return j;
-}
-
-static const cJSON *get(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	if (!v)
-		KT_FAIL("no key \"%s\"", key);
-	return v;
-}
-
-static const char *gets_(const cJSON *o, const char *key)
-{
-	const cJSON *v = get(o, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
 
 static ks_leaderboard_row row(const char *team, int gpu, double score, double exec, double call, double comp,
 			int64_t t)
