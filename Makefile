@@ -107,7 +107,7 @@ build/test/libkscore.a: $(TLIB_OBJ) $(TWEB_OBJ)
 build/test/score: build/test/obj/main.o build/test/libkscore.a
 	$(QLD)$(CC) $(SAN) $(LDFLAGS_KS) -o $@ $^ $(LIBS_KS)
 
-build/test/test_%: tests/test_%.c tests/ktest.h build/test/libkscore.a
+build/test/test_%: tests/test_%.c $(wildcard tests/*.h) build/test/libkscore.a
 	$(QLD)$(CC) $(CFLAGS_KS) $(SAN) -Itests $(LDFLAGS_KS) -o $@ $< build/test/libkscore.a $(LIBS_KS)
 
 build/test/test_%: web_export/tests/test_%.c web_export/tests/export_test.h tests/ktest.h build/test/libkscore.a

@@ -22,6 +22,7 @@ typedef struct {
 	size_t max_log_excerpt;       /* bytes of the compile log kept in results */
 	void (*progress)(void *ud, size_t done, size_t total, const char *what);
 	void *progress_ud;
+	int compile_only;             /* no runner because compile-only was asked for, not for lack of a GPU */
 } ks_check_options;
 
 #define KS_CHECK_OPTIONS_INIT { NULL, KS_COMPILE_OPTIONS_INIT, 0, KS_PLAN_LIMITS_INIT, 4096, NULL, NULL }

@@ -29,4 +29,11 @@ int ks_refcheck_main(int argc, char **argv);
  * codes: 0 stored, 1 some problems failed, 65 no problem, 69 no GPU, 74 FILE not writable. */
 int ks_baseline_main(int argc, char **argv);
 
+/* score batch [OPTIONS] [MANIFEST] (src/cmd_batch.c; the run is batch.h's). Exit codes: 0 every
+ * team scored (or already scored), 1 some teams could not be scored (each is recorded with its
+ * reason), 3 no GPU (compile-only results), 64 usage, 65 manifest invalid, 69 --require-gpu
+ * without a usable GPU, 73 a results folder that is not kscore's, 74 results or the cache not
+ * writable, 78 upload configuration unusable. */
+int ks_batch_main(int argc, char **argv);
+
 #endif

@@ -436,6 +436,7 @@ void ks_check_entries(ks_kernel_result *out, ks_candidate_image *images, const k
 	int *gdone = ks_calloc(n + 1, sizeof(int));
 	size_t njobs = 0, ng = 0, i, j, done = 0;
 	ks_compile_options co = o->compile;
+	const char *why_not_run = o->compile_only ? "compile-only" : "no GPU";
 	ks_candidate_image img;
 	compile_bg bg;
 	pthread_t th;
@@ -564,10 +565,10 @@ void ks_check_entries(ks_kernel_result *out, ks_candidate_image *images, const k
 						  pr[i].p, &pr[i].launch) == 1) {
 				r->compiled = 0;
 				ks_kernel_result_fail(r, KS_REASON_LAUNCH_ERROR, "%s (read from the compiled "
-						      "image; not run, no GPU)", bad);
+						      "image; not run, %s)", bad, why_not_run);
 			} else
-				ks_kernel_result_fail(r, KS_REASON_NOT_RUN, "compiled for %s; not run (no GPU)",
-						      co.arch);
+				ks_kernel_result_fail(r, KS_REASON_NOT_RUN, "compiled for %s; not run (%s)",
+						      co.arch, why_not_run);
 			ks_free(bad);
 			continue;
 		}

@@ -210,6 +210,7 @@ int ks_pipeline_score(ks_pipeline *p, ks_scored *out, const ks_submission *sub, 
 		co.limits.max_scratch_bytes = p->opts.max_scratch_bytes;
 	co.progress = progress;
 	co.progress_ud = &pst;
+	co.compile_only = p->opts.compile_only;
 	images = ks_calloc(n + 1, sizeof(*images));
 	ks_check_entries(out->results, images, entries, pass, n, p->runner, &co);
 	if (p->runner && p->nvtool) {

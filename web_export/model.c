@@ -481,7 +481,7 @@ static void unique_slug(ks_export_team *t, const ks_export_team *all, size_t n)
 {
 	/* a batch team keeps its results folder's name; a single run is named by its team */
 	char *src = t->dir && t->in_batch ? base_name(t->dir) : ks_strdup(t->name ? t->name : "team");
-	char *base = ks_batch_folder_name(src);
+	char *base = ks_manifest_folder_name(src);
 	size_t i, k = 1;
 	int taken;
 	t->slug = ks_strdup(base);
@@ -524,27 +524,27 @@ static void list_problems(ks_export_model *m)
 	ks_free(v);
 }
 
-/* Ranks by the leaderboard's own rule (ks_batch_rank): one rule for the CSV and the site. */
+/* Ranks by the leaderboard's own rule (ks_leaderboard_rank): one rule for the CSV and the site. */
 static void rank(ks_export_model *m)
 {
-	ks_batch_row *rows = ks_calloc(m->nteams + 1, sizeof(*rows));
+	ks_leaderboard_row *rows = ks_calloc(m->nteams + 1, sizeof(*rows));
 	ks_export_team *sorted = ks_calloc(m->nteams + 1, sizeof(*sorted));
 	size_t i, j;
 	for (i = 0; i < m->nteams; i++) {
 		const ks_export_team *t = &m->teams[i];
-		ks_batch_row *r = &rows[i];
+		ks_leaderboard_row *r = &rows[i];
 		r->team = ks_strdup(t->name);
 		r->folder = ks_strdup(t->slug);
-		r->status = ks_strdup(t->status ? t->status : "");
+		r->status = ks_leaderboard_status_parse(t->status ? t->status : "");
 		r->has_result = t->has_result;
 		r->gpu = t->gpu;
 		r->score = t->score;
 		r->exec_accuracy = t->exec_acc;
 		r->call_accuracy = t->call_acc;
 		r->compile_accuracy = t->compile_acc;
-		r->commit_time = t->commit_epoch == INT64_MIN ? KS_BATCH_NO_DEADLINE : t->commit_epoch;
+		r->commit_time = t->commit_epoch == INT64_MIN ? KS_MANIFEST_NO_DEADLINE : t->commit_epoch;
 	}
-	ks_batch_rank(rows, m->nteams);
+	ks_leaderboard_rank(rows, m->nteams);
 	for (i = 0; i < m->nteams; i++) {
 		for (j = 0; j < m->nteams; j++)
 			if (m->teams[j].slug && !strcmp(m->teams[j].slug, rows[i].folder))
@@ -552,7 +552,7 @@ static void rank(ks_export_model *m)
 		sorted[i] = m->teams[j];
 		m->teams[j].slug = NULL;
 		sorted[i].rank = rows[i].rank;
-		ks_batch_row_clear(&rows[i]);
+		ks_leaderboard_row_clear(&rows[i]);
 	}
 	ks_free(rows);
 	ks_free(m->teams);

@@ -2,7 +2,7 @@
  * batch's results folder (team folders with score.json and batch.json, leaderboard.json) or
  * single-run result folders (score.json), tolerates any missing or malformed field (a number
  * that is absent is NaN, a string NULL), ranks the teams by the leaderboard's rule
- * (ks_batch_rank) and lists the problems. Nothing here is trusted: every string is printed
+ * (ks_leaderboard_rank) and lists the problems. Nothing here is trusted: every string is printed
  * through html.h. */
 #ifndef KS_EXPORT_MODEL_H
 #define KS_EXPORT_MODEL_H

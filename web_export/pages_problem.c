@@ -12,7 +12,7 @@
 
 char *ks_export_problem_page(const ks_export_model *m, const char *problem)
 {
-	char *base = ks_batch_folder_name(problem), *page;
+	char *base = ks_manifest_folder_name(problem), *page;
 	size_t i, idx = 0;
 	int clash = 0;
 	for (i = 0; i < m->nproblems; i++)
@@ -21,7 +21,7 @@ char *ks_export_problem_page(const ks_export_model *m, const char *problem)
 			break;
 		}
 	for (i = 0; i < idx && !clash; i++) {
-		char *other = ks_batch_folder_name(m->problems[i]);
+		char *other = ks_manifest_folder_name(m->problems[i]);
 		clash = !strcmp(other, base);
 		ks_free(other);
 	}

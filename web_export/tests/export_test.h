@@ -1,5 +1,5 @@
 /* Fixtures of the web_export tests, built by the scorer's own writers (ks_report_write for each
- * team's result folder, ks_batch_leaderboard_write for the leaderboard, batch.json as `score
+ * team's result folder, ks_leaderboard_write for the leaderboard, batch.json as `score
  * batch` writes it), so their formats are the real ones by construction.
  *
  * fx_standard_batch writes a realistic GPU batch (H100 numbers from docs/problems.md: speedups,
@@ -398,7 +398,7 @@ FX void fx_write_team(const char *results, const fx_team *t, int batch)
 			x = cJSON_CreateObject();
 			snprintf(id, sizeof(id), "f00d%036d", 7 + k);
 			cJSON_AddStringToObject(x, "id", id);
-			ks_batch_format_time(ts, FX_DEADLINE + 600 + 3600 * k);
+			ks_manifest_format_time(ts, FX_DEADLINE + 600 + 3600 * k);
 			cJSON_AddStringToObject(x, "time", ts);
 			cJSON_AddStringToObject(x, "subject", k == 0 ? "speed up matmul after the deadline" : "fix typo");
 			cJSON_AddBoolToObject(x, "ancestor_of_scored", k == 0 && t->later_ancestor);
@@ -434,22 +434,18 @@ FX void fx_write_team(const char *results, const fx_team *t, int batch)
 /* leaderboard.json and .csv over the teams' folders, by the batch's own code. */
 FX void fx_write_leaderboard(const char *results, const fx_team *teams, size_t n)
 {
-	ks_batch_row *rows = ks_calloc(n + 1, sizeof(*rows));
+	ks_leaderboard_row *rows = ks_calloc(n + 1, sizeof(*rows));
 	size_t i;
 	for (i = 0; i < n; i++) {
-		ks_batch_team bt;
-		memset(&bt, 0, sizeof(bt));
-		bt.name = (char *)teams[i].name;
-		bt.folder = (char *)teams[i].folder;
-		ks_batch_row_load(&rows[i], results, &bt);
+		ks_leaderboard_row_load(&rows[i], results, teams[i].name, teams[i].folder);
 	}
-	ks_batch_rank(rows, n);
-	if (ks_batch_leaderboard_write(results, rows, n, FX_DEADLINE) < 0) {
+	ks_leaderboard_rank(rows, n);
+	if (ks_leaderboard_write(results, rows, n, FX_DEADLINE) < 0) {
 		fprintf(stderr, "fixture: %s\n", ks_error_msg());
 		exit(1);
 	}
 	for (i = 0; i < n; i++)
-		ks_batch_row_clear(&rows[i]);
+		ks_leaderboard_row_clear(&rows[i]);
 	ks_free(rows);
 }
 
