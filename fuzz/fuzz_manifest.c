@@ -10,25 +10,6 @@
 
 #define MAX_PRS 32
 
-/* known bug: a manifest without teams (or with an empty list) parses with 1, not 0, returned */
-static int returns_one;
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	static const char probe[] = "{\"schema\": \"kscore.batch/1\"}";
-	ks_manifest *m = NULL;
-	(void)argc;
-	(void)argv;
-	returns_one = !fz_strict() && ks_manifest_parse(&m, probe, sizeof(probe) - 1, "probe",
-							       NULL) == 1;
-	if (returns_one)
-		fprintf(stderr, "fuzz: known bug: ks_manifest_parse returns 1 for a manifest "
-			"without teams (fuzz/regress/manifest/open-*); taken as success\n");
-	ks_manifest_free(m);
-	ks_error_clear();
-	return 0;
-}
-
 static void check_teams(const ks_manifest *m)
 {
 	size_t i, j;
@@ -80,8 +61,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ks_manifest *m = NULL;
 	int rc = ks_manifest_parse(&m, (const char *)data, size, "manifest.json", "hackathon");
 
-	if (rc == 1 && returns_one)
-		rc = 0;
 	fz_check_error(rc);
 	if (rc == 0) {
 		FZ_CHECK(m != NULL, "no manifest");
