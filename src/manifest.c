@@ -708,6 +708,17 @@ static char *pull_name(ks_manifest_name_source *source, const ks_manifest *m, co
 	return name ? name : ks_asprintf("pr-%s", num);
 }
 
+/* The index of the team whose folder is `folder` (compared as the filesystem may: without case),
+ * or m->nteams when none. */
+static size_t folder_taken(const ks_manifest *m, const char *folder)
+{
+	size_t j;
+	for (j = 0; j < m->nteams; j++)
+		if (!strcasecmp(m->teams[j].folder, folder))
+			break;
+	return j;
+}
+
 void ks_manifest_add_pull_teams(ks_manifest *m, const ks_repo_pull *prs, size_t n, FILE *warn)
 {
 	size_t i, j, k;
@@ -740,12 +751,18 @@ void ks_manifest_add_pull_teams(ks_manifest *m, const ks_repo_pull *prs, size_t 
 			t->name = pull_name(&t->name_source, m, &prs[i], subject, num);
 		}
 		t->folder = ks_manifest_folder_name(t->name);
-		for (j = 0; j < m->nteams; j++)
-			if (!strcasecmp(m->teams[j].folder, t->folder))
-				break;
-		if (j < m->nteams) {
+		if ((j = folder_taken(m, t->folder)) < m->nteams) {
 			char *name2 = ks_asprintf("%s #%s", t->name, num);
 			char *folder2 = ks_asprintf("%s-pr%s", t->folder, num);
+			unsigned again = 2;
+			/* the renamed folder may be taken in turn (a team named so, or the same number
+			 * twice): count on until it is free, so no two teams ever share a folder */
+			while (folder_taken(m, folder2) < m->nteams) {
+				ks_free(folder2);
+				ks_free(name2);
+				folder2 = ks_asprintf("%s-pr%s-%u", t->folder, num, again);
+				name2 = ks_asprintf("%s #%s (%u)", t->name, num, again++);
+			}
 			if (warn)
 				fprintf(warn, "score batch: warning: pull requests #%lu and #%s both name team "
 					"\"%s\"; #%s is scored as \"%s\" (map them in the manifest's "
