@@ -417,7 +417,7 @@ void ks_nvtool_sanitize(ks_nvtool *t, ks_kernel_result *r, const ks_candidate_im
 			cJSON_AddNumberToObject(tr, "exit_status", WEXITSTATUS(jr.exit_status));
 		else
 			cJSON_AddNullToObject(tr, "exit_status");
-		if (rep.errors && (detail = ks_sanitize_detail(&rep, name))) {
+		if (ks_sanitize_fails(&rep, bit) && (detail = ks_sanitize_detail(&rep, name))) {
 			/* a finding: the kernel is wrong even though its outputs were right */
 			cJSON_AddStringToObject(tr, "status", "error");
 			r->exec = 0;
@@ -428,6 +428,13 @@ void ks_nvtool_sanitize(ks_nvtool *t, ks_kernel_result *r, const ks_candidate_im
 			ks_kernel_result_fail(r, KS_REASON_SANITIZER, "%s: the kernel failed under compute-sanitizer "
 					      "(no finding was printed): %s", name,
 					      jr.run.message ? jr.run.message : "?");
+		} else if (jr.stage == 3 && jr.run.status == KS_RUN_OK && ks_sanitize_unread_errors(&rep, jr.exit_status)) {
+			/* the tool's exit status says it found errors that its log does not show in a form
+			 * kscore reads: the second witness decides */
+			cJSON_AddStringToObject(tr, "status", "error");
+			r->exec = 0;
+			ks_kernel_result_fail(r, KS_REASON_SANITIZER, "%s: compute-sanitizer found errors (exit status "
+					      "%d) but printed no finding kscore could read", name, KS_SANITIZE_EXIT_CODE);
 		} else if (jr.stage == 3 && jr.run.status == KS_RUN_OK) {
 			cJSON_AddStringToObject(tr, "status", rep.total ? "warnings" : "clean");
 		} else {

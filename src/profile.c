@@ -15,8 +15,12 @@ typedef struct {
 	const char *ncu, *key, *words;
 } metric_def;
 
-/* Names as Nsight Compute 2023-2025 spells them on Hopper (sm_90); the stall reasons are the
- * WarpStateStats section's, as cycles per issued instruction. */
+/* Names as Nsight Compute spells them on Hopper (sm_90); the stall reasons are the WarpStateStats
+ * section's, as cycles per issued instruction. Every one was checked on an H100 with ncu 2025.3.1
+ * (CUDA 13): each is a column of the raw page with a number in it (tests/fixtures/nvtools/). The
+ * launch__ metrics and sm__maximum_warps_per_active_cycle_pct are not listed by
+ * `ncu --query-metrics` (they come from the launch, not from a counter) but are collected all the
+ * same. */
 static const metric_def g_metrics[KS_PM_COUNT] = {
 	{ "gpu__time_duration.sum", "duration_ns", NULL },
 	{ "dram__throughput.avg.pct_of_peak_sustained_elapsed", "dram_pct", NULL },
@@ -455,7 +459,9 @@ static void access_line(lines *ls, const ks_profile_launch *k, const ks_profile_
 		snprintf(gold, sizeof(gold), "; the golden kernel uses %.0f%% with %.1f per request", g->v[use], gspr);
 	else if (!isnan(gspr))
 		snprintf(gold, sizeof(gold), "; the golden kernel needs %.1f per request", gspr);
-	if (have(k, use) && k->v[use] < 60)
+	/* a request that moves one sector cannot be coalesced any better: a store by one lane of each
+	 * block (rowsum's result) uses 4 bytes of its sector and is no access-pattern problem */
+	if (have(k, use) && k->v[use] < 60 && spr >= 1.5)
 		add_line(ls, "%s are uncoalesced: they use only %.0f%% of the bytes of each 32-byte sector they "
 			 "move (%.1f sectors per request%s)", what, k->v[use], spr, gold);
 	else if (!have(k, use) && !isnan(gspr) && spr > 4.5 && spr > 1.5 * gspr)

@@ -5,11 +5,15 @@
 # Everything lands in $OUT (default build/nvtools-out):
 #   tools.txt                where ncu and compute-sanitizer are, their versions, the GPU
 #   ncu-metrics.txt          for each metric kscore asks ncu for: does this ncu know it on this GPU
+#                            (listed by --query-metrics, or a column with a number in a raw table:
+#                            the launch__ metrics are collected but never listed)
 #   raw/NNN-<tool>-*.log     every log kscore's own runs produced (KSCORE_NVTOOL_KEEP), with the
 #   raw/NNN-<tool>-*.out     tools' console output: (a) uncoalesced, (b) register-heavy, (c) the golden
 #                            kernels (under ncu), (d) 64 KiB past the output, (e) a shared-memory race,
 #                            (f) clean kernels (under compute-sanitizer), from tests/fixtures/gpu/nvtools.json
-#   nvtools/                 that run's result folder (score.json, exec/performance_analysis.txt)
+#   nvtools/                 that run's result folder (score.json, exec/performance_analysis.txt); the
+#                            fixture is scored as a folder of passes, one entry per file (within one
+#                            file only the first entry for a problem counts), so kernels[i] is entry i
 #   direct-*.csv, direct-*.log  the same tools run by hand on the whole score process (the worker
 #                            inherits everything: KSCORE_WORKER_ENV='*'), as a fallback that does not
 #                            depend on kscore's wrapped workers
@@ -32,6 +36,16 @@ log="$out/capture.log"
 say() { echo "== $*" | tee -a "$log"; }
 fix=tests/fixtures/gpu/nvtools.json
 refs=tests/fixtures/problems
+# passes NAME I...: entries I... of the fixture as a folder $work/NAME of one-entry files
+passes() {
+	python3 - "$fix" "$work/$1" "$@" <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1])); out = sys.argv[2]
+os.makedirs(out, exist_ok=True)
+for k, i in enumerate(sys.argv[4:]):
+    json.dump([d[int(i)]], open("%s/e%03d.json" % (out, k), "w"))
+PY
+}
 
 # the tools, as kscore finds them ($CUDA_HOME/bin, /usr/local/cuda/bin, then PATH)
 find_tool() {
@@ -57,22 +71,15 @@ if [ -n "$ncu" ]; then
 	say "ncu metric names on this GPU"
 	"$ncu" --query-metrics --query-metrics-mode suffix --csv >"$work/query.csv" 2>>"$log" ||
 		"$ncu" --query-metrics --csv >"$work/query.csv" 2>>"$log"
-	echo "$metrics" | tr ',' '\n' | while read -r m; do
-		base=${m%%.*}
-		if grep -q "\"$base\"" "$work/query.csv" 2>/dev/null || grep -q "^$base[ ,]" "$work/query.csv" 2>/dev/null; then
-			echo "known   $m"
-		else
-			echo "UNKNOWN $m"
-		fi
-	done >"$out/ncu-metrics.txt"
 	gzip -c "$work/query.csv" >"$out/ncu-query-metrics.csv.gz" 2>/dev/null
 fi
 
 # 1. kscore itself: every fixture kernel, every sanitizer tool, profiles of all kernels and goldens
 say "score --sanitize=all --profile=all on $fix"
 s=$(date +%s.%N)
+passes all 0 1 2 3 4 5
 KSCORE_NVTOOL_KEEP="$out/raw" "$bin" --require-gpu --seed 20261122 --refs "$refs" --sanitize=all --profile=all \
-	--out "$work/nvtools" "$fix" >"$out/score-stdout.txt" 2>>"$log"
+	--out "$work/nvtools" "$work/all" >"$out/score-stdout.txt" 2>>"$log"
 echo "exit $? wall $(echo "$(date +%s.%N) $s" | awk '{printf "%.1f", $1 - $2}') s" | tee -a "$log"
 cp -r "$work/nvtools" "$out/nvtools" 2>/dev/null
 python3 - "$work/nvtools/score.json" tests/fixtures/gpu/nvtools.expected.json >>"$log" 2>&1 <<'PY'
@@ -93,19 +100,49 @@ for e in exp:
             print("     - " + line)
 PY
 
-# 2. by hand, on the whole score process (fallback raw output in the same formats)
-python3 - "$fix" "$work" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-for name, idx in (("perf", [0, 1, 4]), ("oob", [2]), ("race", [3]), ("clean", [4, 5])):
-    json.dump([d[i] for i in idx], open("%s/%s.json" % (sys.argv[2], name), "w"))
+# every metric: known to --query-metrics, or a column with a number in one of kscore's raw tables
+if [ -n "$ncu" ]; then
+	python3 - "$work/query.csv" "$out/raw" "$metrics" >"$out/ncu-metrics.txt" <<'PY'
+import csv, glob, sys
+listed = set()
+try:
+    for row in csv.reader(open(sys.argv[1])):
+        for part in (row[0].split(".") if row else []):
+            if "__" in part:
+                listed.add(part)  # "FBSP.TriageCompute.dramc__cycles_elapsed", "dram__throughput"
+except OSError:
+    pass
+seen = {}
+for f in sorted(glob.glob(sys.argv[2] + "/*-ncu-*.log")):
+    rows = list(csv.reader(l for l in open(f, errors="replace") if l.startswith('"')))
+    if len(rows) < 3:
+        continue
+    for i, name in enumerate(rows[0]):
+        for r in rows[2:]:
+            if i < len(r) and r[i] not in ("", "n/a"):
+                seen[name] = r[i]
+for m in sys.argv[3].split(","):
+    base = m.split(".", 1)[0]
+    where = "listed" if base in listed else "not listed"
+    if m in seen:
+        print("known   %s (%s; collected: %s)" % (m, where, seen[m]))
+    else:
+        print("%s %s (%s; no number in any raw table)" % ("known  " if where == "listed" else "UNKNOWN", m, where))
 PY
+fi
+
+# 2. by hand, on the whole score process (fallback raw output in the same formats), each set of
+# kernels as a folder of passes
+passes perf 0 1 4
+passes oob 2
+passes race 3
+passes clean 4 5
 if [ -n "$ncu" ]; then
 	say "ncu by hand (raw page, kscore's metric list) on (a), (b), (f) and the golden vadd"
 	KSCORE_WORKER_ENV='*' timeout 500 "$ncu" --target-processes all --clock-control none \
 		--kernel-name-base mangled -k 'regex:^vadd$' --metrics "$metrics" --csv --page raw \
 		--print-units base --print-kernel-base mangled --log-file "$out/direct-ncu-raw.csv" \
-		"$bin" --require-gpu --seed 20261122 --refs "$refs" --no-sanitize -q --out "$work/d1" "$work/perf.json" \
+		"$bin" --require-gpu --seed 20261122 --refs "$refs" --no-sanitize -q --out "$work/d1" "$work/perf" \
 		>>"$log" 2>&1
 	echo "exit $?" >>"$log"
 fi
@@ -114,9 +151,9 @@ if [ -n "$san" ]; then
 		set -- $case
 		say "compute-sanitizer --tool $1 by hand on $2"
 		KSCORE_WORKER_ENV='*' timeout 300 "$san" --tool "$1" --target-processes all --error-exitcode 86 \
-			--print-limit 32 --show-backtrace no --log-file "$out/direct-$1-$2.%p.log" \
+			--print-limit 32 --show-backtrace no --report-api-errors no --log-file "$out/direct-$1-$2.%p.log" \
 			"$bin" --require-gpu --seed 20261122 --refs "$refs" --no-sanitize --no-timing -q \
-			--out "$work/d-$1-$2" "$work/$2.json" >>"$log" 2>&1
+			--out "$work/d-$1-$2" "$work/$2" >>"$log" 2>&1
 		echo "exit $?" >>"$log"
 	done
 fi
