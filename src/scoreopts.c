@@ -350,41 +350,6 @@ void ks_scoreopts_usage(FILE *f)
 		KS_SANITIZE_DEFAULT_BATCH ? "on" : "off");
 }
 
-char *ks_scoreopts_find_refs(const char *given)
-{
-	const char *env = getenv("KSCORE_REFS");
-	char *exe, *c[3];
-	char *found = NULL;
-	int i;
-	if (given)
-		return ks_strdup(given);
-	if (env && *env)
-		return ks_strdup(env);
-	if (ks_fs_is_dir("reference_tests"))
-		return ks_strdup("reference_tests");
-	exe = ks_exe_dir();
-	c[0] = ks_asprintf("%s/../share/kscore/reference_tests", exe);
-	c[1] = ks_asprintf("%s/../reference_tests", exe);
-	c[2] = ks_asprintf("%s/../../reference_tests", exe);
-	for (i = 0; i < 3; i++) {
-		if (!found && ks_fs_is_dir(c[i]))
-			found = ks_strdup(c[i]);
-		ks_free(c[i]);
-	}
-	ks_free(exe);
-	return found;
-}
-
-char *ks_scoreopts_default_cache(void)
-{
-	const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
-	if (x && *x)
-		return ks_asprintf("%s/kscore", x);
-	if (h && *h)
-		return ks_asprintf("%s/.cache/kscore", h);
-	return NULL;
-}
-
 void ks_scoreopts_pipeline(ks_pipeline_options *po, const ks_scoreopts *o, const char *refs,
 			   const char *cache_dir)
 {
