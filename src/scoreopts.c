@@ -18,12 +18,12 @@ void ks_scoreopts_init(ks_scoreopts *o)
 	ks_upload_options ui = KS_UPLOAD_OPTIONS_INIT;
 	memset(o, 0, sizeof(*o));
 	o->up = ui;
-	o->arch = "sm_90a";
+	o->arch = KS_COMPILE_DEFAULT_ARCH;
 	o->ks[0] = 1;
 	o->nks = 1;
-	o->kernel_timeout = 10;
-	o->compile_timeout = 60;
-	o->compile_memory = 8192;
+	o->kernel_timeout = KS_RUNNER_DEFAULT_KERNEL_TIMEOUT_S;
+	o->compile_timeout = KS_COMPILE_DEFAULT_TIMEOUT_S;
+	o->compile_memory = KS_COMPILE_DEFAULT_MEMORY_MB;
 	o->max_scratch = KS_PLAN_DEFAULT_MAX_SCRATCH;
 	o->sanitize = -1;
 	o->jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
