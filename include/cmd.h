@@ -5,6 +5,20 @@
 #ifndef KS_CMD_H
 #define KS_CMD_H
 
+#include <stdio.h>
+
+/* score [OPTIONS] SUBMISSION... (src/cmd_score.c), the default command: scores each SUBMISSION
+ * into its result folder and prints a table (a JSON summary instead with --json). argv[0] is the
+ * program's name here, as the options start at argv[1]. Exit codes: 0 every kernel correct, 1 some,
+ * 2 none, 3 no GPU (compile-only results), 64 usage, 65 an input unreadable, 69 --require-gpu
+ * without a usable GPU, 73 an output folder refused, 74 results not writable, 78 upload
+ * configuration unusable. */
+int ks_score_main(int argc, char **argv);
+
+/* Prints the help of `score` to f: the synopsis of every command, then the options and exit
+ * codes of the default command. Shared by `score --help` and ks_score_main's own --help. */
+void ks_score_usage(FILE *f);
+
 /* score upload [OPTIONS] RESULT_DIR...  /  score upload --pending [OPTIONS] (src/cmd_upload.c).
  * Results go to stdout (a JSON summary instead with --json), retries and warnings to stderr. Exit
  * codes: 0 all uploaded (or already uploaded, or nothing pending), 1 some failed and were kept in

@@ -39,7 +39,16 @@ typedef struct {
 					-default-device (for comparisons; submissions need them) */
 } ks_compile_options;
 
-#define KS_COMPILE_OPTIONS_INIT { "sm_90a", NULL, NULL, NULL, 60.0, 8192, 1u << 20, 64u << 10, 4, 0 }
+/* The defaults every command starts from (scoreopts, pipeline and runner options refer to these):
+ * Hopper with its architecture-specific features, 60 s and 8 GiB of address space per compile. */
+#define KS_COMPILE_DEFAULT_ARCH "sm_90a"
+#define KS_COMPILE_DEFAULT_TIMEOUT_S 60.0
+#define KS_COMPILE_DEFAULT_MEMORY_MB 8192
+
+#define KS_COMPILE_OPTIONS_INIT                                                                  \
+	{ .arch = KS_COMPILE_DEFAULT_ARCH, .timeout_s = KS_COMPILE_DEFAULT_TIMEOUT_S,            \
+	  .memory_mb = KS_COMPILE_DEFAULT_MEMORY_MB, .max_source = 1u << 20, .max_log = 64u << 10, \
+	  .jobs = 4 }
 
 typedef struct {
 	/* in */

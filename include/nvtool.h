@@ -38,7 +38,9 @@ typedef struct {
 	const char *prog;            /* "score" or "score batch", for the warnings */
 } ks_nvtool_options;
 
-#define KS_NVTOOL_OPTIONS_INIT { 0, KS_PROFILE_NEVER, 0, KS_PLAN_LIMITS_INIT, 10.0, "score" }
+#define KS_NVTOOL_OPTIONS_INIT                                                                   \
+	{ .profile = KS_PROFILE_NEVER, .limits = KS_PLAN_LIMITS_INIT,                             \
+	  .kernel_timeout_s = KS_RUNNER_DEFAULT_KERNEL_TIMEOUT_S, .prog = "score" }
 
 typedef struct ks_nvtool ks_nvtool;
 

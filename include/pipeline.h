@@ -10,6 +10,7 @@
 #include <cJSON.h>
 #include "problem.h"
 #include "result.h"
+#include "runner.h"
 #include "submission.h"
 
 typedef struct {
@@ -38,7 +39,9 @@ typedef struct {
 	int profile;                  /* ks_profile_when (nvtool.h): which kernels ncu profiles */
 } ks_pipeline_options;
 
-#define KS_PIPELINE_OPTIONS_INIT { NULL, NULL, 0, 0, "sm_90a", 0, 4, NULL, 10.0, 60.0, 8192, 0, NULL, 0, 0, 0, NULL, 0, 0, NULL, 0 }
+#define KS_PIPELINE_OPTIONS_INIT                                                                 \
+	{ .arch = KS_COMPILE_DEFAULT_ARCH, .jobs = 4, .kernel_timeout_s = KS_RUNNER_DEFAULT_KERNEL_TIMEOUT_S, \
+	  .compile_timeout_s = KS_COMPILE_DEFAULT_TIMEOUT_S, .compile_memory_mb = KS_COMPILE_DEFAULT_MEMORY_MB }
 
 typedef struct ks_pipeline ks_pipeline;
 

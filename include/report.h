@@ -15,7 +15,7 @@
 #include "submission.h"
 #include "calibrate.h"
 #include "config.h"
-#include "worker.h"
+#include "device.h"
 
 typedef struct {
 	const char *out_dir;

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cJSON.h>
 #include "errors.h"
-#include "worker.h"
+#include "device.h"
 
 typedef enum {
 	KS_REASON_OK = 0,

@@ -32,7 +32,12 @@ typedef struct {
 				       * first use); for tools that run golden kernels only */
 } ks_runner_options;
 
-#define KS_RUNNER_OPTIONS_INIT { 0, NULL, KS_COMPILE_OPTIONS_INIT, 10.0, KS_PLAN_LIMITS_INIT, 0 }
+/* The default per-run kernel timeout (--kernel-timeout), seconds. */
+#define KS_RUNNER_DEFAULT_KERNEL_TIMEOUT_S 10.0
+
+#define KS_RUNNER_OPTIONS_INIT                                                                   \
+	{ .compile = KS_COMPILE_OPTIONS_INIT, .kernel_timeout_s = KS_RUNNER_DEFAULT_KERNEL_TIMEOUT_S, \
+	  .limits = KS_PLAN_LIMITS_INIT }
 
 /* Starts the golden worker on the device (probing it), compiles the harness for the device's own
  * architecture and loads it. Fails with KS_EUNSUPPORTED (message says why) where there is no GPU. */

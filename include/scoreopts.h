@@ -120,14 +120,6 @@ int ks_scoreopts_finish(ks_scoreopts *o);
 /* Prints the help lines of these options (two-space indented, as `score --help`). */
 void ks_scoreopts_usage(FILE *f);
 
-/* The reference problems folder: `given`, else $KSCORE_REFS, ./reference_tests, or the copy
- * installed beside the executable. NULL when none exists. Caller frees. */
-char *ks_scoreopts_find_refs(const char *given);
-
-/* The cache folder: $XDG_CACHE_HOME/kscore, else ~/.cache/kscore; NULL without either. Caller
- * frees. */
-char *ks_scoreopts_default_cache(void);
-
 /* Fills a pipeline's options from *o. refs and cache_dir (NULL: no compile cache) are borrowed;
  * progress is left off (the caller decides). */
 void ks_scoreopts_pipeline(ks_pipeline_options *po, const ks_scoreopts *o, const char *refs,

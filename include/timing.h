@@ -37,6 +37,18 @@ typedef struct {
 					     * kernel live (score baseline); NULL: live */
 } ks_timing_options;
 
+/* The smallest L2 flush buffer: a small L2 would otherwise get a buffer that fits in other caches
+ * and flushes little. */
+#define KS_TIMING_MIN_FLUSH_BYTES (64ull << 20)
+
+/* The one timing policy that depends on the device and the kernel timeout (docs/timing.md, "The
+ * timing protocol"): zeroes *o, then sets flush_bytes to twice dev's L2 with
+ * KS_TIMING_MIN_FLUSH_BYTES as a floor, timeout_s to 3 kernel timeouts plus 30 s (a timing request
+ * runs a batch of runs, not one), and limits to KS_PLAN_LIMITS_INIT. cfg, seed and baseline are
+ * left for the caller. Every command that times kernels (score, score batch, score baseline) goes
+ * through here, so stored baselines and live golden times are measured alike. */
+void ks_timing_options_for(ks_timing_options *o, const ks_device_info *dev, double kernel_timeout_s);
+
 /* Times the golden kernel alone on perf case ci with the same protocol (for score baseline). */
 int ks_time_golden(ks_stats *out, ks_runner *run, const ks_problem *p, size_t ci, const ks_timing_options *o);
 

@@ -9,6 +9,7 @@
 #include "jsonutil.h"
 #include "mem.h"
 #include "outdir.h"
+#include "paths.h"
 #include "slurm.h"
 
 #include <curl/curl.h>
@@ -191,7 +192,7 @@ static int pull_teams(bt_batch *b)
 static int check_out(const bt_batch *b, int teams)
 {
 	ks_outdir_options oo = KS_OUTDIR_OPTIONS_INIT;
-	char *refs = teams ? NULL : ks_scoreopts_find_refs(b->so.refs);
+	char *refs = teams ? NULL : ks_paths_find_refs(b->so.refs);
 	const char *in[4] = { b->o.manifest_path, refs, b->so.config, NULL };
 	size_t i;
 	int rc = 0;
@@ -242,7 +243,7 @@ static int setup(bt_batch *b)
 
 	if ((rc = check_out(b, 0)) != 0)
 		return rc;
-	cache_root = b->so.cache_dir ? ks_strdup(b->so.cache_dir) : ks_scoreopts_default_cache();
+	cache_root = b->so.cache_dir ? ks_strdup(b->so.cache_dir) : ks_paths_default_cache();
 	if (!cache_root)
 		cache_root = ks_path_join(b->o.out, ".cache");
 	b->cache = cache_root;
@@ -295,7 +296,7 @@ static int setup(bt_batch *b)
 			return KS_EXIT_CONFIG;
 		}
 	}
-	b->refs = ks_scoreopts_find_refs(b->so.refs);
+	b->refs = ks_paths_find_refs(b->so.refs);
 	if (!b->refs) {
 		fprintf(stderr, "score batch: error: cannot load the reference problems: no reference_tests "
 			"folder found (use --refs)\n");

@@ -102,15 +102,9 @@ int ks_baseline_main(int argc, char **argv)
 		rc = KS_EXIT_DATAERR;
 		goto done;
 	}
-	memset(&to, 0, sizeof(to));
+	ks_timing_options_for(&to, ks_runner_device(run), ro.kernel_timeout_s);
 	to.cfg = cfg;
 	to.seed = 0x6b73636f7265ull;
-	{
-		ks_plan_limits lim = KS_PLAN_LIMITS_INIT;
-		to.limits = lim;
-	}
-	to.flush_bytes = 2ull * (uint64_t)ks_runner_device(run)->l2_bytes;
-	to.timeout_s = 60;
 	/* the golden kernels, compiled for this device */
 	{
 		ks_compile_options co = KS_COMPILE_OPTIONS_INIT;

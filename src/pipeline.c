@@ -226,14 +226,10 @@ int ks_pipeline_score(ks_pipeline *p, ks_scored *out, const ks_submission *sub, 
 		const ks_ceilings *ceil = ceilings(p);
 		ks_timing_options to;
 		size_t done = 0, todo = 0;
-		memset(&to, 0, sizeof(to));
+		ks_timing_options_for(&to, ks_runner_device(p->runner), p->opts.kernel_timeout_s);
 		to.cfg = p->cfg;
 		to.seed = p->opts.seed;
 		to.limits = co.limits;
-		to.flush_bytes = 2ull * (uint64_t)ks_runner_device(p->runner)->l2_bytes;
-		if (to.flush_bytes < (64ull << 20))
-			to.flush_bytes = 64ull << 20;
-		to.timeout_s = p->opts.kernel_timeout_s * 3 + 30;
 		to.baseline = p->baseline;
 		rep.golden_source = p->golden_source;
 		rep.status_start = ks_runner_status(p->runner);

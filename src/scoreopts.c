@@ -18,12 +18,12 @@ void ks_scoreopts_init(ks_scoreopts *o)
 	ks_upload_options ui = KS_UPLOAD_OPTIONS_INIT;
 	memset(o, 0, sizeof(*o));
 	o->up = ui;
-	o->arch = "sm_90a";
+	o->arch = KS_COMPILE_DEFAULT_ARCH;
 	o->ks[0] = 1;
 	o->nks = 1;
-	o->kernel_timeout = 10;
-	o->compile_timeout = 60;
-	o->compile_memory = 8192;
+	o->kernel_timeout = KS_RUNNER_DEFAULT_KERNEL_TIMEOUT_S;
+	o->compile_timeout = KS_COMPILE_DEFAULT_TIMEOUT_S;
+	o->compile_memory = KS_COMPILE_DEFAULT_MEMORY_MB;
 	o->max_scratch = KS_PLAN_DEFAULT_MAX_SCRATCH;
 	o->sanitize = -1;
 	o->jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -348,41 +348,6 @@ void ks_scoreopts_usage(FILE *f)
 		"                            speed; WHEN: slow (slower than golden; the default), all, never\n",
 		KS_SANITIZE_DEFAULT_TOOLS, KS_SANITIZE_DEFAULT_SCORE ? "on" : "off",
 		KS_SANITIZE_DEFAULT_BATCH ? "on" : "off");
-}
-
-char *ks_scoreopts_find_refs(const char *given)
-{
-	const char *env = getenv("KSCORE_REFS");
-	char *exe, *c[3];
-	char *found = NULL;
-	int i;
-	if (given)
-		return ks_strdup(given);
-	if (env && *env)
-		return ks_strdup(env);
-	if (ks_fs_is_dir("reference_tests"))
-		return ks_strdup("reference_tests");
-	exe = ks_exe_dir();
-	c[0] = ks_asprintf("%s/../share/kscore/reference_tests", exe);
-	c[1] = ks_asprintf("%s/../reference_tests", exe);
-	c[2] = ks_asprintf("%s/../../reference_tests", exe);
-	for (i = 0; i < 3; i++) {
-		if (!found && ks_fs_is_dir(c[i]))
-			found = ks_strdup(c[i]);
-		ks_free(c[i]);
-	}
-	ks_free(exe);
-	return found;
-}
-
-char *ks_scoreopts_default_cache(void)
-{
-	const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
-	if (x && *x)
-		return ks_asprintf("%s/kscore", x);
-	if (h && *h)
-		return ks_asprintf("%s/.cache/kscore", h);
-	return NULL;
 }
 
 void ks_scoreopts_pipeline(ks_pipeline_options *po, const ks_scoreopts *o, const char *refs,

@@ -8,6 +8,17 @@
 #include <string.h>
 #include <time.h>
 
+void ks_timing_options_for(ks_timing_options *o, const ks_device_info *dev, double kernel_timeout_s)
+{
+	ks_plan_limits lim = KS_PLAN_LIMITS_INIT;
+	memset(o, 0, sizeof(*o));
+	o->limits = lim;
+	o->flush_bytes = 2ull * (uint64_t)(dev->l2_bytes > 0 ? dev->l2_bytes : 0);
+	if (o->flush_bytes < KS_TIMING_MIN_FLUSH_BYTES)
+		o->flush_bytes = KS_TIMING_MIN_FLUSH_BYTES;
+	o->timeout_s = kernel_timeout_s * 3 + 30;
+}
+
 int ks_timing_done(const ks_stats *st, double gpu_ms, const ks_config *cfg)
 {
 	if (st->n >= (size_t)cfg->max_runs)

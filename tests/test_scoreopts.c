@@ -216,27 +216,6 @@ static void test_max_scratch(void)
 	KT_ASSERT(po.max_scratch_bytes == (1ull << 40));
 }
 
-static void test_refs_and_cache_lookup(void)
-{
-	char *s;
-	setenv("KSCORE_REFS", "/from/env", 1);
-	s = ks_scoreopts_find_refs("given");
-	KT_EQ_STR(s, "given");
-	ks_free(s);
-	s = ks_scoreopts_find_refs(NULL);
-	KT_EQ_STR(s, "/from/env");
-	ks_free(s);
-	setenv("XDG_CACHE_HOME", "/xdg", 1);
-	s = ks_scoreopts_default_cache();
-	KT_EQ_STR(s, "/xdg/kscore");
-	ks_free(s);
-	unsetenv("XDG_CACHE_HOME");
-	setenv("HOME", "/home/u", 1);
-	s = ks_scoreopts_default_cache();
-	KT_EQ_STR(s, "/home/u/.cache/kscore");
-	ks_free(s);
-}
-
 /* --sanitize[=TOOLS], --no-sanitize and --profile[=WHEN]: the stage options reach the pipeline,
  * with the command's default (sanitize.h) when neither sanitize option is given. */
 static void test_sanitize_and_profile_options(void)
@@ -268,7 +247,7 @@ static void test_sanitize_and_profile_options(void)
 
 static const kt_test tests[] = {
 	KT(test_defaults), KT(test_values_are_parsed), KT(test_bad_values_are_usage_errors),
-	KT(test_refs_and_cache_lookup), KT(test_arch_must_be_a_real_architecture), KT(test_numbers_are_strict),
+	KT(test_arch_must_be_a_real_architecture), KT(test_numbers_are_strict),
 	KT(test_pass_at_k_list), KT(test_max_scratch),
 	KT(test_sanitize_and_profile_options), { 0 }
 };

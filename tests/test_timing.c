@@ -2,6 +2,8 @@
 #include "config.h"
 #include "timing.h"
 
+#include <string.h>
+
 static void test_stop_rule(void)
 {
 	ks_config c = KS_CONFIG_INIT;
@@ -53,5 +55,29 @@ static void test_config_file(void)
 	KT_CONTAINS(ks_error_msg(), "field \"max_runs\" must be an integer");
 }
 
-static const kt_test tests[] = { KT(test_stop_rule), KT(test_config_file), { 0 } };
+/* The device-dependent settings: twice the L2 with a 64 MiB floor, three kernel timeouts plus 30 s,
+ * the default plan limits, and nothing left over from what *o held before. */
+static void test_options_for_device(void)
+{
+	ks_device_info dev;
+	ks_timing_options o;
+	ks_plan_limits lim = KS_PLAN_LIMITS_INIT;
+	memset(&dev, 0, sizeof(dev));
+	memset(&o, 0xff, sizeof(o));
+	dev.l2_bytes = 50 << 20; /* an H100's L2 */
+	ks_timing_options_for(&o, &dev, 10.0);
+	KT_ASSERT(o.flush_bytes == (100ull << 20));
+	KT_ASSERT(o.timeout_s == 60.0);
+	KT_ASSERT(o.baseline == NULL && o.seed == 0);
+	KT_ASSERT(o.limits.max_scratch_bytes == lim.max_scratch_bytes);
+	dev.l2_bytes = 4 << 20; /* a small L2: the floor */
+	ks_timing_options_for(&o, &dev, 2.0);
+	KT_ASSERT(o.flush_bytes == KS_TIMING_MIN_FLUSH_BYTES);
+	KT_ASSERT(o.timeout_s == 36.0);
+	dev.l2_bytes = -1; /* not reported */
+	ks_timing_options_for(&o, &dev, 2.0);
+	KT_ASSERT(o.flush_bytes == KS_TIMING_MIN_FLUSH_BYTES);
+}
+
+static const kt_test tests[] = { KT(test_stop_rule), KT(test_config_file), KT(test_options_for_device), { 0 } };
 KT_MAIN("timing", tests)

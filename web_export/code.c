@@ -9,7 +9,7 @@
 #include "hash.h"
 #include "mem.h"
 #include "repos.h"
-#include "scoreopts.h"
+#include "paths.h"
 #include "submission.h"
 
 #include <string.h>
@@ -125,7 +125,7 @@ void ks_export_code_attach(ks_export_team *t, const ks_export_load_options *opts
 		return;
 	}
 	if (t->repository && t->commit && t->file) {
-		cache = opts->cache_dir ? ks_strdup(opts->cache_dir) : ks_scoreopts_default_cache();
+		cache = opts->cache_dir ? ks_strdup(opts->cache_dir) : ks_paths_default_cache();
 		if (cache)
 			from_mirror(t, cache);
 		else
