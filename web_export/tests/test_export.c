@@ -388,6 +388,74 @@ static void test_site_of_the_fixture(void)
 	ks_free(fx);
 }
 
+/* The site of a batch recorded on an H100 (scripts/gpu-batch-fixture.sh; fixtures/README.md): real
+ * speedups, failures, suspicious kernels, a hostile and a CJK team name. What is asserted comes
+ * from the recorded files themselves, so a new recording needs no change here. */
+static void test_site_of_the_recorded_gpu_batch(void)
+{
+	char *fx = ks_asprintf("%s/web_export/tests/fixtures/gpu-batch/results", fx_root());
+	const char *in[1] = { fx };
+	const char *teams[] = { "Team_Alpha", "bravo", "script_x_script", "team" };
+	char *index, *sus, *prov, **names;
+	ks_export_stats st;
+	size_t n, i, nsus = 0;
+
+	KT_EQ_INT(export_to(in, 1, fx_tmp("site"), &st, 0), 0);
+	names = fx_ranked_names(fx, &n);
+	KT_EQ_INT(st.teams, n);
+	index = fx_read("site/index.html");
+	sus = fx_read("site/suspicious.html");
+	prov = fx_read("site/provenance.html");
+	/* the hostile name is text, the CJK name intact */
+	KT_CONTAINS(index, "&lt;script&gt;x&lt;/script&gt;");
+	KT_NOT_CONTAINS(index, "<script>x</script>");
+	KT_CONTAINS(index, "\xE3\x83\x87\xE3\x83\xAB\xE3\x82\xBF"); /* デルタ */
+	for (i = 0; i < sizeof(teams) / sizeof(teams[0]); i++) {
+		char *sp = ks_asprintf("%s/%s/score.json", fx, teams[i]), *text = fx_read(sp), *page, *pp;
+		cJSON *j = NULL;
+		const cJSON *k, *su;
+		KT_ASSERT_MSG(text && ks_json_parse(&j, text, strlen(text), 64, sp) == 0, "%s", sp);
+		if (i == 0)
+			KT_CONTAINS(prov, cJSON_GetObjectItem(cJSON_GetObjectItem(j, "device"), "name")->valuestring);
+		pp = ks_asprintf("site/team-%s.html", teams[i]);
+		page = fx_read(pp);
+		KT_ASSERT_MSG(page != NULL, "no page %s", pp);
+		/* every kernel's verdict reason is on its team's page */
+		cJSON_ArrayForEach(k, cJSON_GetObjectItem(j, "kernels")) {
+			const cJSON *r = cJSON_GetObjectItem(k, "reason");
+			if (cJSON_IsString(r) && strcmp(r->valuestring, "ok"))
+				KT_ASSERT_MSG(strstr(page, r->valuestring), "%s: reason %s not shown", pp, r->valuestring);
+		}
+		/* every suspicious kernel is on the organizers' list */
+		cJSON_ArrayForEach(su, cJSON_GetObjectItem(j, "suspicious")) {
+			const cJSON *pr = cJSON_GetObjectItem(su, "problem");
+			if (cJSON_IsString(pr))
+				KT_ASSERT_MSG(strstr(sus, pr->valuestring), "suspicious %s of %s not listed",
+					      pr->valuestring, teams[i]);
+			nsus++;
+		}
+		cJSON_Delete(j);
+		ks_free(page);
+		ks_free(pp);
+		ks_free(text);
+		ks_free(sp);
+	}
+	{
+		char *delta = fx_read("site/team-team.html"), *late = fx_read("site/team-echo.html");
+		KT_CONTAINS(delta, "not_cuda");
+		KT_ASSERT_MSG(strstr(late, "no_commit_before_deadline") || strstr(late, "late"),
+			      "the late team's page names no reason");
+		ks_free(delta);
+		ks_free(late);
+	}
+	fprintf(stderr, "  recorded batch: %zu teams, %zu suspicious kernels\n", n, nsus);
+	ks_free_strv(names, n);
+	ks_free(index);
+	ks_free(sus);
+	ks_free(prov);
+	ks_free(fx);
+}
+
 static void test_hostile_and_broken_input(void)
 {
 	char *res = ks_strdup(fx_tmp("results")), *site = ks_strdup(fx_tmp("site")), *t, *index, *p;
@@ -626,7 +694,7 @@ static const kt_test tests[] = {
 	KT(test_fastp_and_charts),
 	KT(test_fixture_model_and_ranking),
 	KT(test_sorting_rule),
-	KT(test_site_of_the_fixture),
+	KT(test_site_of_the_fixture), KT(test_site_of_the_recorded_gpu_batch),
 	KT(test_hostile_and_broken_input),
 	KT(test_site_folder_rule),
 	KT(test_cli_usage),

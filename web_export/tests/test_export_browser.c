@@ -420,6 +420,22 @@ static void test_hostile_input_in_a_browser(void)
 	ks_free(res);
 }
 
+/* The same pages of the batch recorded on an H100 (fixtures/gpu-batch): real numbers in a real
+ * browser; its leaderboard screenshot is the README's picture (docs/export-leaderboard.png). */
+static void test_recorded_gpu_batch_in_a_browser(void)
+{
+	char *fx = ks_asprintf("%s/web_export/tests/fixtures/gpu-batch/results", fx_root());
+	NEED_BROWSER();
+	setenv("KSCORE_EXPORT_FIXTURE", fx, 1);  /* this test runs in a child of its own */
+	test_leaderboard_in_a_browser();
+	screenshot("site/index.html", "gpu-batch-leaderboard", 1000, 620);
+	test_other_pages_in_a_browser();
+	open_page("site/suspicious.html");
+	open_page("site/team-bravo.html");
+	screenshot("site/team-bravo.html", "gpu-batch-team", 1000, 900);
+	ks_free(fx);
+}
+
 /* The README's picture: the leaderboard of the bundled example's compile-only results, kept as
  * build/export-screens/example-leaderboard.png (docs/export.md says how it reaches docs/). */
 static void test_example_leaderboard_screenshot(void)
@@ -475,7 +491,7 @@ static const kt_test tests[] = {
 	KT(test_other_pages_in_a_browser),
 	KT(test_sorting_and_filtering_script),
 	KT(test_hostile_input_in_a_browser),
-	KT(test_example_leaderboard_screenshot),
+	KT(test_recorded_gpu_batch_in_a_browser), KT(test_example_leaderboard_screenshot),
 	KT(test_batch_site_in_a_browser),
 	{ NULL, NULL },
 };
