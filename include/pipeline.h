@@ -12,6 +12,8 @@
 #include "result.h"
 #include "submission.h"
 
+#define KS_PIPELINE_MAX_LANES 64      /* lanes of one run (lanes.h) */
+
 typedef struct {
 	const char *refs;             /* reference problems folder (required) */
 	const char *suite;            /* NULL: every suite */
@@ -33,6 +35,11 @@ typedef struct {
 	int use_baseline;             /* golden times from a stored baseline (score baseline) */
 	const char *baseline;         /* its file; NULL: the device's default file in the cache */
 	uint64_t max_scratch_bytes;   /* scratch per launch plan (--max-scratch); 0: the default */
+	const int *devices;           /* --devices: one lane per ordinal (repeats allowed); NULL: one
+				       * lane on `device` */
+	size_t ndevices;
+	int devices_all;              /* one lane per GPU the driver sees */
+	int mixed_gpus;               /* allow GPUs of different models (same architecture) */
 } ks_pipeline_options;
 
 #define KS_PIPELINE_OPTIONS_INIT { NULL, NULL, 0, 0, "sm_90a", 0, 4, NULL, 10.0, 60.0, 8192, 0, NULL, 0, 0, 0, NULL, 0, 0, NULL, 0 }

@@ -29,6 +29,7 @@ typedef struct {
 	ks_plan_limits limits;
 	int golden_only;              /* no candidate worker is started with the runner (it still is on
 				       * first use); for tools that run golden kernels only */
+	const ks_worker_gate *gate;   /* shared with the other runners of one GPU (lanes.h); NULL: none */
 } ks_runner_options;
 
 #define KS_RUNNER_OPTIONS_INIT { 0, NULL, KS_COMPILE_OPTIONS_INIT, 10.0, KS_PLAN_LIMITS_INIT, 0 }

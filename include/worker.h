@@ -47,12 +47,22 @@ typedef struct {
 
 typedef struct ks_worker ks_worker;
 
+/* Lets several workers share one GPU without disturbing a measurement (lanes.h): every request
+ * is bracketed by enter/leave, with exclusive = 1 for a timed one (time runs, verified runs,
+ * calibration), which then runs alone on the GPU. */
+typedef struct {
+	void (*enter)(void *ud, int exclusive);
+	void (*leave)(void *ud, int exclusive);
+	void *ud;
+} ks_worker_gate;
+
 typedef struct {
 	const char *exe;         /* path of kscore-worker */
 	int device;
 	const char *role;        /* "golden" or "candidate": names the worker in messages */
 	double start_timeout_s;
 	uint64_t max_reply;      /* cap on reply blobs */
+	const ks_worker_gate *gate; /* NULL: the worker has the GPU to itself */
 } ks_worker_options;
 
 #define KS_WORKER_OPTIONS_INIT { NULL, 0, "worker", 120.0, 16ull << 30 }

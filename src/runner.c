@@ -78,6 +78,7 @@ static ks_worker_options worker_options(const ks_runner *r, const char *role)
 	wo.exe = r->worker_exe;
 	wo.device = r->opts.device;
 	wo.role = role;
+	wo.gate = r->opts.gate;
 	return wo;
 }
 
