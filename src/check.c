@@ -675,6 +675,8 @@ int ks_check_batch_start(ks_check_batch **out, ks_kernel_result *results, const 
 		b->njobs++;
 	}
 	b->jready = ks_calloc(b->njobs + 1, 1);
+	/* before the first ready call, which may come before this returns */
+	*out = b;
 	if (b->njobs) {
 		b->threaded = 1;
 		if (pthread_create(&b->th, NULL, bg_main, b) != 0) {
@@ -682,7 +684,6 @@ int ks_check_batch_start(ks_check_batch **out, ks_kernel_result *results, const 
 			bg_main(b); /* no thread to be had: compile everything first */
 		}
 	}
-	*out = b;
 	return 0;
 }
 

@@ -565,8 +565,7 @@ static ks_lane_outcome item_run(void *ud, size_t li, size_t t, int kind, size_t 
 			reset_timing(r);
 			return KS_LANE_LOST;
 		}
-		if (r->exec)
-			ks_judge_kernel(r, q, L->g->have_ceil ? &L->g->ceil : NULL, &p->cfg);
+		ks_judge_kernel(r, q, L->g->have_ceil ? &L->g->ceil : NULL, &p->cfg);
 	}
 	pthread_mutex_lock(&p->mu);
 	L->items++;
@@ -577,7 +576,7 @@ static ks_lane_outcome item_run(void *ud, size_t li, size_t t, int kind, size_t 
 		s->checked++;
 	progress(s, r->problem);
 	pthread_mutex_unlock(&p->mu);
-	if (kind == ITEM_CHECK && r->exec && s->timing && q->nperf)
+	if (kind == ITEM_CHECK && r->exec && s->timing)
 		ks_lanes_push(p->lanes, ITEM_TIME, i);
 	return KS_LANE_DONE;
 }

@@ -243,11 +243,139 @@ static void test_gpu_bundled_example_gets_its_expected_verdicts(void)
 	ks_free(t);
 }
 
+/* ---- --devices: lanes (one GPU is enough: 0,0 runs two lanes on it) */
+
+/* The bundled example with `extra` options, into folder `out`; checks its verdicts against
+ * expected.json and returns the record. */
+static cJSON *score_example(const char *extra, const char *out)
+{
+	char args[12000], *t = NULL;
+	cJSON *j, *exp = NULL;
+	const cJSON *k;
+	int wrong = 0;
+	snprintf(args, sizeof(args), "--require-gpu --seed 777 %s --out '%s/%s' "
+		 "submissions/example/reflexion_oneshot_tritonbench_4.json", extra, kt_tmpdir(), out);
+	KT_EQ_INT(score(args), 1);
+	snprintf(args, sizeof(args), "%s/score.json", out);
+	j = load_json(args);
+	KT_EQ_INT(ks_fs_read(&t, NULL, "submissions/example/expected.json", 1 << 20), 0);
+	KT_EQ_INT(ks_json_parse(&exp, t, strlen(t), 16, "expected"), 0);
+	cJSON_ArrayForEach(k, cJSON_GetObjectItem(j, "kernels"))
+	{
+		const char *prob = cJSON_GetObjectItem(k, "problem")->valuestring;
+		const cJSON *e = cJSON_GetObjectItem(exp, prob);
+		int call = cJSON_IsTrue(cJSON_GetObjectItem(k, "call")), ex = cJSON_IsTrue(cJSON_GetObjectItem(k, "exec"));
+		if (!e || call != cJSON_IsTrue(cJSON_GetObjectItem(e, "call")) ||
+		    ex != cJSON_IsTrue(cJSON_GetObjectItem(e, "exec"))) {
+			fprintf(stderr, "  %s (%s): call %d exec %d (%s)\n", prob, extra, call, ex,
+				cJSON_GetObjectItem(k, "reason")->valuestring);
+			wrong++;
+		}
+	}
+	KT_ASSERT_MSG(wrong == 0, "%d kernels of the example got an unexpected verdict with %s", wrong, extra);
+	KT_EQ_INT(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "suspicious")->valuedouble, 0);
+	cJSON_Delete(exp);
+	ks_free(t);
+	return j;
+}
+
+static const cJSON *devices_of(const cJSON *j)
+{
+	return cJSON_GetObjectItem(j, "devices");
+}
+
+static void test_gpu_two_lanes_on_one_gpu_give_the_same_verdicts_marked_shared(void)
+{
+	cJSON *one, *two;
+	const cJSON *a, *b;
+	int lanes_used[2] = { 0, 0 };
+	need_gpu();
+	one = score_example("", "one");
+	two = score_example("--devices 0,0", "two");
+	KT_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(one, "summary"), "shared_gpu")));
+	KT_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(two, "summary"), "shared_gpu")));
+	KT_EQ_INT(cJSON_GetArraySize(devices_of(one)), 1);
+	KT_EQ_INT(cJSON_GetArraySize(devices_of(two)), 2);
+	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(devices_of(two), 0), "uuid")->valuestring,
+		  cJSON_GetObjectItem(cJSON_GetArrayItem(devices_of(two), 1), "uuid")->valuestring);
+	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(devices_of(two), 1), "status")->valuestring, "ok");
+	/* the same reasons, kernel by kernel, and every kernel that ran is marked */
+	for (a = cJSON_GetObjectItem(one, "kernels")->child, b = cJSON_GetObjectItem(two, "kernels")->child; a && b;
+	     a = a->next, b = b->next) {
+		const cJSON *g = cJSON_GetObjectItem(b, "gpu");
+		KT_EQ_STR(cJSON_GetObjectItem(a, "reason")->valuestring, cJSON_GetObjectItem(b, "reason")->valuestring);
+		KT_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(a, "shared_gpu")));
+		if (cJSON_IsObject(g)) {
+			KT_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(b, "shared_gpu")));
+			lanes_used[cJSON_GetObjectItem(g, "lane")->valueint & 1] = 1;
+		}
+		/* timed alike (timings on a shared GPU are noisier: not compared) */
+		KT_EQ_INT(cJSON_IsNumber(cJSON_GetObjectItem(a, "speedup")), cJSON_IsNumber(cJSON_GetObjectItem(b, "speedup")));
+	}
+	KT_ASSERT(!a && !b);
+	KT_ASSERT_MSG(lanes_used[0] && lanes_used[1], "one lane did all the work");
+	cJSON_Delete(one);
+	cJSON_Delete(two);
+}
+
+static void test_gpu_a_failing_lane_hands_its_work_to_the_other(void)
+{
+	cJSON *j;
+	const cJSON *d, *k;
+	setenv("KSCORE_TEST_FAIL_LANE", "1:1", 1);
+	need_gpu();
+	j = score_example("--devices 0,0", "r");
+	KT_CONTAINS(g_err, "lane 1 (GPU 0");
+	KT_CONTAINS(g_err, "is out of the rotation: KSCORE_TEST_FAIL_LANE");
+	KT_CONTAINS(g_err, "its work goes to the other lanes");
+	d = cJSON_GetArrayItem(devices_of(j), 1);
+	KT_EQ_STR(cJSON_GetObjectItem(d, "status")->valuestring, "failed");
+	KT_CONTAINS(cJSON_GetObjectItem(d, "failure")->valuestring, "KSCORE_TEST_FAIL_LANE");
+	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(devices_of(j), 0), "status")->valuestring, "ok");
+	/* nothing was charged for it: no kernel is not_run or crashed */
+	cJSON_ArrayForEach(k, cJSON_GetObjectItem(j, "kernels"))
+	{
+		KT_ASSERT(strcmp(cJSON_GetObjectItem(k, "reason")->valuestring, "not_run"));
+		KT_ASSERT(strcmp(cJSON_GetObjectItem(k, "reason")->valuestring, "crash"));
+	}
+	KT_EQ_INT(cJSON_GetObjectItem(d, "kernels")->valueint <= 1, 1);
+	cJSON_Delete(j);
+}
+
+static void test_gpu_a_lane_that_cannot_start_is_left_out(void)
+{
+	cJSON *j;
+	const cJSON *d;
+	need_gpu();
+	setenv("KSCORE_TEST_FAIL_LANE", "1", 1);
+	j = score_example("--devices 0,0", "r");
+	KT_CONTAINS(g_err, "lane 1 (GPU 0) could not start: KSCORE_TEST_FAIL_LANE");
+	d = cJSON_GetArrayItem(devices_of(j), 1);
+	KT_EQ_STR(cJSON_GetObjectItem(d, "status")->valuestring, "not_started");
+	KT_EQ_INT(cJSON_GetObjectItem(d, "kernels")->valueint, 0);
+	/* the lane that is left is not marked shared: it had the GPU to itself */
+	KT_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "shared_gpu")));
+	cJSON_Delete(j);
+}
+
+static void test_gpu_devices_all_is_every_visible_gpu(void)
+{
+	cJSON *j;
+	need_gpu();
+	j = score_example("--devices all", "r");
+	KT_ASSERT(cJSON_GetArraySize(devices_of(j)) >= 1);
+	KT_EQ_INT(cJSON_GetObjectItem(cJSON_GetArrayItem(devices_of(j), 0), "ordinal")->valueint, 0);
+	KT_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "shared_gpu")));
+	cJSON_Delete(j);
+}
+
 static const kt_test tests[] = {
 	KT(test_gpu_bundled_example_gets_its_expected_verdicts),
 	KT(test_gpu_stored_baseline_replaces_live_golden_timing),
 	KT(test_gpu_timing_catches_planted_cheats_and_spares_honest_kernels),
 	KT(test_gpu_correct_kernels_pass), KT(test_gpu_adversarial_kernels_fail_with_their_reason_in_one_run),
-	KT(test_gpu_same_seed_same_verdicts), { 0 }
+	KT(test_gpu_same_seed_same_verdicts), KT(test_gpu_two_lanes_on_one_gpu_give_the_same_verdicts_marked_shared),
+	KT(test_gpu_a_failing_lane_hands_its_work_to_the_other), KT(test_gpu_a_lane_that_cannot_start_is_left_out),
+	KT(test_gpu_devices_all_is_every_visible_gpu), { 0 }
 };
 KT_MAIN("gpu", tests)
