@@ -236,16 +236,20 @@ static ks_run_status call(ks_worker *w, ks_msg *reply, uint32_t type, const cJSO
 {
 	const ks_worker_gate *g = w->opts.gate;
 	int ex = type == KS_MSG_TIME_RUN || type == KS_MSG_TIME_VERIFY || type == KS_MSG_CALIBRATE;
-	double t0 = 0;
+	double tg = trace_on() ? mono_ms() : 0, t0 = 0;
 	ks_run_status st;
+	int pid = (int)w->pid;
 	if (g)
 		g->enter(g->ud, ex);
 	if (trace_on())
 		t0 = mono_ms();
 	st = call_once(w, reply, type, req, blob, len, timeout_s, why);
+	/* the worker's pid tells the workers of several lanes apart; the last figure is the time
+	 * the request waited for its GPU (the gate) before it was sent */
 	if (trace_on())
-		fprintf(stderr, "kscore-trace: %.3f %s %u %.3f %llu %llu\n", t0, w->role, (unsigned)type,
-			mono_ms() - t0, (unsigned long long)len, (unsigned long long)reply->blob_len);
+		fprintf(stderr, "kscore-trace: %.3f %s %u %.3f %llu %llu %d %.3f\n", t0, w->role, (unsigned)type,
+			mono_ms() - t0, (unsigned long long)len, (unsigned long long)reply->blob_len, pid,
+			t0 - tg);
 	if (g)
 		g->leave(g->ud, ex);
 	return st;
