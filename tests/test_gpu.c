@@ -338,7 +338,8 @@ static void test_gpu_a_failing_lane_hands_its_work_to_the_other(void)
 		KT_ASSERT(strcmp(cJSON_GetObjectItem(k, "reason")->valuestring, "not_run"));
 		KT_ASSERT(strcmp(cJSON_GetObjectItem(k, "reason")->valuestring, "crash"));
 	}
-	KT_EQ_INT(cJSON_GetObjectItem(d, "kernels")->valueint <= 1, 1);
+	/* it finished one item (each of its two runners may have been in the middle of one more) */
+	KT_ASSERT(cJSON_GetObjectItem(d, "kernels")->valueint <= 2);
 	cJSON_Delete(j);
 }
 
