@@ -155,7 +155,7 @@ static int spawn(ks_worker *w)
  * (docs/benchmarks.md). Read once; never on by default. */
 static int trace_on(void)
 {
-	static int on = -1;
+	static _Atomic int on = -1; /* lane threads ask at once */
 	if (on < 0) {
 		const char *e = getenv("KSCORE_TRACE");
 		on = e && *e && strcmp(e, "0") != 0;
