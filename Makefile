@@ -15,7 +15,7 @@ WARN         = -Wall -Wextra -Werror -Wstrict-prototypes -Wno-missing-field-init
 PKGS         = libcjson libcurl libgit2 zlib libcrypto
 PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-CPPFLAGS_KS  = -Iinclude -I$(CUDA_HOME)/include $(PKG_CFLAGS) -DKS_VERSION=\"$(VERSION)\" \
+CPPFLAGS_KS  = -Iinclude -Iweb_export -I$(CUDA_HOME)/include $(PKG_CFLAGS) -DKS_VERSION=\"$(VERSION)\" \
                -DKS_CUDA_HOME=\"$(CUDA_HOME)\" -D_GNU_SOURCE
 CFLAGS_KS    = -std=c11 -pthread $(WARN) $(OPT) -fno-strict-aliasing $(CPPFLAGS_KS) $(CFLAGS)
 LDFLAGS_KS   = -Wl,--as-needed -Wl,-rpath,'$$ORIGIN/../lib' $(LDFLAGS)
@@ -31,9 +31,19 @@ LIB_SRC     := $(filter-out $(MAINS),$(wildcard src/*.c))
 LIB_OBJ     := $(patsubst src/%.c,build/obj/%.o,$(LIB_SRC))
 TEST_SRC    := $(wildcard tests/test_*.c)
 
+# web_export/: the static site writer (score export), part of libkscore; its stylesheet and script
+# are embedded into the binary as C arrays (web_export/embed.sh: sh and od, no xxd needed).
+WEB_SRC     := $(wildcard web_export/*.c)
+WEB_HDR     := $(wildcard web_export/*.h)
+WEB_ASSETS   = web_export/assets/site.css web_export/assets/site.js
+WEB_OBJ     := $(patsubst web_export/%.c,build/obj/web_export/%.o,$(WEB_SRC)) build/obj/web_export/ks_assets.o
+TWEB_OBJ    := $(patsubst build/obj/%,build/test/obj/%,$(WEB_OBJ))
+WEB_TEST_SRC := $(wildcard web_export/tests/test_*.c)
+
 SAN          = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 TLIB_OBJ    := $(patsubst src/%.c,build/test/obj/%.o,$(LIB_SRC))
-TEST_BIN    := $(patsubst tests/%.c,build/test/%,$(TEST_SRC))
+TEST_BIN    := $(patsubst tests/%.c,build/test/%,$(TEST_SRC)) \
+               $(patsubst web_export/tests/%.c,build/test/%,$(WEB_TEST_SRC))
 
 V ?= 0
 ifeq ($(V),0)
@@ -51,7 +61,7 @@ all: build/score build/kscore-compile build/kscore-worker
 build/obj/%.o: src/%.c $(wildcard include/*.h) | build/obj
 	$(QCC)$(CC) $(CFLAGS_KS) -c $< -o $@
 
-build/libkscore.a: $(LIB_OBJ)
+build/libkscore.a: $(LIB_OBJ) $(WEB_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 build/score: build/obj/main.o build/libkscore.a
@@ -66,21 +76,52 @@ build/kscore-worker: $(WORKER_OBJ) build/libkscore.a
 build/obj build/test/obj:
 	mkdir -p $@
 
+build/gen/ks_assets.c: $(WEB_ASSETS) web_export/embed.sh
+	@mkdir -p build/gen
+	$(Q)sh web_export/embed.sh $@ ks_asset_site_css=web_export/assets/site.css ks_asset_site_js=web_export/assets/site.js
+
+build/obj/web_export/ks_assets.o: build/gen/ks_assets.c
+	@mkdir -p build/obj/web_export
+	$(QCC)$(CC) $(CFLAGS_KS) -c $< -o $@
+
+build/obj/web_export/%.o: web_export/%.c $(wildcard include/*.h) $(WEB_HDR)
+	@mkdir -p build/obj/web_export
+	$(QCC)$(CC) $(CFLAGS_KS) -c $< -o $@
+
+build/test/obj/web_export/ks_assets.o: build/gen/ks_assets.c
+	@mkdir -p build/test/obj/web_export
+	$(QCC)$(CC) $(CFLAGS_KS) $(SAN) -c $< -o $@
+
+build/test/obj/web_export/%.o: web_export/%.c $(wildcard include/*.h) $(WEB_HDR)
+	@mkdir -p build/test/obj/web_export
+	$(QCC)$(CC) $(CFLAGS_KS) $(SAN) -c $< -o $@
+
 # ---- tests: library and score binary under ASan+UBSan; the helpers stay unsanitized because
 # they run under rlimits (ASan reserves terabytes of address space) and load the CUDA driver.
 build/test/obj/%.o: src/%.c $(wildcard include/*.h) | build/test/obj
 	$(QCC)$(CC) $(CFLAGS_KS) $(SAN) -c $< -o $@
 
-build/test/libkscore.a: $(TLIB_OBJ)
+build/test/libkscore.a: $(TLIB_OBJ) $(TWEB_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 build/test/score: build/test/obj/main.o build/test/libkscore.a
 	$(QLD)$(CC) $(SAN) $(LDFLAGS_KS) -o $@ $^ $(LIBS_KS)
 
-build/test/test_%: tests/test_%.c tests/ktest.h build/test/libkscore.a
+build/test/test_%: tests/test_%.c $(wildcard tests/*.h) build/test/libkscore.a
+	$(QLD)$(CC) $(CFLAGS_KS) $(SAN) -Itests $(LDFLAGS_KS) -o $@ $< build/test/libkscore.a $(LIBS_KS)
+
+build/test/test_%: web_export/tests/test_%.c web_export/tests/export_test.h tests/ktest.h build/test/libkscore.a
 	$(QLD)$(CC) $(CFLAGS_KS) $(SAN) -Itests $(LDFLAGS_KS) -o $@ $< build/test/libkscore.a $(LIBS_KS)
 
 test-build: all build/test/score $(TEST_BIN)
+
+# The committed fixture of the site tests (web_export/tests/export_test.h), written again.
+build/test/make_fixture: web_export/tests/make_fixture.c web_export/tests/export_test.h build/test/libkscore.a
+	$(QLD)$(CC) $(CFLAGS_KS) $(SAN) -Itests $(LDFLAGS_KS) -o $@ $< build/test/libkscore.a $(LIBS_KS)
+
+export-fixture: build/test/make_fixture
+	rm -rf web_export/tests/fixtures/batch
+	build/test/make_fixture web_export/tests/fixtures/batch
 
 # `make test` first installs what is missing (apt-get), then re-reads pkg-config in a sub-make.
 deps:
@@ -118,7 +159,9 @@ FUZZ_TARGETS  = submission extract expr plan problem manifest
 FUZZ_SECONDS ?= 600
 FUZZ_CFLAGS   = -std=c11 -pthread $(WARN) -O1 -g -fno-strict-aliasing $(CPPFLAGS_KS) \
                 -fsanitize=address,undefined -fno-omit-frame-pointer
-FUZZ_OBJ     := $(patsubst src/%.c,build/fuzz/obj/%.o,$(LIB_SRC))
+FUZZ_OBJ     := $(patsubst src/%.c,build/fuzz/obj/%.o,$(LIB_SRC)) \
+                $(patsubst web_export/%.c,build/fuzz/obj/web_export/%.o,$(WEB_SRC)) \
+                build/fuzz/obj/web_export/ks_assets.o
 FUZZ_BIN     := $(patsubst %,build/fuzz/fuzz_%,$(FUZZ_TARGETS))
 # does $(FUZZ_CC) link a libFuzzer target? (expanded only by the rules that need it)
 FUZZ_OK       = $(shell printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n)\
@@ -129,6 +172,14 @@ build/fuzz/obj:
 	mkdir -p $@
 
 build/fuzz/obj/%.o: src/%.c $(wildcard include/*.h) | build/fuzz/obj
+	$(QCC)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+build/fuzz/obj/web_export/%.o: web_export/%.c $(wildcard include/*.h) $(WEB_HDR)
+	@mkdir -p build/fuzz/obj/web_export
+	$(QCC)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+build/fuzz/obj/web_export/ks_assets.o: build/gen/ks_assets.c
+	@mkdir -p build/fuzz/obj/web_export
 	$(QCC)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 build/fuzz/libkscore.a: $(FUZZ_OBJ)
@@ -172,11 +223,13 @@ install: all
 	cp -R reference_tests scoring $(DESTDIR)$(DATADIR)/
 	install -m 644 docs/score.1 $(DESTDIR)$(MANDIR)/score.1
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+	install -d $(DESTDIR)$(DATADIR)/compat
+	cp -R compat/include $(DESTDIR)$(DATADIR)/compat/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/score $(DESTDIR)$(MANDIR)/score.1
 	rm -f $(DESTDIR)$(LIBEXECDIR)/kscore-compile $(DESTDIR)$(LIBEXECDIR)/kscore-worker
-	rm -rf $(DESTDIR)$(DATADIR)/reference_tests $(DESTDIR)$(DATADIR)/scoring
+	rm -rf $(DESTDIR)$(DATADIR)/reference_tests $(DESTDIR)$(DATADIR)/scoring $(DESTDIR)$(DATADIR)/compat
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
 	rmdir $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
@@ -184,4 +237,4 @@ clean:
 	rm -rf build
 
 .PHONY: all deps deps-test demo test check test-build gpu-test bench install uninstall clean \
-        fuzz fuzz-build fuzz-corpus fuzz-smoke fuzz-test-build
+        fuzz fuzz-build fuzz-corpus fuzz-smoke fuzz-test-build export-fixture

@@ -1,6 +1,6 @@
-/* fuzz_manifest: a `score batch` manifest through ks_batch_manifest_parse; for a manifest that
+/* fuzz_manifest: a `score batch` manifest through ks_manifest_parse; for a manifest that
  * parses without teams (pull-request mode), pull requests made up from its own maps go through
- * ks_batch_add_pull_teams, and every team must end with a name and a result folder of its own.
+ * ks_manifest_add_pull_teams, and every team must end with a name and a result folder of its own.
  * Nothing is fetched: the parser only reads the text. */
 #include "batch.h"
 #include "fuzz.h"
@@ -10,30 +10,11 @@
 
 #define MAX_PRS 32
 
-/* known bug: a manifest without teams (or with an empty list) parses with 1, not 0, returned */
-static int returns_one;
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	static const char probe[] = "{\"schema\": \"kscore.batch/1\"}";
-	ks_batch_manifest *m = NULL;
-	(void)argc;
-	(void)argv;
-	returns_one = !fz_strict() && ks_batch_manifest_parse(&m, probe, sizeof(probe) - 1, "probe",
-							       NULL) == 1;
-	if (returns_one)
-		fprintf(stderr, "fuzz: known bug: ks_batch_manifest_parse returns 1 for a manifest "
-			"without teams (fuzz/regress/manifest/open-*); taken as success\n");
-	ks_batch_manifest_free(m);
-	ks_error_clear();
-	return 0;
-}
-
-static void check_teams(const ks_batch_manifest *m)
+static void check_teams(const ks_manifest *m)
 {
 	size_t i, j;
 	for (i = 0; i < m->nteams; i++) {
-		const ks_batch_team *t = &m->teams[i];
+		const ks_manifest_team *t = &m->teams[i];
 		const char *c;
 		FZ_CHECK(t->name && *t->name && t->repo && t->ref && *t->ref, "team %zu incomplete", i);
 		FZ_CHECK(t->folder && *t->folder && t->folder[0] != '-' && strlen(t->folder) <= 128,
@@ -50,7 +31,7 @@ static void check_teams(const ks_batch_manifest *m)
 
 /* Pull requests numbered and titled after the manifest's own maps and exclusions, so that the
  * mapping, exclusion and same-name paths all run. */
-static void pull_teams(ks_batch_manifest *m)
+static void pull_teams(ks_manifest *m)
 {
 	ks_repo_pull prs[MAX_PRS];
 	size_t n = 0, i;
@@ -72,26 +53,24 @@ static void pull_teams(ks_batch_manifest *m)
 		prs[n].number = 2000 + i;
 		prs[n].subject = i < 2 ? "Same title" : m->nmap_subjects ? m->map_subject_names[0] : "";
 	}
-	ks_batch_add_pull_teams(m, prs, n, NULL);
+	ks_manifest_add_pull_teams(m, prs, n, NULL);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	ks_batch_manifest *m = NULL;
-	int rc = ks_batch_manifest_parse(&m, (const char *)data, size, "manifest.json", "hackathon");
+	ks_manifest *m = NULL;
+	int rc = ks_manifest_parse(&m, (const char *)data, size, "manifest.json", "hackathon");
 
-	if (rc == 1 && returns_one)
-		rc = 0;
 	fz_check_error(rc);
 	if (rc == 0) {
 		FZ_CHECK(m != NULL, "no manifest");
 		check_teams(m);
-		if (m->deadline != KS_BATCH_NO_DEADLINE && m->deadline >= 0 &&
+		if (m->deadline != KS_MANIFEST_NO_DEADLINE && m->deadline >= 0 &&
 		    m->deadline <= 253402300799LL) {
 			char text[32];
 			int64_t back = 0;
-			ks_batch_format_time(text, m->deadline);
-			FZ_CHECK(ks_batch_parse_time(&back, text) == 0 && back == m->deadline,
+			ks_manifest_format_time(text, m->deadline);
+			FZ_CHECK(ks_manifest_parse_time(&back, text) == 0 && back == m->deadline,
 				 "the deadline %lld prints as %s", (long long)m->deadline, text);
 		}
 		if (!m->nteams) {
@@ -101,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			pull_teams(m);
 			check_teams(m);
 		}
-		ks_batch_manifest_free(m);
+		ks_manifest_free(m);
 	} else {
 		FZ_CHECK(!m, "a failed parse returned a manifest");
 	}

@@ -6,10 +6,13 @@
 #ifndef KS_BASELINE_H
 #define KS_BASELINE_H
 
+/* The schema of a stored baseline file (score baseline --out). */
+#define KS_BASELINE_SCHEMA "kscore.baseline/1"
+
 #include <stddef.h>
+#include "device.h"
 #include "problem.h"
-#include "timing.h"
-#include "worker.h"
+#include "stats.h"
 
 typedef struct ks_baseline ks_baseline;
 
@@ -26,8 +29,5 @@ const ks_stats *ks_baseline_find(const ks_baseline *b, const ks_problem *p, size
 
 /* The default file of a device: <cache>/baselines/<uuid>-<driver>.json. Caller frees. */
 char *ks_baseline_default_path(const char *cache_dir, const ks_device_info *dev);
-
-/* `score baseline [--refs DIR] [--suite S] [--out FILE] [--device N]`; argv[0] is "baseline". */
-int ks_baseline_main(int argc, char **argv);
 
 #endif

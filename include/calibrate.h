@@ -46,7 +46,4 @@ double ks_ceilings_peak(const ks_ceilings *c, const char *peak);
 cJSON *ks_ceilings_json(const ks_ceilings *c);
 int ks_ceilings_from_json(ks_ceilings *c, const cJSON *j);
 
-/* `score calibrate`: argv[0] is "calibrate". Returns the exit status. */
-int ks_calibrate_main(int argc, char **argv);
-
 #endif

@@ -21,9 +21,10 @@ typedef struct {
 	uint64_t seed;                /* the session's base seed */
 	ks_plan_limits limits;
 	size_t max_log_excerpt;       /* bytes of the compile log kept in results */
+	int compile_only;             /* no GPU because compile-only was asked for, not for lack of one */
 } ks_check_options;
 
-#define KS_CHECK_OPTIONS_INIT { NULL, KS_COMPILE_OPTIONS_INIT, 0, KS_PLAN_LIMITS_INIT, 4096 }
+#define KS_CHECK_OPTIONS_INIT { NULL, KS_COMPILE_OPTIONS_INIT, 0, KS_PLAN_LIMITS_INIT, 4096, 0 }
 
 /* A compiled candidate, as the check and timing stages run it. */
 typedef struct {

@@ -12,4 +12,28 @@
  * invalid, 78 configuration error. Calls curl_global_init/cleanup itself. */
 int ks_upload_main(int argc, char **argv);
 
+/* score calibrate [--device N] [--cache-dir DIR] [--force] [--json] (src/cmd_calibrate.c). Exit
+ * codes: 0 measured or cached, 64 usage, 69 no usable GPU, 70 calibration failed. */
+int ks_calibrate_main(int argc, char **argv);
+
+/* score problems [--refs DIR] [--suite S] [--json] [--export-prompts FILE] (src/cmd_problems.c).
+ * Exit codes: 0 ok, 64 usage, 65 no valid problem, 74 FILE not writable. */
+int ks_catalog_main(int argc, char **argv);
+
+/* score check-refs [--refs DIR] [--suite S] [--compile-only] [--json FILE] [--device N]
+ * (src/cmd_check_refs.c). Exit codes: 0 every problem passes, 1 some fail, 65 no problem loads,
+ * 69 no GPU (without --compile-only). */
+int ks_refcheck_main(int argc, char **argv);
+
+/* score baseline [--refs DIR] [--suite S] [--out FILE] [--device N] (src/cmd_baseline.c). Exit
+ * codes: 0 stored, 1 some problems failed, 65 no problem, 69 no GPU, 74 FILE not writable. */
+int ks_baseline_main(int argc, char **argv);
+
+/* score batch [OPTIONS] [MANIFEST] (src/cmd_batch.c; the run is batch.h's). Exit codes: 0 every
+ * team scored (or already scored), 1 some teams could not be scored (each is recorded with its
+ * reason), 3 no GPU (compile-only results), 64 usage, 65 manifest invalid, 69 --require-gpu
+ * without a usable GPU, 73 a results folder that is not kscore's, 74 results or the cache not
+ * writable, 78 upload configuration unusable. */
+int ks_batch_main(int argc, char **argv);
+
 #endif

@@ -1,8 +1,9 @@
 /* compile: turns CUDA source into CUBIN with NVRTC, in an exec'd helper (`kscore-compile`) that runs
  * with an empty environment, a wall-clock and memory limit, and a filesystem view confined to CUDA's
- * headers (DESIGN §4.2), so `#include "/proc/self/environ"` cannot leak secrets into the log.
- * Results are cached by content hash, so re-scoring skips NVRTC. The scoring process never links
- * NVRTC and never initialises CUDA. */
+ * headers and kscore's compatibility headers (DESIGN §4.2), so `#include "/proc/self/environ"`
+ * cannot leak secrets into the log. The compatibility headers (compat.h) make device code written
+ * for nvcc compile. Results are cached by content hash, so re-scoring skips NVRTC. The scoring
+ * process never links NVRTC and never initialises CUDA. */
 #ifndef KS_COMPILE_H
 #define KS_COMPILE_H
 
@@ -15,7 +16,9 @@ typedef enum {
 	KS_COMPILE_LIMIT,     /* ran out of its memory limit, or source/log over their caps */
 	KS_COMPILE_CRASH,     /* the helper died or broke its protocol */
 	KS_COMPILE_NONAME,    /* compiled, but a requested kernel name does not exist */
-	KS_COMPILE_SANDBOX    /* no sandbox available and unsandboxed compiles are not allowed */
+	KS_COMPILE_SANDBOX,   /* no sandbox available and unsandboxed compiles are not allowed */
+	KS_COMPILE_NOHEADER   /* an included header does not exist: the log's first line says which
+				 and what to include instead */
 } ks_compile_status;
 
 const char *ks_compile_status_name(ks_compile_status s); /* "ok", "compile error", ... */
@@ -31,6 +34,9 @@ typedef struct {
 	size_t max_log;              /* bytes kept of the NVRTC log */
 	int jobs;                    /* helpers run in parallel */
 	int allow_unsandboxed;       /* compile even where Landlock is missing (trusted input only) */
+	const char *compat_dir;      /* kscore's compatibility headers; NULL: found (ks_compat_find) */
+	int no_compat;               /* NVRTC alone: no compatibility headers, no prelude, no
+					-default-device (for comparisons; submissions need them) */
 } ks_compile_options;
 
 #define KS_COMPILE_OPTIONS_INIT { "sm_90a", NULL, NULL, NULL, 60.0, 8192, 1u << 20, 64u << 10, 4, 0 }
@@ -70,17 +76,32 @@ void ks_compile_job_clear(ks_compile_job *job);
 /* The NVRTC version the helper reports ("13.0"), for provenance; caller frees. NULL on failure. */
 char *ks_compile_nvrtc_version(const ks_compile_options *opts);
 
+/* What a compile depends on besides the source, NVRTC and CUDA's headers: for score.json's
+ * toolchain record. */
+typedef struct {
+	char *compat_sha256;  /* hex SHA-256 of kscore's compatibility headers; NULL with no_compat */
+	char *options;        /* the NVRTC options, space-separated, with the directories written as
+				 <compat> and <cuda> */
+} ks_compile_toolchain;
+
+/* Fills t for these options (arch included). Returns 0, or an error when the compatibility
+ * headers cannot be found or read (message set); t is then empty. */
+int ks_compile_toolchain_get(ks_compile_toolchain *t, const ks_compile_options *opts);
+
+void ks_compile_toolchain_clear(ks_compile_toolchain *t);
+
 /* ---- The helper protocol: shared by ks_compile_run and kscore-compile; not for other callers ----
  *
  * kscore-compile is run with an empty environment, the source on stdin, and
- *     --arch ARCH --include DIR... --name EXPR... --max-log N --max-source N [--allow-unsandboxed]
+ *     --arch ARCH [--compat DIR] --include DIR... --name EXPR... --max-log N --max-source N
+ *     [--allow-unsandboxed]
  * (or `--version`, which prints "MAJOR.MINOR\n"). It writes exactly one reply frame on stdout; the
  * integers are unsigned 32-bit little-endian:
  *     "KSCR" version status log_len log[log_len] cubin_len cubin[cubin_len]
  *     nnames { name_len name[name_len] }*nnames "KEND"
  * A cache file is "KSCC" version key[64] sha256hex(frame)[64] frame. */
 
-#define KS_COMPILE_PROTO_VERSION 1
+#define KS_COMPILE_PROTO_VERSION 2
 #define KS_COMPILE_MAX_CUBIN (64u << 20) /* a CUBIN larger than this is refused as LIMIT */
 #define KS_COMPILE_MAX_NAMES 256         /* name expressions per job */
 #define KS_COMPILE_MAX_NAME 1024         /* bytes of one name expression or lowered name */
@@ -112,9 +133,10 @@ void ks_compile_reply_clear(ks_compile_reply *r);
  * "lto_90": they give PTX, not CUBIN) and anything else, with KS_EINVALID and a message. */
 int ks_compile_check_arch(const char *arch);
 
-/* The complete NVRTC option list for an architecture and include directories, in order; the cache
+/* The complete NVRTC option list for an architecture, kscore's compatibility headers (NULL: none,
+ * and no -default-device or prelude either) and CUDA's include directories, in order; the cache
  * key hashes exactly these. Caller frees with ks_free_strv(*opts, *n). */
-void ks_compile_nvrtc_options(char ***opts, size_t *n, const char *arch,
+void ks_compile_nvrtc_options(char ***opts, size_t *n, const char *arch, const char *compat_dir,
 			      const char *const *include_dirs, size_t ninclude);
 
 #endif

@@ -15,9 +15,11 @@ typedef struct {
 	double roofline_margin;      /* suspicious when time < floor * (1 - margin) */
 	double timer_floor_us;       /* suspicious when the median is below this */
 	double max_speedup;          /* suspicious when a case's speedup is above this */
+	double check_fraction;       /* of the ordinary timed runs, checked after the fact (at least
+				      * one per batch; 0: none) */
 } ks_config;
 
-#define KS_CONFIG_INIT { 3, 3, 10, 400, 0.005, 1.5, 40.0, 2, 0.15, 2.0, 25.0 }
+#define KS_CONFIG_INIT { 3, 3, 10, 400, 0.005, 1.5, 40.0, 2, 0.15, 2.0, 25.0, 0.125 }
 
 /* Reads path over the defaults in *cfg. KS_ENOTFOUND if the file is absent (cfg unchanged),
  * KS_EINVALID naming the key for a bad value. */

@@ -11,15 +11,31 @@
  *     runs to the end of the text.
  *  3. Without fences the whole text is the code.
  *  4. The result must contain a __global__ function; otherwise no code is returned.
+ *
+ * Text that is not UTF-8 yields no code: a stray byte would reach the compiler as garbage (NVRTC
+ * then reports the kernel missing, hiding the real problem), and the code is quoted in reports.
  */
 #ifndef KS_EXTRACT_H
 #define KS_EXTRACT_H
 
+#include <stddef.h>
+
+/* Checks that text[0..len) is text that code can hold: valid UTF-8 without NUL characters.
+ * Returns 0, or KS_EINVALID with a message naming the first bad byte, its byte offset and its
+ * line and column (in characters). */
+int ks_extract_check_text(const char *text, size_t len);
+
 /* On success *code is the extracted source and *note says what was taken ("2 ```cuda blocks joined;
  * 1 ```python block ignored", "whole text"). When nothing usable is found, *code is NULL and *note
- * says why ("no __global__ function in any C/C++/CUDA block; 1 ```python block ignored"). Both are
+ * says why ("no __global__ function in any C/C++/CUDA block; 1 ```python block ignored", or where
+ * the text stops being UTF-8). Both are
  * caller-owned. Always returns 0 except on invalid arguments (KS_EINVALID). */
 int ks_extract_code(char **code, char **note, const char *text);
+
+/* For text in which no CUDA code was found: names the language it is written in when that is
+ * recognisably Python ("Triton (Python)" for Triton kernels, "Python" otherwise), so the entry can
+ * be told that kscore scores CUDA C++; NULL when the text looks like neither. The string is static. */
+const char *ks_extract_foreign_language(const char *text);
 
 /* Finds a structured launch comment (a block comment whose text starts with `kscore-launch`
  * followed by JSON, or a line comment `// kscore-launch: {json}`) and returns its JSON text,

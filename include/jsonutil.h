@@ -36,7 +36,12 @@ int ks_json_d2i(int64_t *out, double d, int64_t lo, int64_t hi);
 int ks_json_int_in(int64_t *out, const cJSON *obj, const char *key, int required, int64_t lo,
 		   int64_t hi);
 
-/* Prints v (formatted when pretty) with a trailing newline and writes it atomically to path. */
+/* Prints v (formatted when pretty) as valid UTF-8 whatever bytes its strings hold: invalid
+ * sequences become U+FFFD (DESIGN §4.9). Every JSON text kscore writes or prints goes through here.
+ * Returns NULL when cJSON cannot print; caller frees with ks_free. */
+char *ks_json_print(const cJSON *v, int pretty);
+
+/* Prints v with ks_json_print, adds a trailing newline and writes it atomically to path. */
 int ks_json_write_file(const char *path, const cJSON *v, int pretty);
 
 /* Adds a number that may be NaN/Inf as null (JSON has no NaN). */

@@ -1,6 +1,10 @@
 /* metrics: the numbers a leaderboard shows (DESIGN §5), computed from kernel results only.
- * Accuracies are over the problems of one file (an entry whose problem appears twice counts as one
- * problem, averaged over its entries); pass@k is the unbiased estimator over all passes. */
+ *
+ * Within one pass only the first entry naming a problem counts: later ones (reason `duplicate`, or
+ * simply later) count nowhere, not in accuracies, score, fast_p or pass@k, so copies of a kernel
+ * cannot multiply its score. Accuracies, fast_p and the score are per problem, averaged over the
+ * problem's samples (one per pass): a folder of N passes of the same kernel scores as one pass.
+ * pass@k is the unbiased estimator over all passes. */
 #ifndef KS_METRICS_H
 #define KS_METRICS_H
 
@@ -8,20 +12,26 @@
 #include "result.h"
 
 typedef struct {
-	size_t entries;
-	size_t problems;            /* distinct problem keys in the file */
+	size_t entries;             /* every result given, duplicates included */
+	size_t duplicates;          /* results that do not count (later entries for a problem) */
+	size_t problems;            /* distinct problem keys among the results that count */
 	double compile_accuracy;
 	double call_accuracy;       /* NaN when nothing ran (compile-only) */
 	double exec_accuracy;
-	size_t called, executed, compiled;
+	size_t called, executed, compiled;  /* among the results that count */
 	/* timing (when kernels were timed) */
 	int timed;                  /* at least one kernel was timed */
-	double score;               /* sum of the scores of the file's kernels */
+	double score;               /* sum over problems of their kernels' score (mean over passes) */
 	double geomean_speedup;     /* over exec-correct, non-suspicious, timed kernels */
-	double fast_1, fast_2;      /* fraction of problems correct with speedup > 1 (> 2) */
+	double fast_1, fast_2;      /* fraction of problems correct, not suspicious, speedup > 1 (> 2) */
 	double roofline_fraction;   /* mean over timed kernels */
 	size_t suspicious;
+	size_t not_cuda;            /* counted results whose answer is Python/Triton (reason not_cuda) */
 } ks_file_metrics;
+
+/* The warning a file deserves when most of its counted entries are not CUDA (an organizer must not
+ * publish a leaderboard of zeros without noticing), or NULL. Static string. */
+const char *ks_metrics_not_cuda_warning(const ks_file_metrics *m);
 
 /* Metrics of one file's results (all r[i] of the same pass). */
 void ks_metrics_file(ks_file_metrics *m, const ks_kernel_result *r, size_t n);
@@ -39,7 +49,7 @@ typedef struct {
 } ks_passk;
 
 /* pass@k for each k over results of every pass, grouped by problem key; samples of a problem are
- * all its entries in all passes. */
+ * its counted entries, one per pass. */
 void ks_metrics_passk(ks_passk *out, const int *ks, size_t nk, const ks_kernel_result *r, size_t n);
 
 #endif

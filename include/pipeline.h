@@ -40,6 +40,9 @@ typedef struct {
 	size_t ndevices;
 	int devices_all;              /* one lane per GPU the driver sees */
 	int mixed_gpus;               /* allow GPUs of different models (same architecture) */
+	unsigned sanitize;            /* compute-sanitizer tools run on each correct kernel (sanitize.h);
+				       * 0: no sanitizer stage */
+	int profile;                  /* ks_profile_when (nvtool.h): which kernels ncu profiles */
 } ks_pipeline_options;
 
 #define KS_PIPELINE_OPTIONS_INIT { NULL, NULL, 0, 0, "sm_90a", 0, 4, NULL, 10.0, 60.0, 8192, 0, NULL, 0, 0, 0, NULL, 0, 0, NULL, 0 }

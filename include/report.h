@@ -40,6 +40,8 @@ typedef struct {
 	const ks_device_info *device;     /* NULL without a GPU */
 	const char *arch;
 	const char *nvrtc_version;
+	const char *compat_sha256;        /* kscore's compatibility headers (NULL: not used) */
+	const char *compile_options;      /* the NVRTC options (ks_compile_toolchain) */
 	uint64_t seed;
 	const ks_problem_set *problems;
 	time_t started;
@@ -52,6 +54,7 @@ typedef struct {
 	size_t nlanes;
 	const int *kernel_lane;           /* per result: the lane that timed it, else the one that checked
 					   * it; -1: it ran on none */
+	const cJSON *nvtools;             /* the sanitizer and profiler stages' settings (NULL: none) */
 } ks_report;
 
 /* Writes every file of the folder. On success, *summary (if not NULL) receives the summary object

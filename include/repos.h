@@ -54,8 +54,18 @@ int ks_repo_open(ks_repo **out, const char *location, const ks_repo_options *opt
  * (ks_repo_fetched_at). Refs deleted upstream are kept in the mirror, so a frozen batch stays
  * reproducible. The time cap is checked as data arrives: a server that accepts the connection
  * and then sends nothing is limited only by the operating system's TCP timeouts (libgit2 1.5 has
- * no read timeout). */
+ * no read timeout).
+ *
+ * A local repository (a path or file:// URL) that lacks an object cannot be fetched whole; its
+ * refs and every object they reach that it has are then copied one by one, and the fetch
+ * succeeds: the objects it lacks are recorded in the mirror (kscore-mirror.json,
+ * "missing_objects") and named by ks_repo_fetch_note. Reading a file that needs one of them
+ * fails with KS_REPO_FILE_MISSING_OBJECT; every other file reads as usual. */
 int ks_repo_fetch(ks_repo *r);
+
+/* After a fetch that copied all but some objects: a sentence naming them (how many, the first
+ * ones, and the paths and commits that needed them); NULL after a complete fetch. Owned by r. */
+const char *ks_repo_fetch_note(const ks_repo *r);
 
 /* The location as safe to show (see ks_repo_redact). */
 const char *ks_repo_display(const ks_repo *r);
@@ -77,7 +87,7 @@ typedef struct {
 	char id[41];
 	int64_t time;            /* committer time, seconds since the epoch */
 	int offset_min;          /* the committer's time-zone offset, minutes east of UTC */
-	char *subject;           /* first line of the message (libgit2's summary); "" if none */
+	char *subject;           /* first line of the message (libgit2's summary), made valid UTF-8 */
 	int ancestor_of_chosen;  /* a later-dated commit that the chosen commit contains */
 } ks_repo_commit;
 
@@ -94,11 +104,25 @@ typedef struct {
  * every commit walked before it (all dated after the deadline) is listed as later. Then the chosen
  * commit's own ancestry is searched for commits dated after the deadline: a commit that contains
  * later-dated work has a forged or skewed date, and those are listed too with ancestor_of_chosen
- * set. Fills *out in every case (out->found = 0 when no commit qualifies: not an error). Fails
- * with KS_ENOTFOUND for an unknown tip, KS_ELIMIT beyond a million commits. Caller frees with
- * ks_repo_pick_clear. */
-int ks_repo_pick_commit(ks_repo_pick *out, ks_repo *r, const char *tip, int64_t deadline,
-			size_t max_later);
+ * set. With `base` (a full commit id; NULL: none) both walks leave out the base's history: only
+ * the commits reachable from tip and not from base are the team's own (a pull request's), so a
+ * team whose own commits are all later is not given a commit of the base. Fills *out in every
+ * case (out->found = 0 when no commit qualifies: not an error). Fails with KS_ENOTFOUND for an
+ * unknown tip, KS_ELIMIT beyond a million commits. Caller frees with ks_repo_pick_clear. */
+int ks_repo_pick_commit(ks_repo_pick *out, ks_repo *r, const char *tip, const char *base,
+			int64_t deadline, size_t max_later);
+
+/* The commit whose history is not the team's own, for ks_repo_pick_commit: `base_ref` (NULL:
+ * "HEAD", the default branch) resolved, when it does not contain `tip` or is tip itself (then
+ * nothing is the team's own). When it contains tip (the pull request was merged), the first parent of the merge that brought tip in, found along the base's
+ * first parents. out gets 41 bytes. Fails with the message set: KS_ENOTFOUND (no such base),
+ * KS_EINVALID when tip lies on the base's first-parent line itself (fast-forwarded: its own
+ * commits cannot be told apart; the manifest must name the commit it started from). */
+int ks_repo_base(char out[41], ks_repo *r, const char *tip, const char *base_ref);
+
+/* The best common ancestor of commits a and b into out: 1 found, 0 none (unrelated histories),
+ * <0 on error. */
+int ks_repo_merge_base(char out[41], ks_repo *r, const char *a, const char *b);
 
 void ks_repo_pick_clear(ks_repo_pick *p);
 
@@ -111,27 +135,67 @@ int ks_repo_contains(ks_repo *r, const char *tip, const char *id);
 int ks_repo_commit_info(ks_repo_commit *out, ks_repo *r, const char *id);
 void ks_repo_commit_clear(ks_repo_commit *c);
 
-/* Reads one file from the tree of commit `id` without a checkout. `spec` is a path inside the
- * repository ("sub/x.json") or a pattern (pattern.h): '*' in any component matches any run of
- * characters other than '/', and "<N>" in the last component (once) matches a decimal integer. A
- * pattern must select exactly one regular file: the one with the highest N (compared as integers,
- * so 10 beats 9); several files at the highest N (or several matches without <N>) are ambiguous.
- *
+typedef enum {
+	KS_REPO_FILE_OK = 0,
+	KS_REPO_FILE_NO_MATCH,       /* no file matches any of the paths or patterns */
+	KS_REPO_FILE_BASE_ONLY,      /* only files identical to the base's own match */
+	KS_REPO_FILE_AMBIGUOUS,      /* several files at the highest <N>, or several without <N> */
+	KS_REPO_FILE_UNUSABLE,       /* a link, folder, submodule, Git LFS pointer, or a bad pattern */
+	KS_REPO_FILE_TOO_LARGE,      /* larger than max_bytes */
+	KS_REPO_FILE_MISSING_OBJECT, /* a tree or blob on the file's path is not in the mirror */
+	KS_REPO_FILE_ERROR           /* libgit2 failed otherwise, or a search cap was reached */
+} ks_repo_file_status;
+
+typedef struct {
+	const char *const *specs;    /* paths or patterns (pattern.h), tried in order */
+	size_t nspecs;
+	size_t max_bytes;            /* a larger blob is refused */
+	const char *base;            /* a commit whose files are not the team's: a match with the same
+				      * path and the same blob there is left out; NULL: none */
+} ks_repo_read_options;
+
+#define KS_REPO_READ_OPTIONS_INIT { NULL, 0, 64u << 20, NULL }
+
+typedef struct {
+	ks_repo_file_status status;
+	char *data;                  /* OK: the blob's bytes, NUL-terminated */
+	size_t len;
+	char *path;                  /* OK: the file's path in the tree */
+	const char *spec;            /* OK: the one of specs that selected it */
+	size_t base_matches;         /* matches left out as the base's own */
+	char missing[41];            /* MISSING_OBJECT: the id of the tree or blob */
+} ks_repo_file;
+
+/* Reads one file from the tree of commit `id` without a checkout, reading only the trees of the
+ * folders the patterns can reach and then the selected blob. The specs are tried in order; the
+ * first that selects a file wins (the file with the highest <N> among all its alternatives'
+ * matches). Returns 0 with out filled, or a negative code with the message set and out->status
+ * saying why: KS_ENOTFOUND (NO_MATCH, BASE_ONLY, MISSING_OBJECT: the message names the object,
+ * the path that needs it, and whether the repository lacked it when fetched), KS_EINVALID
+ * (AMBIGUOUS, UNUSABLE), KS_ELIMIT (TOO_LARGE, or a search past 200,000 tree entries), KS_ERROR.
+ * Caller frees with ks_repo_file_clear. */
+int ks_repo_read(ks_repo_file *out, ks_repo *r, const char *id, const ks_repo_read_options *o);
+void ks_repo_file_clear(ks_repo_file *f);
+
+/* The regular files of commit id's tree that one pattern matches, sorted bytewise, at most max
+ * (*paths: caller frees with ks_free_strv(*paths, *n)). */
+int ks_repo_list(char ***paths, size_t *n, ks_repo *r, const char *id, const char *spec, size_t max);
+
+/* ks_repo_read with one path or pattern (pattern.h): `spec` names a path ("sub/x.json") or
+ * selects exactly one regular file (the highest <N>, compared as integers, so 10 beats 9).
  * *data (NUL-terminated, caller frees) gets the blob's bytes and *path (caller frees; may be
- * NULL) the file's path in the tree. Fails with KS_ENOTFOUND when nothing matches, KS_ELIMIT when
- * the blob is larger than max_bytes, and KS_EINVALID when the match is ambiguous, the path is a
- * symbolic link, a folder or a submodule, or the blob is a Git LFS pointer (whose content is not
- * in the repository). */
+ * NULL) the file's path in the tree. Fails with KS_ENOTFOUND when nothing matches or an object
+ * on the way is missing, KS_ELIMIT when the blob is larger than max_bytes, and KS_EINVALID when
+ * the match is ambiguous, the path is a symbolic link, a folder or a submodule, or the blob is a
+ * Git LFS pointer (whose content is not in the repository). */
 int ks_repo_read_file(char **data, size_t *len, char **path, ks_repo *r, const char *id,
 		      const char *spec, size_t max_bytes);
-
-/* ks_pattern_check (pattern.h), kept for batch.c until it calls that itself. */
-int ks_repo_pattern_check(const char *spec);
 
 typedef struct {
 	unsigned long number;    /* N of refs/pull/N/head */
 	char id[41];             /* the head commit */
-	char *subject;           /* the head commit's subject */
+	char *subject;           /* the head commit's subject (valid UTF-8) */
+	char *author;            /* the head commit's author name (valid UTF-8) */
 } ks_repo_pull;
 
 /* Lists the mirror's refs/pull/N/head refs, by increasing N. Caller frees with

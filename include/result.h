@@ -33,6 +33,12 @@ typedef enum {
 	KS_REASON_MISMATCH,
 	KS_REASON_NONDETERMINISTIC, /* the same inputs gave a different, wrong answer */
 	KS_REASON_NOT_RUN,          /* compile-only mode: compiled, not run */
+	KS_REASON_BAD_ENCODING,     /* the entry holds bytes text cannot: not UTF-8, NUL, lone surrogate */
+	KS_REASON_DUPLICATE,        /* an earlier entry of the file names the same problem: not counted */
+	KS_REASON_NOT_CUDA,         /* the answer is Python or Triton: kscore scores CUDA C++ only */
+	KS_REASON_SANITIZER,        /* compute-sanitizer found an error (nvtool.c, sanitize.h) */
+	KS_REASON_MISSING_HEADER,   /* an included header does not exist (the detail says what to
+				       include instead) */
 	KS_REASON_COUNT
 } ks_reason;
 
@@ -65,7 +71,8 @@ typedef struct {
 	double gbps, tflops;                     /* achieved by the candidate */
 	double floor_ms;                         /* roofline floor; 0 when there are no ceilings */
 	double roofline_fraction;                /* floor_ms / ms */
-	int verified;                            /* timed runs whose outputs were checked */
+	int verified;                            /* timed runs on refilled inputs, checked */
+	int checked;                             /* ordinary timed runs checked after the fact */
 	int suspicious;
 	char *why;                               /* why suspicious, with the numbers */
 } ks_perf_result;
@@ -110,6 +117,14 @@ typedef struct {
 	int suspicious;
 	char *suspicious_why;
 	double score;               /* speedup if exec-correct and not suspicious, else 0 */
+
+	cJSON *sanitizer;           /* the sanitizer stage's record (nvtool.c); NULL when not run */
+	cJSON *profile;             /* the Nsight Compute profile and diagnosis (nvtool.c); NULL when none */
+	/* what the kernel printed (device printf) in its checks and timed runs: the first
+	 * KS_WORKER_OUTPUT_KEEP bytes made safe to show (ks_proto_output_text), NULL when nothing */
+	char *device_output;
+	uint64_t device_output_bytes;   /* all it printed */
+	size_t device_output_raw;       /* bytes of it kept (before making them safe) */
 
 	double check_s, timing_s;   /* wall time of the check and timing stages */
 	double timing_gpu_ms;       /* GPU time of the timed runs themselves (both kernels) */

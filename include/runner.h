@@ -10,6 +10,7 @@
 #include "compile.h"
 #include "plan.h"
 #include "problem.h"
+#include "result.h"
 #include "worker.h"
 
 typedef struct ks_runner ks_runner;
@@ -83,6 +84,15 @@ void ks_runner_golden_plan(ks_runner *r, ks_run_result *res, const ks_problem *p
 /* The candidate worker (after ks_runner_load), for timing; NULL when it is not running. */
 ks_worker *ks_runner_candidate_worker(ks_runner *r);
 
+/* A worker of its own (neither the golden nor the candidate worker) with the runner's executable,
+ * device, gate and harness kernels, started under the wrapper of *wo (a profiler or a sanitizer;
+ * exe, device, gate and role are filled in here), for running one kernel once more. Caller frees. */
+int ks_runner_start_wrapped(ks_runner *r, ks_worker **out, const char *role, const ks_worker_options *wo);
+
+/* The golden kernels' image of p, borrowed from the runner; -1 when p has none. */
+int ks_runner_golden_image(ks_runner *r, const ks_problem *p, const void **cubin, size_t *len,
+			   char *const **lowered, size_t *n);
+
 /* Clocks, temperature, power and throttle reasons of the device now (NULL when unknown). */
 cJSON *ks_runner_status(ks_runner *r);
 
@@ -98,6 +108,12 @@ void ks_runner_load(ks_runner *r, ks_run_result *res, int *module, ks_func_info 
 void ks_runner_run(ks_runner *r, ks_run_result *res, int module, const ks_plan *plan,
 		   const ks_fetch_mode *fetch);
 void ks_runner_unload(ks_runner *r, int module);
+/* Adds what the candidate worker printed since the kernel was loaded (device printf: its stdout and
+ * stderr, never the scorer's) to kr: kr->device_output keeps the first KS_WORKER_OUTPUT_KEEP bytes
+ * over all calls for one kernel, made safe to show; kr->device_output_bytes counts them all. Call
+ * after the kernel's last request of a stage (its unload), also when the worker died. */
+void ks_runner_collect_output(ks_runner *r, ks_kernel_result *kr);
+
 /* How many candidate workers were started (the first one included). */
 int ks_runner_candidate_starts(const ks_runner *r);
 

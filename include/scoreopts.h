@@ -39,7 +39,10 @@ enum {
 	KS_SO_BASELINE,
 	KS_SO_MAX_SCRATCH,
 	KS_SO_DEVICES,
-	KS_SO_MIXED_GPUS
+	KS_SO_MIXED_GPUS,
+	KS_SO_SANITIZE,
+	KS_SO_NO_SANITIZE,
+	KS_SO_PROFILE
 };
 
 /* The largest --max-scratch: 1 TiB. */
@@ -75,7 +78,10 @@ enum {
 	{ "upload-config", required_argument, 0, KS_SO_UPLOAD_CONFIG },                      \
 	{ "token-file", required_argument, 0, KS_SO_TOKEN_FILE },                            \
 	{ "ca-bundle", required_argument, 0, KS_SO_CA_BUNDLE },                              \
-	{ "spool", required_argument, 0, KS_SO_SPOOL }
+	{ "spool", required_argument, 0, KS_SO_SPOOL },                                      \
+	{ "sanitize", optional_argument, 0, KS_SO_SANITIZE },                                \
+	{ "no-sanitize", no_argument, 0, KS_SO_NO_SANITIZE },                                \
+	{ "profile", optional_argument, 0, KS_SO_PROFILE }
 
 typedef struct {
 	const char *refs, *suite, *arch, *cache_dir;
@@ -99,6 +105,9 @@ typedef struct {
 	int upload;
 	const char *upload_config;
 	ks_upload_options up;     /* --endpoint, --upload-mode, --token-file, --ca-bundle, --spool */
+	int sanitize;             /* --sanitize 1, --no-sanitize 0, neither -1 (the command's default) */
+	unsigned sanitize_tools;  /* --sanitize=LIST (sanitize.h mask); 0: the default tools */
+	int profile;              /* --profile[=WHEN]: ks_profile_when; never by default */
 } ks_scoreopts;
 
 /* The defaults: pass@1, sm_90a, 10 s kernels, 60 s and 8 GiB compiles, 4 GiB of scratch per plan,

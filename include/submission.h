@@ -10,6 +10,15 @@
 
 #include <stddef.h>
 
+/* Why an entry is not scored; its `error` says it in words. */
+typedef enum {
+	KS_ENTRY_OK = 0,
+	KS_ENTRY_MALFORMED,     /* not an entry kscore can use (reported as bad_entry) */
+	KS_ENTRY_BAD_ENCODING,  /* a string holds what text cannot: bytes that are not UTF-8, a NUL
+				 * character, an unpaired surrogate (reported as bad_encoding) */
+	KS_ENTRY_DUPLICATE      /* an earlier entry of the file names the same problem (duplicate) */
+} ks_entry_fault;
+
 typedef struct {
 	size_t index;        /* position in its file, from 0 */
 	char *file;          /* the entry's "file" field as given ("sin_kernel.py"); NULL if missing */
@@ -22,7 +31,9 @@ typedef struct {
 	char *test_code;
 	int difficulty;      /* -1 when absent */
 	char *launch_json;   /* the entry's "launch" field, compact JSON; NULL if absent */
-	char *error;         /* non-NULL: the entry is malformed and is not scored; says why */
+	char *error;         /* non-NULL: the entry is not scored; says why (names file and entry) */
+	ks_entry_fault fault;     /* what kind of problem `error` is; KS_ENTRY_OK when none */
+	size_t first;        /* KS_ENTRY_DUPLICATE: index of the entry that counts for the problem */
 	char sha256[65];     /* of predict + launch_json: identifies this candidate for caches/resume */
 } ks_entry;
 
@@ -45,6 +56,9 @@ typedef struct {
 	char sha256[65];     /* of the passes' sha256 values, in order: the submission's fingerprint */
 } ks_submission;
 
+/* Counts and sizes are checked while the text is scanned, before any JSON tree is built, and each
+ * entry is then parsed on its own: memory stays proportional to what is accepted (the text, one
+ * entry's tree, the entries' strings). docs/submission-format.md gives the measured peaks. */
 typedef struct {
 	size_t max_file_bytes;          /* a file as stored */
 	size_t max_decompressed_bytes;  /* after gunzip (zip-bomb guard) */
@@ -52,12 +66,18 @@ typedef struct {
 	size_t max_entries;             /* entries per file */
 	size_t max_passes;              /* files per folder */
 	int max_depth;                  /* JSON nesting */
+	size_t max_entry_bytes;         /* one entry's JSON text */
+	size_t max_entry_values;        /* JSON values and field names in one entry */
+	size_t max_file_field_bytes;    /* one entry's "file" field */
 } ks_submission_limits;
 
-#define KS_SUBMISSION_LIMITS_INIT { 64u << 20, 256u << 20, 1u << 20, 10000, 1000, 64 }
+#define KS_SUBMISSION_LIMITS_INIT { 64u << 20, 256u << 20, 1u << 20, 10000, 1000, 64, 8u << 20, 10000, 1024 }
 
 /* Loads a file or a folder. A folder's passes are its regular files whose names end in .json,
- * .jsonl, .json.gz or .jsonl.gz, in bytewise name order; other files are ignored. Returns 0 and a
+ * .jsonl, .json.gz or .jsonl.gz, in bytewise name order; other files are ignored. Within one file
+ * the first entry naming a problem is that problem's entry, whatever becomes of it; later entries
+ * for the same problem are marked KS_ENTRY_DUPLICATE (no code extracted), so that nothing compiles
+ * or counts them: several attempts at a problem belong in several passes. Returns 0 and a
  * submission (caller frees with ks_submission_free) even when some passes or entries are bad;
  * KS_ENOTFOUND / KS_EINVALID (message set) when the path does not exist or a folder holds no
  * submission files; KS_ELIMIT when a folder holds more than max_passes of them. `limits` may be

@@ -1,11 +1,14 @@
 /* timing: the "time" stage (DESIGN §4.6). For every perf case of a kernel that passed its checks,
  * the candidate and the golden kernel are timed in the same session on the same device, in
  * alternating batches (so clock or thermal drift hits both alike), each run bracketed by CUDA
- * events on the worker's own stream, with L2 flushed and persisting lines reset outside the timed
- * window, rotating among several input sets. Runs continue until the noise of the mean is small
- * (or a cap is reached). A few timed runs, at random points, are made on freshly generated inputs
- * at addresses used before, and their outputs are checked like a correctness case: a kernel that
- * skips work at perf sizes, or replays an earlier result, fails there. */
+ * events on the worker's own stream, with outputs poisoned and then L2 flushed (and persisting
+ * lines reset) outside the timed window before every run, rotating among several input sets. Runs
+ * continue until the noise of the mean is small (or a cap is reached). A few timed runs, at random
+ * points, are made on freshly generated inputs at addresses used before, and their outputs are
+ * checked like a correctness case: a kernel that skips work at perf sizes, or replays an earlier
+ * result, fails there. Of the ordinary runs, a random part, picked after each batch has run, is
+ * checked against the golden outputs of its set's inputs: a kernel that cuts corners when it sees
+ * inputs again fails there. */
 #ifndef KS_TIMING_H
 #define KS_TIMING_H
 
@@ -14,15 +17,11 @@
 #include "config.h"
 #include "result.h"
 #include "runner.h"
+#include "stats.h"
 
-typedef struct {
-	double median, mean, min, max, stdev;
-	double rel_error;  /* stdev / sqrt(n) / mean: the relative noise of the estimate */
-	size_t n;
-} ks_stats;
-
-/* Statistics of x[0..n) (n >= 1). */
-void ks_stats_compute(ks_stats *st, const double *x, size_t n);
+/* Ordinary timed runs checked after each candidate batch at the least (all of a shorter batch),
+ * whatever timing.check_fraction says (when it is not 0): docs/timing.md, "Checked timed runs". */
+#define KS_TIMING_MIN_CHECKS 4
 
 /* The stop rule: 1 once there are at least min_runs samples and the relative error is at most the
  * target, or max_runs samples, or gpu_ms has reached the time cap. */

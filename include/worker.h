@@ -62,10 +62,22 @@ typedef struct {
 	const char *role;        /* "golden" or "candidate": names the worker in messages */
 	double start_timeout_s;
 	uint64_t max_reply;      /* cap on reply blobs */
+	/* Running the worker under an NVIDIA tool (ncu, compute-sanitizer): wrapper is the tool's argv
+	 * (NULL-terminated; the worker's own argv is appended), wrapper_env more "NAME=value" entries
+	 * for the tool (NULL-terminated), wrapper_output the file that takes the tool's stdout and
+	 * stderr (NULL: /dev/null). A wrapped worker may write files (up to 1 GiB: the tool's log) and
+	 * is given exit_grace_s to exit on its own after a fault or QUIT, so the tool can finish its
+	 * log; only a timeout kills it at once. NULL wrapper: a plain worker. */
+	const char *const *wrapper;
+	const char *const *wrapper_env;
+	const char *wrapper_output;
+	double exit_grace_s;
 	const ks_worker_gate *gate; /* NULL: the worker has the GPU to itself */
+	int alone;               /* every request counts as timed at the gate (a profiler: its counters
+				  * see the whole GPU) */
 } ks_worker_options;
 
-#define KS_WORKER_OPTIONS_INIT { NULL, 0, "worker", 120.0, 16ull << 30 }
+#define KS_WORKER_OPTIONS_INIT { NULL, 0, "worker", 120.0, 16ull << 30, NULL, NULL, NULL, 60.0, NULL, 0 }
 
 /* Starts a worker and initialises CUDA in it. On success *info describes the device. Fails with
  * KS_EUNSUPPORTED when the machine has no usable driver or device (message says which), or
@@ -95,10 +107,15 @@ void ks_worker_unload(ks_worker *w, int module);
 void ks_worker_run(ks_worker *w, ks_run_result *res, int module, const ks_plan *plan,
 		   const ks_fetch_mode *fetch, uint64_t sample_k, uint64_t sample_seed, double timeout_s);
 
+/* The first bytes of a worker's standard output and error (device printf) kept per kernel; the
+ * rest is counted and dropped (proto.h, ks_proto_capture). */
+#define KS_WORKER_OUTPUT_KEEP 4096
+
 /* Timing (DESIGN §4.6). time_start allocates nsets input sets of the plan, each filled from its
  * seed, and an L2 flush buffer of flush_bytes; time_run runs the plan once per entry of sets[]
- * (a set index each), flushing L2 before each run outside the timed window, and writes one event
- * time per run to ms[]; time_verify refills a set from a new seed, runs it once (timed) and returns
+ * (a set index each), before each run and outside the timed window poisoning its outputs (and
+ * restoring inout tensors, resetting scratch), then flushing L2, and writes one event time per run
+ * to ms[]; time_verify refills a set from a new seed, runs it once (timed) and returns
  * its buffers like ks_worker_run; time_end frees the session. */
 void ks_worker_time_start(ks_worker *w, ks_run_result *res, int module, const ks_plan *plan,
 			  const uint64_t *seeds, size_t nsets, uint64_t flush_bytes, double timeout_s);
@@ -108,6 +125,20 @@ void ks_worker_time_verify(ks_worker *w, ks_run_result *res, const ks_plan *plan
 			   const ks_fetch_mode *fetch, uint64_t sample_k, double timeout_s);
 void ks_worker_time_end(ks_worker *w);
 
+/* ks_worker_time_start for a session whose ordinary timed runs can be checked after the fact: after
+ * each run of a time_run call (outside the timed window) the worker keeps check_k sampled elements
+ * of every output (ks_sample_index with the set's seed: the positions of the golden run of that
+ * seed), or the whole output when it is not larger, for up to *runs runs; *runs comes back as the
+ * number that fits in KS_PROTO_MAX_SNAPSHOT bytes (at least 1), and a time_run call may have no
+ * more runs than that. ks_worker_time_check then returns run `run` (an index into the last
+ * time_run call's runs) like ks_worker_run: its kept outputs, and its set's guard bands and input
+ * checksums as they are now. A verify or a new time_run forgets the kept runs. */
+void ks_worker_time_start_checked(ks_worker *w, ks_run_result *res, int module, const ks_plan *plan,
+				  const uint64_t *seeds, size_t nsets, uint64_t flush_bytes, uint64_t check_k,
+				  int *runs, double timeout_s);
+void ks_worker_time_check(ks_worker *w, ks_run_result *res, const ks_plan *plan, int run,
+			  const ks_fetch_mode *fetch, double timeout_s);
+
 /* Runs the calibration kernels (names in ks_cal_kernel order, proto.h; "" or NULL for one that did
  * not compile). *out receives the measured figures. */
 void ks_worker_calibrate(ks_worker *w, ks_run_result *res, cJSON **out, const void *cubin, size_t len,
@@ -116,8 +147,19 @@ void ks_worker_calibrate(ks_worker *w, ks_run_result *res, cJSON **out, const vo
 /* Clocks, temperature, power and throttle reasons as JSON (NVML); NULL if the worker is gone. */
 cJSON *ks_worker_status(ks_worker *w);
 
+/* What the worker wrote on its standard output and error since the last call: the first
+ * KS_WORKER_OUTPUT_KEEP bytes (NUL-terminated, raw; caller frees) with their length in *len, and
+ * the count of every byte in *total. Works on a worker that has died, until ks_worker_free. */
+char *ks_worker_take_output(ks_worker *w, size_t *len, uint64_t *total);
+
 /* 1 while the worker process is running and usable. */
 int ks_worker_alive(const ks_worker *w);
+
+/* Asks the worker to quit and waits for its process to exit (up to exit_grace_s for a wrapped
+ * worker, whose tool writes its log as the worker ends), then kills what is left. Returns the
+ * wait status of the process kscore started (the tool, for a wrapped worker), or -1 when it had to
+ * be killed or was never reaped. w stays valid (not alive) until ks_worker_free. */
+int ks_worker_close(ks_worker *w);
 
 /* Asks the worker to quit, then kills and reaps it. NULL is fine. */
 void ks_worker_free(ks_worker *w);

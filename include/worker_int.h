@@ -37,6 +37,15 @@ typedef struct {
 	size_t n;
 } wk_set;
 
+/* The outputs one timed run left, kept after it for a check decided later (KS_MSG_TIME_CHECK). */
+typedef struct {
+	CUdeviceptr base;         /* the run's slot */
+	const uint64_t *off;      /* per plan buffer: where its kept bytes start in the slot */
+	const int *mode;          /* per plan buffer: KS_FETCH_SAMPLE (k elements) or KS_FETCH_FULL
+				   * (all of its data) when kept, else 0 */
+	uint64_t k;
+} wk_kept;
+
 /* A timing session: several input sets of one plan, rotated between runs. */
 typedef struct {
 	int active;
@@ -44,9 +53,18 @@ typedef struct {
 	wk_module *mod;
 	wk_set sets[KS_PROTO_MAX_SETS];
 	CUdeviceptr *pristine[KS_PROTO_MAX_SETS]; /* per buffer: an inout tensor's initial contents */
+	uint64_t seed[KS_PROTO_MAX_SETS];         /* the seed each set's inputs are filled from now */
 	int nsets;
 	CUdeviceptr flush;        /* the L2 flush buffer */
 	uint64_t flush_words;
+	/* kept outputs of the runs of the last KS_MSG_TIME_RUN (check_runs slots of slot_bytes) */
+	CUdeviceptr kept;
+	uint64_t check_k, slot_bytes;
+	uint64_t *kept_off;
+	int *kept_mode;
+	int check_runs;
+	int last_n;               /* runs of the last TIME_RUN whose outputs are kept; 0: none */
+	int last_set[KS_PROTO_MAX_RUNS];
 } wk_timing;
 
 typedef struct {
@@ -94,9 +112,24 @@ void wk_free_set(wk_ctx *w, wk_set *s);
 /* Guard bands and contents of every buffer, inputs from `seed`. */
 CUresult wk_fill_set(wk_ctx *w, const ks_plan *plan, wk_set *s, uint64_t seed, char *err,
 		     size_t errlen);
+/* Resets every buffer the plan fills with poison or zeros (outputs, scratch) before a timed run;
+ * inputs and inout tensors are left alone. */
+CUresult wk_reset_outputs(wk_ctx *w, const ks_plan *plan, const wk_set *s);
+/* 1 when a SAMPLE fetch of k elements of a count-element buffer sends the whole buffer instead. */
+int wk_sample_whole(uint64_t k, uint64_t count);
+/* Enqueues a copy of the outputs of s into a kept slot (kept->base, layout of kept). */
+CUresult wk_keep_outputs(wk_ctx *w, const ks_plan *plan, const wk_set *s, const wk_kept *kept,
+			 uint64_t seed);
+/* Reads the buffers of s back per modes (see wk_run_fetch) into a reply *out ({"ok", "bufs"}) and
+ * *blob; with kept, the data of SAMPLE and FULL buffers comes from a kept slot instead (gathered
+ * when it was kept), and only buffers kept there may be fetched so. */
+CUresult wk_fetch(wk_ctx *w, cJSON **out, unsigned char **blob, uint64_t *blob_len, const ks_plan *plan,
+		  const wk_set *s, int *modes, uint64_t sample_k, uint64_t sample_seed, const wk_kept *kept,
+		  char *err, size_t errlen);
 /* At least n events in *out (from the context's pool). */
 CUresult wk_events(wk_ctx *w, CUevent **out, int n);
-/* One run of the plan on a buffer set between two events; the caller synchronises. */
+/* One run of the plan on a buffer set between two events (the buffers are as the caller left
+ * them); the caller synchronises. */
 CUresult wk_timed_launch(wk_ctx *w, const ks_plan *plan, const wk_module *mod, wk_set *s,
 			 CUevent e0, CUevent e1, char *err, size_t errlen);
 /* Runs the plan once on s (timed), waits, and reads the buffers back per modes (a SAMPLE buffer
@@ -113,6 +146,7 @@ void wk_do_run(wk_ctx *w, const ks_msg *m);
 void wk_time_start(wk_ctx *w, const ks_msg *m);
 void wk_time_run(wk_ctx *w, const ks_msg *m);
 void wk_time_verify(wk_ctx *w, const ks_msg *m);
+void wk_time_check(wk_ctx *w, const ks_msg *m);
 /* Frees the session (nothing when none is active). */
 void wk_time_end(wk_ctx *w);
 

@@ -2,7 +2,9 @@
 # One device call's worth of GPU work, from a build packed with gpu-pack into .gpu/:
 #   sh scripts/gpu-session.sh STEP...
 # Steps: calibrate (measure the ceilings), bench (make bench), tests (the GPU suite), example (score the bundled example), candidates (score every
-# honest candidate file), validate (prove the golden kernels against PyTorch and time them).
+# honest candidate file), validate (prove the golden kernels against PyTorch and time them),
+# capture-nvtools and measure-nvtools (tests/gpu/: real ncu and compute-sanitizer output, and the cost
+# of the sanitizer and profile stages; their files land in $OUT/nvtools*).
 # Everything lands in $OUT (or build/gpu-out): session.log and results.tgz.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -57,6 +59,14 @@ for step in "$@"; do
 	bench)
 		say "bench"
 		OUT="$work" KSCORE_BIN="$KSCORE_BIN" sh bench/run.sh >>"$log" 2>&1
+		;;
+	capture-nvtools)
+		say "capture-nvtools (real ncu and compute-sanitizer output)"
+		OUT="$out/nvtools" sh tests/gpu/capture-nvtools.sh >>"$log" 2>&1
+		;;
+	measure-nvtools)
+		say "measure-nvtools (cost of the sanitizer and profile stages)"
+		OUT="$out/nvtools-measure" sh tests/gpu/measure-nvtools.sh >>"$log" 2>&1
 		;;
 	*)
 		say "unknown step $step"

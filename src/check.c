@@ -240,6 +240,8 @@ static ks_reason compile_reason(ks_compile_status s)
 		return KS_REASON_COMPILE_CRASH;
 	case KS_COMPILE_NONAME:
 		return KS_REASON_MISSING_KERNEL;
+	case KS_COMPILE_NOHEADER:
+		return KS_REASON_MISSING_HEADER;
 	default:
 		return KS_REASON_COMPILE_ERROR;
 	}
@@ -398,6 +400,7 @@ static void check_one(ks_kernel_result *r, const ks_candidate_image *img, ks_run
 					: ks_check_run_failure(&res);
 		ks_kernel_result_fail(r, why, "loading the module: %s", res.message ? res.message : "?");
 		ks_run_result_clear(&res);
+		ks_runner_collect_output(run, r);
 		return;
 	}
 	ks_run_result_clear(&res);
@@ -490,6 +493,7 @@ static void check_one(ks_kernel_result *r, const ks_candidate_image *img, ks_run
 	if (r->reason == KS_REASON_OK)
 		r->exec = 1;
 	ks_runner_unload(run, module);
+	ks_runner_collect_output(run, r);
 }
 
 void ks_candidate_image_clear(ks_candidate_image *img)
@@ -508,6 +512,7 @@ static void finalize(ks_check_batch *b, size_t i)
 	prep *pr = &b->pr[i];
 	ks_compile_job *jb = &b->jobs[pr->job];
 	const gstore_entry *g;
+	const char *why_not_run = b->o.compile_only ? "compile-only" : "no GPU";
 
 	if (b->final[i])
 		return;
@@ -521,7 +526,13 @@ static void finalize(ks_check_batch *b, size_t i)
 	r->compile_log = log_excerpt(jb->log, b->o.max_log_excerpt);
 	if (jb->status != KS_COMPILE_OK) {
 		char *line = first_error_line(jb->log);
-		ks_kernel_result_fail(r, compile_reason(jb->status), "%s: %s", ks_compile_status_name(jb->status), line);
+		/* A missing header's first line is kscore's: which header, and what instead. */
+		if (jb->status == KS_COMPILE_NOHEADER)
+			ks_kernel_result_fail(r, KS_REASON_MISSING_HEADER, "%.*s", (int)strcspn(jb->log, "\n"),
+					      jb->log);
+		else
+			ks_kernel_result_fail(r, compile_reason(jb->status), "%s: %s",
+					      ks_compile_status_name(jb->status), line);
 		ks_free(line);
 		return;
 	}
@@ -534,9 +545,10 @@ static void finalize(ks_check_batch *b, size_t i)
 					  &pr->launch) == 1) {
 			r->compiled = 0;
 			ks_kernel_result_fail(r, KS_REASON_LAUNCH_ERROR, "%s (read from the compiled image; not "
-					      "run, no GPU)", bad);
+					      "run, %s)", bad, why_not_run);
 		} else
-			ks_kernel_result_fail(r, KS_REASON_NOT_RUN, "compiled for %s; not run (no GPU)", b->co.arch);
+			ks_kernel_result_fail(r, KS_REASON_NOT_RUN, "compiled for %s; not run (%s)", b->co.arch,
+					      why_not_run);
 		ks_free(bad);
 		return;
 	}
@@ -623,7 +635,10 @@ int ks_check_batch_start(ks_check_batch **out, ks_kernel_result *results, const 
 		init_result(r, e, pass ? pass[i] : 0);
 		pr->job = pr->gjob = -1;
 		if (e->error) {
-			ks_kernel_result_fail(r, KS_REASON_BAD_ENTRY, "%s", e->error);
+			/* duplicates are not compiled: only the first entry for a problem counts */
+			ks_kernel_result_fail(r, e->fault == KS_ENTRY_DUPLICATE ? KS_REASON_DUPLICATE
+					      : e->fault == KS_ENTRY_BAD_ENCODING ? KS_REASON_BAD_ENCODING
+					      : KS_REASON_BAD_ENTRY, "%s", e->error);
 			continue;
 		}
 		pr->p = ks_problem_set_find(o->problems, e->problem);
@@ -634,8 +649,14 @@ int ks_check_batch_start(ks_check_batch **out, ks_kernel_result *results, const 
 			continue;
 		}
 		if (!e->code) {
-			ks_kernel_result_fail(r, KS_REASON_NO_CODE, "no CUDA code found: %s",
-					      e->extract_note ? e->extract_note : "empty predict");
+			const char *lang = ks_extract_foreign_language(e->predict);
+			if (lang)
+				ks_kernel_result_fail(r, KS_REASON_NOT_CUDA, "the answer is %s, not CUDA: kscore "
+						      "scores CUDA C++ device code (a __global__ kernel; see "
+						      "docs/submission-format.md)", lang);
+			else
+				ks_kernel_result_fail(r, KS_REASON_NO_CODE, "no CUDA code found: %s",
+						      e->extract_note ? e->extract_note : "empty predict");
 			continue;
 		}
 		if (choose_launch(pr, r, e, o) < 0)
@@ -768,6 +789,13 @@ void ks_check_reset(ks_kernel_result *r)
 	r->ncases = 0;
 	ks_free(r->detail);
 	r->detail = NULL;
+	/* what it printed on the lost GPU: it prints again where it is checked next */
+	ks_free(r->device_output);
+	r->device_output = NULL;
+	r->device_output_bytes = 0;
+	r->device_output_raw = 0;
+	cJSON_Delete(r->sanitizer);
+	r->sanitizer = NULL;
 	r->reason = KS_REASON_OK;
 	r->ran = r->call = r->exec = 0;
 	r->check_s = 0;

@@ -1,5 +1,6 @@
 #include "compile.h"
 #include "buf.h"
+#include "compat.h"
 #include "errors.h"
 #include "fsutil.h"
 #include "hash.h"
@@ -37,6 +38,7 @@ const char *ks_compile_status_name(ks_compile_status s)
 	case KS_COMPILE_CRASH: return "compiler crash";
 	case KS_COMPILE_NONAME: return "kernel name not found";
 	case KS_COMPILE_SANDBOX: return "no compile sandbox";
+	case KS_COMPILE_NOHEADER: return "missing header";
 	}
 	return "unknown";
 }
@@ -141,7 +143,7 @@ int ks_compile_reply_decode(ks_compile_reply *r, const void *data, size_t len, s
 		return ks_error_set(KS_EINVALID, "reply ends before its status");
 	switch (status) {
 	case KS_COMPILE_OK: case KS_COMPILE_ERROR: case KS_COMPILE_LIMIT: case KS_COMPILE_CRASH:
-	case KS_COMPILE_NONAME: case KS_COMPILE_SANDBOX:
+	case KS_COMPILE_NONAME: case KS_COMPILE_SANDBOX: case KS_COMPILE_NOHEADER:
 		break;
 	default:
 		return ks_error_set(KS_EINVALID, "reply has unknown status %u", status);
@@ -211,17 +213,25 @@ int ks_compile_check_arch(const char *arch)
 	return 0;
 }
 
-void ks_compile_nvrtc_options(char ***opts, size_t *n, const char *arch,
+void ks_compile_nvrtc_options(char ***opts, size_t *n, const char *arch, const char *compat_dir,
 			      const char *const *include_dirs, size_t ninclude)
 {
-	char **v = ks_calloc(ninclude + 3, sizeof(char *));
+	char **v = ks_calloc(ninclude + 6, sizeof(char *));
 	size_t k = 0, i;
 
 	v[k++] = ks_asprintf("--gpu-architecture=%s", arch);
 	v[k++] = ks_strdup("--std=c++17");
+	/* What nvcc gives device code implicitly (docs/submission-format.md): functions written
+	 * without __device__ are device functions, and kscore's headers come before CUDA's. */
+	if (compat_dir) {
+		v[k++] = ks_strdup("-default-device");
+		v[k++] = ks_asprintf("-I%s", compat_dir);
+	}
 	for (i = 0; i < ninclude; i++)
 		v[k++] = ks_asprintf("-I%s", include_dirs[i]);
 	v[k++] = ks_strdup("-DKSCORE=1");
+	if (compat_dir)
+		v[k++] = ks_strdup("--pre-include=" KS_COMPAT_PRELUDE);
 	*opts = v;
 	*n = k;
 }
@@ -236,12 +246,15 @@ typedef struct {
 	char **nvopts;
 	size_t nnvopts;
 	char *version;
+	char *compat;          /* real path of the compatibility headers; NULL with no_compat */
+	char compat_sha[65];
 	char max_log_s[32], max_source_s[32];
 } ks_ctx;
 
 static void ctx_free(ks_ctx *c)
 {
 	ks_free(c->helper);
+	ks_free(c->compat);
 	ks_free(c->incdir[0]);
 	ks_free(c->incdir[1]);
 	ks_free_strv(c->nvopts, c->nnvopts);
@@ -349,7 +362,13 @@ static int ctx_init(ks_ctx *c, const ks_compile_options *opts)
 	if (realpath(p, real) && ks_fs_is_dir(real))
 		c->incdir[c->nincdir++] = ks_strdup(real);
 	ks_free(p);
-	ks_compile_nvrtc_options(&c->nvopts, &c->nnvopts, c->o.arch,
+	if (!c->o.no_compat) {
+		if (!(c->compat = ks_compat_find(c->o.compat_dir)))
+			return KS_ENOTFOUND;
+		if ((rc = ks_compat_hash(c->compat_sha, c->compat)) < 0)
+			return rc;
+	}
+	ks_compile_nvrtc_options(&c->nvopts, &c->nnvopts, c->o.arch, c->compat,
 				 (const char *const *)c->incdir, c->nincdir);
 
 	c->helper = find_helper(&c->o);
@@ -412,6 +431,8 @@ static void make_key(char key[65], const ks_ctx *c, const ks_compile_job *j)
 	ks_sha256_update_str(h, tmp);
 	for (i = 0; i < c->nnvopts; i++)
 		ks_sha256_update_str(h, c->nvopts[i]);
+	/* The options name the compatibility headers' folder; their content is in the fingerprint. */
+	ks_sha256_update_str(h, c->compat ? c->compat_sha : "no compat");
 	/* The log is cut at max_log, so a cached log is only right for the same cap. */
 	ks_sha256_update_str(h, c->max_log_s);
 	snprintf(tmp, sizeof(tmp), "%zu", j->nnames);
@@ -429,7 +450,8 @@ static char *cache_path(const ks_ctx *c, const char *key)
 
 static int cacheable(ks_compile_status s)
 {
-	return s == KS_COMPILE_OK || s == KS_COMPILE_ERROR || s == KS_COMPILE_NONAME;
+	return s == KS_COMPILE_OK || s == KS_COMPILE_ERROR || s == KS_COMPILE_NONAME ||
+	       s == KS_COMPILE_NOHEADER;
 }
 
 static void take_reply(ks_compile_job *j, ks_compile_reply *r)
@@ -529,12 +551,16 @@ done:
 
 static void build_argv(const char ***argv_out, const ks_ctx *c, const ks_compile_job *j)
 {
-	const char **v = ks_calloc(16 + 2 * j->nnames, sizeof(char *));
+	const char **v = ks_calloc(20 + 2 * j->nnames, sizeof(char *));
 	size_t k = 0, i;
 
 	v[k++] = c->helper;
 	v[k++] = "--arch";
 	v[k++] = c->o.arch;
+	if (c->compat) {
+		v[k++] = "--compat";
+		v[k++] = c->compat;
+	}
 	for (i = 0; i < c->nincdir; i++) {
 		v[k++] = "--include";
 		v[k++] = c->incdir[i];
@@ -828,4 +854,41 @@ char *ks_compile_nvrtc_version(const ks_compile_options *opts)
 		v = NULL;
 	ctx_free(&c);
 	return v;
+}
+
+int ks_compile_toolchain_get(ks_compile_toolchain *t, const ks_compile_options *opts)
+{
+	ks_compile_options def = KS_COMPILE_OPTIONS_INIT;
+	const ks_compile_options *o = opts ? opts : &def;
+	const char *const cuda[] = { "<cuda>/include", "<cuda>/include/cccl" };
+	char **v = NULL, *compat = NULL, sha[65];
+	size_t n = 0, i;
+	ks_buf b = KS_BUF_INIT((size_t)1 << 20);
+	int rc = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (!o->no_compat) {
+		if (!(compat = ks_compat_find(o->compat_dir)))
+			return KS_ENOTFOUND;
+		rc = ks_compat_hash(sha, compat);
+		ks_free(compat);
+		if (rc < 0)
+			return rc;
+		t->compat_sha256 = ks_strdup(sha);
+	}
+	ks_compile_nvrtc_options(&v, &n, o->arch, o->no_compat ? NULL : "<compat>", cuda, 2);
+	for (i = 0; i < n; i++)
+		ks_buf_printf(&b, "%s%s", i ? " " : "", v[i]);
+	ks_free_strv(v, n);
+	t->options = ks_buf_take(&b, NULL);
+	return 0;
+}
+
+void ks_compile_toolchain_clear(ks_compile_toolchain *t)
+{
+	if (!t)
+		return;
+	ks_free(t->compat_sha256);
+	ks_free(t->options);
+	memset(t, 0, sizeof(*t));
 }

@@ -1,8 +1,10 @@
 /* kscore-compile: compiles one untrusted CUDA source to CUBIN with NVRTC and writes one reply frame
  * (compile.h) to stdout. It is exec'd by ks_compile_run with an empty environment and rlimits; it
  * reads all of its input, loads everything NVRTC will need, and then confines itself with Landlock
- * to read-only access to CUDA's include directories before NVRTC sees the source. */
+ * to read-only access to CUDA's include directories and kscore's compatibility headers before
+ * NVRTC sees the source. */
 #include "buf.h"
+#include "compat.h"
 #include "compile.h"
 #include "errors.h"
 #include "fsutil.h"
@@ -27,6 +29,7 @@
 
 typedef struct {
 	const char *arch;
+	const char *compat;
 	const char *include[KS_MAX_INCLUDES];
 	size_t ninclude;
 	const char *names[KS_COMPILE_MAX_NAMES];
@@ -40,7 +43,7 @@ static void usage(const char *msg)
 {
 	fprintf(stderr, "kscore-compile: %s\n"
 		"usage: kscore-compile --version\n"
-		"       kscore-compile --arch sm_NN [--include DIR]... [--name EXPR]...\n"
+		"       kscore-compile --arch sm_NN [--compat DIR] [--include DIR]... [--name EXPR]...\n"
 		"                      --max-log BYTES --max-source BYTES [--allow-unsandboxed]"
 		" < source.cu\n", msg);
 	exit(2);
@@ -77,6 +80,8 @@ static void parse_args(ks_args *a, int argc, char **argv)
 			usage("an option lacks its value");
 		if (!strcmp(opt, "--arch")) {
 			a->arch = argv[++i];
+		} else if (!strcmp(opt, "--compat")) {
+			a->compat = argv[++i];
 		} else if (!strcmp(opt, "--include")) {
 			if (a->ninclude == KS_MAX_INCLUDES)
 				usage("too many --include directories");
@@ -370,6 +375,22 @@ typedef struct {
 
 static void say(ks_outcome *o, ks_compile_status st, const char *fmt, ...) KS_PRINTF(3, 4);
 
+static void outcome_init(ks_outcome *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->status = KS_COMPILE_OK;
+	ks_buf_init(&o->text, 16u << 10);
+}
+
+static void outcome_clear(ks_outcome *o)
+{
+	ks_buf_free(&o->text);
+	ks_free(o->nvlog);
+	ks_free(o->cubin);
+	ks_free_strv(o->lowered, o->nlowered);
+	memset(o, 0, sizeof(*o));
+}
+
 static void say(ks_outcome *o, ks_compile_status st, const char *fmt, ...)
 {
 	char line[1024];
@@ -420,12 +441,14 @@ static void nvrtc_failed(ks_outcome *o, const char *what, nvrtcResult r)
 	    nvrtcGetErrorString(r));
 }
 
+static void run_nvrtc(ks_outcome *o, const ks_args *a, const char *src, const char *compat,
+		      char *const *real);
+
 static void compile(ks_outcome *o, const ks_args *a)
 {
-	char *src = NULL, *real[KS_MAX_INCLUDES] = { NULL }, **opts = NULL;
-	size_t len = 0, nopts = 0, i, loglen = 0;
-	nvrtcProgram prog = NULL;
-	nvrtcResult r;
+	char *src = NULL, *real[KS_MAX_INCLUDES] = { NULL }, *compat = NULL;
+	const char *roots[KS_MAX_INCLUDES + 1];
+	size_t len = 0, i, nroots = 0;
 	int rc;
 
 	if (ks_compile_check_arch(a->arch) < 0) {
@@ -462,13 +485,59 @@ static void compile(ks_outcome *o, const ks_args *a)
 		}
 		real[i] = ks_strdup(buf);
 	}
+	/* kscore's own headers are read-only inside the sandbox, like CUDA's. */
+	if (a->compat) {
+		char buf[PATH_MAX];
+		if (!realpath(a->compat, buf)) {
+			say(o, KS_COMPILE_CRASH, "compatibility headers %s: %s", a->compat,
+			    strerror(errno));
+			goto done;
+		}
+		compat = ks_strdup(buf);
+		roots[nroots++] = compat;
+	}
+	for (i = 0; i < a->ninclude; i++)
+		roots[nroots++] = real[i];
 
-	rc = ks_sandbox_confine((const char *const *)real, a->ninclude);
+	rc = ks_sandbox_confine(roots, nroots);
 	if (rc < 0 && !a->allow_unsandboxed) {
 		say(o, KS_COMPILE_SANDBOX, "refusing to compile untrusted source without a sandbox: "
 		    "%s", ks_error_msg());
 		goto done;
 	}
+
+	run_nvrtc(o, a, src, compat, real);
+	/* kscore never compiles less than NVRTC alone: a source that conflicts with the
+	 * compatibility headers (its own `typedef long int64_t`, say) compiles without them. */
+	if (compat && o->status == KS_COMPILE_ERROR) {
+		ks_outcome plain;
+		outcome_init(&plain);
+		run_nvrtc(&plain, a, src, NULL, real);
+		if (plain.status == KS_COMPILE_OK) {
+			const char *e = o->nvlog ? strstr(o->nvlog, "error") : NULL;
+			say(&plain, KS_COMPILE_OK, "note: compiled without kscore's compatibility headers, "
+			    "which this source conflicts with (%.*s)", e ? (int)strcspn(e, "\n") : 0,
+			    e ? e : "");
+			outcome_clear(o);
+			*o = plain;
+		} else {
+			outcome_clear(&plain);
+		}
+	}
+done:
+	for (i = 0; i < a->ninclude; i++)
+		ks_free(real[i]);
+	ks_free(compat);
+	ks_free(src);
+}
+
+static void run_nvrtc(ks_outcome *o, const ks_args *a, const char *src, const char *compat,
+		      char *const *real)
+{
+	char **opts = NULL, *norm, *hname = NULL, *where = NULL;
+	size_t nopts = 0, i, loglen = 0;
+	nvrtcProgram prog = NULL;
+	nvrtcResult r;
 
 	if ((r = nvrtcCreateProgram(&prog, src, KS_SOURCE_NAME, 0, NULL, NULL)) != NVRTC_SUCCESS) {
 		nvrtc_failed(o, "nvrtcCreateProgram", r);
@@ -479,7 +548,8 @@ static void compile(ks_outcome *o, const ks_args *a)
 			nvrtc_failed(o, "nvrtcAddNameExpression", r);
 			goto done;
 		}
-	ks_compile_nvrtc_options(&opts, &nopts, a->arch, (const char *const *)real, a->ninclude);
+	ks_compile_nvrtc_options(&opts, &nopts, a->arch, compat, (const char *const *)real,
+				 a->ninclude);
 	r = nvrtcCompileProgram(prog, (int)nopts, (const char *const *)opts);
 
 	if (nvrtcGetProgramLogSize(prog, &loglen) == NVRTC_SUCCESS && loglen > 1) {
@@ -487,6 +557,10 @@ static void compile(ks_outcome *o, const ks_args *a)
 		if (nvrtcGetProgramLog(prog, o->nvlog) != NVRTC_SUCCESS)
 			o->nvlog[0] = '\0';
 		o->nvlog[loglen - 1] = '\0';
+		/* The same log whether a header the sandbox hides exists or not. */
+		norm = ks_compat_normalise_log(o->nvlog);
+		ks_free(o->nvlog);
+		o->nvlog = norm;
 		o->nvlog_len = strlen(o->nvlog);
 	}
 
@@ -494,6 +568,14 @@ static void compile(ks_outcome *o, const ks_args *a)
 		ks_err_count ec = { 0, 0 };
 		if (o->nvlog && each_line(o->nvlog, is_oom_line, NULL)) {
 			say(o, KS_COMPILE_LIMIT, "compile ran out of memory");
+			goto done;
+		}
+		if (o->nvlog && ks_compat_missing_header(&hname, &where, o->nvlog)) {
+			char *advice = ks_compat_header_advice(hname, (const char *const *)real,
+							      a->ninclude);
+			say(o, KS_COMPILE_NOHEADER, "missing header \"%s\" (included from %s): %s",
+			    hname, where, advice);
+			ks_free(advice);
 			goto done;
 		}
 		if (o->nvlog)
@@ -516,6 +598,8 @@ static void compile(ks_outcome *o, const ks_args *a)
 			goto done;
 		}
 		o->status = KS_COMPILE_ERROR;
+		if (compat)
+			ks_compat_notes(&o->text, src, o->nvlog);
 		goto done;
 	}
 	if (r != NVRTC_SUCCESS) {
@@ -562,9 +646,8 @@ done:
 	if (prog)
 		nvrtcDestroyProgram(&prog);
 	ks_free_strv(opts, nopts);
-	for (i = 0; i < a->ninclude; i++)
-		ks_free(real[i]);
-	ks_free(src);
+	ks_free(hname);
+	ks_free(where);
 }
 
 static int write_all(int fd, const char *p, size_t len)
@@ -630,14 +713,9 @@ int main(int argc, char **argv)
 	}
 
 	install_crash_handlers();
-	memset(&o, 0, sizeof(o));
-	o.status = KS_COMPILE_OK;
-	ks_buf_init(&o.text, 16u << 10);
+	outcome_init(&o);
 	compile(&o, &a);
 	rc = reply(&o, &a);
-	ks_buf_free(&o.text);
-	ks_free(o.nvlog);
-	ks_free(o.cubin);
-	ks_free_strv(o.lowered, o.nlowered);
+	outcome_clear(&o);
 	return rc;
 }

@@ -2,6 +2,7 @@
 #include "buf.h"
 #include "errors.h"
 #include "mem.h"
+#include "utf8.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -179,6 +180,68 @@ static void describe(ks_buf *note, const tally *t, int taken)
 			      t->other[taken] == 1 ? "" : "s");
 }
 
+int ks_extract_check_text(const char *text, size_t len)
+{
+	const char *nul = memchr(text, '\0', len);
+	size_t bad = len, line, col;
+
+	ks_utf8_valid(text, len, &bad);
+	if (nul && (size_t)(nul - text) < bad) {
+		bad = (size_t)(nul - text);
+		ks_utf8_position(text, bad, &line, &col);
+		return ks_error_set(KS_EINVALID, "a NUL character at byte offset %zu (line %zu, column %zu)",
+				    bad, line, col);
+	}
+	if (bad == len)
+		return 0;
+	ks_utf8_position(text, bad, &line, &col);
+	return ks_error_set(KS_EINVALID, "a byte that is not UTF-8 (0x%02X) at byte offset %zu (line %zu, "
+			    "column %zu)", (unsigned char)text[bad], bad, line, col);
+}
+
+/* Lines that only Python has: an import at the start of a line, a def or class ending in ':', a
+ * decorator. Counted, not parsed: the question is only "is this Python rather than CUDA?". */
+static size_t python_lines(const char *text)
+{
+	const char *p = text;
+	size_t n = 0;
+	while (*p) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		const char *q = p;
+		while (q < p + len && (*q == ' ' || *q == '\t'))
+			q++;
+		len -= (size_t)(q - p);
+		while (len && (q[len - 1] == ' ' || q[len - 1] == '\r'))
+			len--;
+		if ((len > 7 && !strncmp(q, "import ", 7)) ||
+		    (len > 5 && !strncmp(q, "from ", 5) && memmem(q, len, " import ", 8)) ||
+		    (len > 4 && (!strncmp(q, "def ", 4) || !strncmp(q, "class ", 6)) && q[len - 1] == ':') ||
+		    (len > 1 && q[0] == '@' && (q[1] == '_' || (q[1] >= 'a' && q[1] <= 'z'))))
+			n++;
+		if (!eol)
+			break;
+		p = eol + 1;
+	}
+	return n;
+}
+
+const char *ks_extract_foreign_language(const char *text)
+{
+	static const char *const triton[] = { "import triton", "@triton.jit", "triton.language",
+					      "tl.program_id", "tl.load(", "tl.store(" };
+	size_t i, hits = 0;
+	if (!text)
+		return NULL;
+	for (i = 0; i < sizeof(triton) / sizeof(triton[0]); i++)
+		hits += strstr(text, triton[i]) != NULL;
+	if (hits >= 2 || (hits && python_lines(text)))
+		return "Triton (Python)";
+	if (python_lines(text) >= 2 || strstr(text, "```python") || strstr(text, "```py\n"))
+		return "Python";
+	return NULL;
+}
+
 int ks_extract_code(char **code, char **note, const char *text)
 {
 	ks_buf out = KS_BUF_INIT(0), msg = KS_BUF_INIT(NOTE_MAX);
@@ -192,6 +255,10 @@ int ks_extract_code(char **code, char **note, const char *text)
 	if (!code || !note || !text)
 		return ks_error_set(KS_EINVALID, "ks_extract_code: NULL argument");
 	*code = *note = NULL;
+	if (ks_extract_check_text(text, strlen(text)) < 0) {
+		*note = ks_asprintf("no code: the text holds %s", ks_error_msg());
+		return 0;
+	}
 	memset(&t, 0, sizeof(t));
 	clear = clean(text, &ntokens);
 	ks_buf_init(&out, strlen(clear));

@@ -3,6 +3,7 @@
 #include "errors.h"
 #include "mem.h"
 #include "secret.h"
+#include "version.h"
 
 #include <curl/curl.h>
 
@@ -16,10 +17,6 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
-
-#ifndef KS_VERSION
-#define KS_VERSION "unknown"
-#endif
 
 #define SSE_LINE_MAX (64u << 10)
 

@@ -2,6 +2,7 @@
 #include "errors.h"
 #include "fsutil.h"
 #include "mem.h"
+#include "utf8.h"
 
 #include <math.h>
 #include <string.h>
@@ -182,17 +183,34 @@ int ks_json_bool(int *out, const cJSON *obj, const char *key, int required)
 	return 0;
 }
 
+char *ks_json_print(const cJSON *v, int pretty)
+{
+	char *s = pretty ? cJSON_Print(v) : cJSON_PrintUnformatted(v), *t;
+	size_t n;
+
+	if (!s)
+		return NULL;
+	/* cJSON escapes control characters but copies other bytes as they are, so a string that came
+	 * from the input (a team or file name, a compile log quoting code) may hold invalid UTF-8. Such
+	 * bytes are >= 0x80, never a quote or a backslash: replacing them keeps the JSON valid. */
+	t = ks_utf8_sanitize(s, strlen(s), &n);
+	cJSON_free(s);
+	return t;
+}
+
 int ks_json_write_file(const char *path, const cJSON *v, int pretty)
 {
-	char *s = pretty ? cJSON_Print(v) : cJSON_PrintUnformatted(v);
-	char *t;
+	char *s = ks_json_print(v, pretty);
+	size_t n;
 	int rc;
 	if (!s)
 		return ks_error_set(KS_ERROR, "%s: cannot serialise JSON", path);
-	t = ks_asprintf("%s\n", s);
-	cJSON_free(s);
-	rc = ks_fs_write_atomic(path, t, strlen(t));
-	ks_free(t);
+	n = strlen(s);
+	s = ks_realloc(s, n + 2);
+	s[n++] = '\n';
+	s[n] = '\0';
+	rc = ks_fs_write_atomic(path, s, n);
+	ks_free(s);
 	return rc;
 }
 

@@ -3,6 +3,7 @@
 #include "baseline.h"
 #include "batch.h"
 #include "errors.h"
+#include "export.h"
 #include "fsutil.h"
 #include "jsonutil.h"
 #include "mem.h"
@@ -71,6 +72,7 @@ static void usage(FILE *f)
 		"       score baseline [--suite NAME] [--out FILE]\n"
 		"       score upload [OPTIONS] RESULT_DIR... | --pending\n"
 		"       score batch [OPTIONS] MANIFEST   (teams' git repositories; see score batch --help)\n"
+		"       score export RESULTS_DIR... --out SITE_DIR   (static leaderboard site)\n"
 		"Score GPU-kernel submissions: compile each kernel with NVRTC, run it on the GPU against\n"
 		"the golden kernel of its problem, and write a result folder per SUBMISSION.\n"
 		"\n"
@@ -250,11 +252,20 @@ static int score_one(const options *o, ks_pipeline *pl, const char *input, cJSON
 		cJSON_AddItemToArray(ka, k);
 	}
 	cJSON_AddItemToArray(jsum, js);
+	{
+		ks_file_metrics fm;
+		ks_metrics_file(&fm, sc.results, sc.nresults);
+		if (ks_metrics_not_cuda_warning(&fm))
+			fprintf(stderr, "score: warning: %s: %s\n", input, ks_metrics_not_cuda_warning(&fm));
+	}
 	if (!o->json && !o->quiet) {
 		ks_file_metrics fm;
 		printf("%s%s%s\n", col("\033[1m"), input, col("\033[0m"));
-		print_table(sc.results, sc.nresults, gpu);
 		ks_metrics_file(&fm, sc.results, sc.nresults);
+		if (ks_metrics_not_cuda_warning(&fm))
+			printf("%sWARNING: %s%s\n", col("\033[33m"), ks_metrics_not_cuda_warning(&fm),
+			       col("\033[0m"));
+		print_table(sc.results, sc.nresults, gpu);
 		if (gpu)
 			printf("Call Accuracy: %.4g  Exec Accuracy: %.4g  (%zu kernels)\n",
 			       isnan(fm.call_accuracy) ? 0 : fm.call_accuracy,
@@ -306,6 +317,8 @@ int main(int argc, char **argv)
 		return ks_calibrate_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "batch"))
 		return ks_batch_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "export"))
+		return ks_export_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "upload")) {
 		curl_global_init(CURL_GLOBAL_ALL);
 		rc = ks_upload_main(argc - 1, argv + 1);
@@ -440,9 +453,9 @@ done:
 	if (o.json && jroot) {
 		char *s;
 		cJSON_AddNumberToObject(jroot, "exit_status", rc);
-		s = cJSON_Print(jroot);
-		printf("%s\n", s);
-		cJSON_free(s);
+		s = ks_json_print(jroot, 1);
+		printf("%s\n", s ? s : "null");
+		ks_free(s);
 	}
 	cJSON_Delete(jroot);
 	ks_pipeline_free(pl);

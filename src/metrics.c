@@ -2,106 +2,141 @@
 #include "mem.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* The key an entry is grouped under: its problem, or the entry itself when it names none. */
-static char *key_of(const ks_kernel_result *r)
+typedef struct {
+	const ks_kernel_result *r;
+	size_t pos;      /* in the caller's array */
+} item;
+
+/* Problem first (entries that name none come first, each on its own), then pass, then the entry's
+ * place in its file: the first item of a (problem, pass) run is the entry that counts. */
+static int item_cmp(const void *a, const void *b)
 {
-	if (r->problem)
-		return ks_strdup(r->problem);
-	return ks_asprintf("#pass%zu-entry%zu", r->pass, r->index);
+	const item *x = a, *y = b;
+	const char *kx = x->r->problem, *ky = y->r->problem;
+	int c;
+
+	if (!kx || !ky)
+		c = kx ? 1 : ky ? -1 : 0;
+	else
+		c = strcmp(kx, ky);
+	if (c)
+		return c;
+	if (x->r->pass != y->r->pass)
+		return x->r->pass < y->r->pass ? -1 : 1;
+	if (x->r->index != y->r->index)
+		return x->r->index < y->r->index ? -1 : 1;
+	return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
 typedef struct {
-	char *key;
-	int n, compiled, call, exec;
+	int n, compiled, call, exec, fast1, fast2;
+	double score;
 } group;
 
-static size_t group_by_problem(group **out, const ks_kernel_result *r, size_t n)
+/* Groups the results that count by problem. A result counts unless it is a duplicate: marked so
+ * by the loader, or a later entry of its file for a problem already seen (the same rule, applied
+ * again so that no caller can count copies). A result that names no problem is a group of its own.
+ * *counts (if not NULL) gets one flag per result. Returns the number of groups. */
+static size_t group_by_problem(group **out, unsigned char *counts, const ks_kernel_result *r, size_t n)
 {
+	item *it = ks_calloc(n + 1, sizeof(*it));
 	group *g = ks_calloc(n + 1, sizeof(*g));
-	size_t ng = 0, i, j;
+	const ks_kernel_result *prev = NULL; /* the last result that counted */
+	size_t ng = 0, i;
+
 	for (i = 0; i < n; i++) {
-		char *k = key_of(&r[i]);
-		for (j = 0; j < ng; j++)
-			if (!strcmp(g[j].key, k))
-				break;
-		if (j == ng)
-			g[ng++].key = k;
-		else
-			ks_free(k);
-		g[j].n++;
-		g[j].compiled += r[i].compiled;
-		g[j].call += r[i].call;
-		g[j].exec += r[i].exec;
+		it[i].r = &r[i];
+		it[i].pos = i;
 	}
+	qsort(it, n, sizeof(*it), item_cmp);
+	for (i = 0; i < n; i++) {
+		const ks_kernel_result *x = it[i].r;
+		int same_problem = prev && x->problem && prev->problem && !strcmp(prev->problem, x->problem);
+		group *gg;
+		if (counts)
+			counts[it[i].pos] = 0;
+		if (x->reason == KS_REASON_DUPLICATE || (same_problem && prev->pass == x->pass))
+			continue;
+		if (!same_problem)
+			ng++;
+		prev = x;
+		if (counts)
+			counts[it[i].pos] = 1;
+		gg = &g[ng - 1];
+		gg->n++;
+		gg->compiled += x->compiled;
+		gg->call += x->call;
+		gg->exec += x->exec;
+		gg->score += x->score;
+		if (x->timed && x->exec && !x->suspicious) {
+			gg->fast1 += x->speedup > 1.0;
+			gg->fast2 += x->speedup > 2.0;
+		}
+	}
+	ks_free(it);
 	*out = g;
 	return ng;
 }
 
-static void free_groups(group *g, size_t n)
-{
-	size_t i;
-	for (i = 0; i < n; i++)
-		ks_free(g[i].key);
-	ks_free(g);
-}
-
 void ks_metrics_file(ks_file_metrics *m, const ks_kernel_result *r, size_t n)
 {
+	unsigned char *counts = ks_calloc(n + 1, 1);
 	group *g;
-	size_t ng, i;
-	double comp = 0, call = 0, exec = 0;
+	size_t ng, i, nlog = 0, nroof = 0;
+	double comp = 0, call = 0, exec = 0, f1 = 0, f2 = 0, logsum = 0, roof = 0;
 	int ran = 0;
 
 	memset(m, 0, sizeof(*m));
 	m->entries = n;
+	ng = group_by_problem(&g, counts, r, n);
+	m->problems = ng;
 	for (i = 0; i < n; i++) {
+		ran |= r[i].ran;
+		if (!counts[i]) {
+			m->duplicates++;
+			continue;
+		}
 		m->compiled += r[i].compiled;
 		m->called += r[i].call;
 		m->executed += r[i].exec;
-		ran |= r[i].ran;
-	}
-	{
-		double logsum = 0, roof = 0;
-		size_t nlog = 0, nroof = 0, f1 = 0, f2 = 0;
-		for (i = 0; i < n; i++) {
-			m->score += r[i].score;
-			m->suspicious += (size_t)r[i].suspicious;
-			if (!r[i].timed)
-				continue;
-			m->timed = 1;
-			roof += r[i].roofline_fraction;
-			nroof++;
-			if (r[i].exec && !r[i].suspicious && r[i].speedup > 0) {
-				logsum += log(r[i].speedup);
-				nlog++;
-				f1 += r[i].speedup > 1.0;
-				f2 += r[i].speedup > 2.0;
-			}
+		m->suspicious += (size_t)r[i].suspicious;
+		m->not_cuda += r[i].reason == KS_REASON_NOT_CUDA;
+		if (!r[i].timed)
+			continue;
+		m->timed = 1;
+		roof += r[i].roofline_fraction;
+		nroof++;
+		if (r[i].exec && !r[i].suspicious && r[i].speedup > 0) {
+			logsum += log(r[i].speedup);
+			nlog++;
 		}
-		m->geomean_speedup = nlog ? exp(logsum / (double)nlog) : 0;
-		m->roofline_fraction = nroof ? roof / (double)nroof : 0;
-		/* KernelBench's fast_p: correct and faster than p, over all kernels of the file */
-		m->fast_1 = n ? (double)f1 / (double)n : 0;
-		m->fast_2 = n ? (double)f2 / (double)n : 0;
 	}
-	ng = group_by_problem(&g, r, n);
-	m->problems = ng;
-
+	m->geomean_speedup = nlog ? exp(logsum / (double)nlog) : 0;
+	m->roofline_fraction = nroof ? roof / (double)nroof : 0;
+	/* per problem, averaged over its samples (one per pass): copies never add up */
 	for (i = 0; i < ng; i++) {
 		comp += (double)g[i].compiled / g[i].n;
 		call += (double)g[i].call / g[i].n;
 		exec += (double)g[i].exec / g[i].n;
+		f1 += (double)g[i].fast1 / g[i].n;
+		f2 += (double)g[i].fast2 / g[i].n;
+		m->score += g[i].score / g[i].n;
 	}
 	m->compile_accuracy = ng ? comp / (double)ng : 0;
 	m->call_accuracy = ng ? call / (double)ng : 0;
 	m->exec_accuracy = ng ? exec / (double)ng : 0;
+	/* KernelBench's fast_p: correct and faster than p, over the problems of the file */
+	m->fast_1 = ng ? f1 / (double)ng : 0;
+	m->fast_2 = ng ? f2 / (double)ng : 0;
 	if (!ran) {
 		m->call_accuracy = NAN;
 		m->exec_accuracy = NAN;
 	}
-	free_groups(g, ng);
+	ks_free(g);
+	ks_free(counts);
 }
 
 double ks_pass_at_k(int n, int c, int k)
@@ -118,7 +153,7 @@ double ks_pass_at_k(int n, int c, int k)
 void ks_metrics_passk(ks_passk *out, const int *ks, size_t nk, const ks_kernel_result *r, size_t n)
 {
 	group *g;
-	size_t ng = group_by_problem(&g, r, n), i, q;
+	size_t ng = group_by_problem(&g, NULL, r, n), i, q;
 	for (q = 0; q < nk; q++) {
 		ks_passk *p = &out[q];
 		memset(p, 0, sizeof(*p));
@@ -138,5 +173,14 @@ void ks_metrics_passk(ks_passk *out, const int *ks, size_t nk, const ks_kernel_r
 			p->exec /= (double)p->problems;
 		}
 	}
-	free_groups(g, ng);
+	ks_free(g);
+}
+
+const char *ks_metrics_not_cuda_warning(const ks_file_metrics *m)
+{
+	size_t counted = m->entries - m->duplicates;
+	if (!counted || m->not_cuda * 2 <= counted)
+		return NULL;
+	return "most entries are Python/Triton, not CUDA: kscore scores CUDA C++ device code only, so "
+	       "they all score 0 (reason not_cuda; see docs/submission-format.md)";
 }

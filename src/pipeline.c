@@ -12,6 +12,7 @@
 #include "runner.h"
 #include "timing.h"
 #include "worker.h"
+#include "nvtool.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -81,6 +82,8 @@ struct ks_pipeline {
 	int calibrated;
 	int fail_lane, fail_after;
 	pthread_mutex_t mu;
+	ks_nvtool *nvtool;            /* the sanitizer and profiler stages; NULL when neither is asked */
+	cJSON *nvtool_json;
 };
 
 /* ---- lanes: start, stop, the gate */
@@ -283,6 +286,16 @@ int ks_pipeline_new(ks_pipeline **out, const ks_pipeline_options *o)
 		ks_problem_set_sm_count(p->problems, p->first->dev.sm_count);
 		p->arch = ks_arch_for(p->first->dev.cc_major, p->first->dev.cc_minor);
 	}
+	if (p->first && (o->sanitize || o->profile)) {
+		ks_nvtool_options no = KS_NVTOOL_OPTIONS_INIT;
+		no.sanitize = o->sanitize;
+		no.profile = (ks_profile_when)o->profile;
+		no.seed = o->seed;
+		no.kernel_timeout_s = o->kernel_timeout_s;
+		if (o->max_scratch_bytes)
+			no.limits.max_scratch_bytes = o->max_scratch_bytes;
+		ks_nvtool_new(&p->nvtool, &no);
+	}
 	p->nvrtc = ks_compile_nvrtc_version(&vo);
 	for (i = 0; i < p->ngpus; i++) {
 		gpu_rec *g = &p->gpus[i];
@@ -391,6 +404,19 @@ static void progress(session *s, const char *what)
 	fflush(stderr);
 }
 
+/* A slow stage of one item (the tools' runs take seconds): on the progress line. */
+static void item_progress(session *s, const char *stage, const char *problem)
+{
+	char *what;
+	if (!s->p->opts.progress)
+		return;
+	what = ks_asprintf("%s: %s", stage, problem ? problem : "?");
+	pthread_mutex_lock(&s->p->mu);
+	progress(s, what);
+	pthread_mutex_unlock(&s->p->mu);
+	ks_free(what);
+}
+
 static void ready(void *ud, size_t i)
 {
 	session *s = ud;
@@ -477,10 +503,37 @@ static int worker_died(ks_reason r)
 	return r == KS_REASON_FAULT || r == KS_REASON_TIMEOUT || r == KS_REASON_CRASH || r == KS_REASON_LOAD_ERROR;
 }
 
-/* Undoes ks_time_kernel, for timing again on another lane. */
-static void reset_timing(ks_kernel_result *r)
+/* What a kernel had printed before a stage (device_output), so that a stage undone on a lost lane
+ * leaves what it collected out. */
+typedef struct {
+	char *text;
+	uint64_t bytes;
+	size_t raw;
+} output_mark;
+
+static void output_keep(output_mark *m, const ks_kernel_result *r)
+{
+	m->text = r->device_output ? ks_strdup(r->device_output) : NULL;
+	m->bytes = r->device_output_bytes;
+	m->raw = r->device_output_raw;
+}
+
+static void output_clear(output_mark *m)
+{
+	ks_free(m->text);
+	m->text = NULL;
+}
+
+/* Undoes ks_time_kernel, for timing again on another lane: back to the checked kernel (with what
+ * it printed then, *m, which this takes). */
+static void reset_timing(ks_kernel_result *r, output_mark *m)
 {
 	size_t i;
+	ks_free(r->device_output);
+	r->device_output = m->text;
+	r->device_output_bytes = m->bytes;
+	r->device_output_raw = m->raw;
+	m->text = NULL;
 	for (i = 0; i < r->nperf; i++) {
 		ks_free(r->perf[i].label);
 		ks_free(r->perf[i].why);
@@ -537,6 +590,7 @@ static ks_lane_outcome item_run(void *ud, size_t li, size_t t, int kind, size_t 
 	ks_kernel_result *r = &s->results[i];
 	const ks_candidate_image *img = ks_check_batch_image(s->batch, i);
 	const ks_problem *q = img->problem;
+	output_mark out = { NULL, 0, 0 };
 
 	if (test_failure(p, L, t, why))
 		return KS_LANE_LOST;
@@ -550,22 +604,34 @@ static ks_lane_outcome item_run(void *ud, size_t li, size_t t, int kind, size_t 
 		}
 		if (r->ncases && r->cases[0].reason != KS_REASON_PROBLEM_INVALID)
 			mark_golden_ok(p, q);
+		/* after the checks, before timing: a kernel the sanitizer fails is not timed */
+		if (r->exec && p->nvtool) {
+			item_progress(s, "sanitizer", r->problem);
+			ks_nvtool_sanitize(p->nvtool, r, img, run);
+		}
 	} else {
 		ks_timing_options to = s->to;
 		to.flush_bytes = 2ull * (uint64_t)L->dev.l2_bytes;
 		if (to.flush_bytes < (64ull << 20))
 			to.flush_bytes = 64ull << 20;
 		to.baseline = L->g->baseline;
+		output_keep(&out, r);
 		if (ks_golden_store_register(p->goldens, run, q) < 0)
 			r->timing_error = ks_strdup(ks_error_msg());
 		else
 			ks_time_kernel(r, img, run, &to);
 		if ((r->timing_error || !ks_runner_candidate_worker(run) || (!r->exec && worker_died(r->reason))) &&
 		    probe(p, run, q, why) < 0) {
-			reset_timing(r);
+			reset_timing(r, &out);
 			return KS_LANE_LOST;
 		}
+		output_clear(&out);
 		ks_judge_kernel(r, q, L->g->have_ceil ? &L->g->ceil : NULL, &p->cfg);
+		/* after every timed number is taken: profiling changes none of them */
+		if (p->nvtool && ks_nvtool_wants_profile(p->nvtool, r)) {
+			item_progress(s, "profiling", r->problem);
+			ks_nvtool_profile(p->nvtool, r, img, run);
+		}
 	}
 	pthread_mutex_lock(&p->mu);
 	L->items++;
@@ -618,6 +684,7 @@ int ks_pipeline_score(ks_pipeline *p, ks_scored *out, const ks_submission *sub, 
 	const ks_entry **entries = NULL;
 	ks_report_lane *rl = NULL;
 	size_t *pass = NULL, n = 0, i, j;
+	ks_compile_toolchain tc = { NULL, NULL };
 	struct timespec t0, t1;
 	ks_report rep;
 	ks_runner *idle;
@@ -661,6 +728,7 @@ int ks_pipeline_score(ks_pipeline *p, ks_scored *out, const ks_submission *sub, 
 	s.co.compile.timeout_s = p->opts.compile_timeout_s;
 	s.co.compile.memory_mb = p->opts.compile_memory_mb;
 	s.co.seed = p->opts.seed;
+	s.co.compile_only = p->opts.compile_only;
 	if (p->opts.max_scratch_bytes)
 		s.co.limits.max_scratch_bytes = p->opts.max_scratch_bytes;
 	s.timing = gpu && !p->opts.no_timing;
@@ -718,8 +786,22 @@ int ks_pipeline_score(ks_pipeline *p, ks_scored *out, const ks_submission *sub, 
 	rep.device = gpu ? &p->first->dev : NULL;
 	rep.arch = p->arch ? p->arch : p->opts.arch;
 	rep.nvrtc_version = p->nvrtc;
+	{
+		ks_compile_options tco = s.co.compile;
+		tco.arch = rep.arch;
+		if (ks_compile_toolchain_get(&tc, &tco) < 0)
+			ks_error_clear(); /* the compiles failed the same way and say so per kernel */
+	}
+	rep.compat_sha256 = tc.compat_sha256;
+	rep.compile_options = tc.options;
 	rep.seed = p->opts.seed;
 	rep.problems = p->problems;
+	if (p->nvtool) {
+		/* a stage a tool failed in stops for the session: say so in each record */
+		cJSON_Delete(p->nvtool_json);
+		p->nvtool_json = ks_nvtool_json(p->nvtool);
+	}
+	rep.nvtools = gpu ? p->nvtool_json : NULL;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	rep.wall_s = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	for (i = 0; i < n; i++)
@@ -733,6 +815,7 @@ int ks_pipeline_score(ks_pipeline *p, ks_scored *out, const ks_submission *sub, 
 	cJSON_Delete(rep.status_end);
 	ks_free(rl);
 	ks_free(s.kernel_lane);
+	ks_compile_toolchain_clear(&tc);
 	ks_free(entries);
 	ks_free(pass);
 	return rc;
@@ -767,6 +850,8 @@ void ks_pipeline_free(ks_pipeline *p)
 	ks_free(p->no_gpu);
 	ks_free(p->nvrtc);
 	ks_free(p->config_path);
+	ks_nvtool_free(p->nvtool);
+	cJSON_Delete(p->nvtool_json);
 	pthread_mutex_destroy(&p->mu);
 	ks_free(p);
 }

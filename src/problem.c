@@ -4,6 +4,7 @@
 #include "hash.h"
 #include "jsonutil.h"
 #include "mem.h"
+#include "prelude.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -658,7 +659,8 @@ int ks_problem_load(ks_problem **out, const char *dir, const char *suite)
 		goto done;
 	}
 	gpath = ks_path_join(dir, gname);
-	if ((rc = ks_fs_read(&p->golden_src, &glen, gpath, MAX_SOURCE_BYTES)) < 0)
+	if ((rc = ks_fs_read(&p->golden_src, &glen, gpath, MAX_SOURCE_BYTES)) < 0 ||
+	    (rc = ks_prelude_apply(&p->golden_src, &glen, j, dir, gname, path)) < 0)
 		goto done;
 	ipath = ks_path_join(dir, iname);
 	if ((rc = ks_fs_read(&p->instruction, NULL, ipath, MAX_SOURCE_BYTES)) < 0)

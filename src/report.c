@@ -5,7 +5,9 @@
 #include "buf.h"
 #include "mem.h"
 #include "metrics.h"
+#include "nvtool.h"
 #include "outdir.h"
+#include "utf8.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -53,7 +55,8 @@ static cJSON *geak_record(const ks_kernel_result *r, int gpu)
 	add_str(o, "problem", r->problem);
 	cJSON_AddNumberToObject(o, "call_status", gpu ? r->call : r->compiled);
 	cJSON_AddNumberToObject(o, "exec_status", gpu ? r->exec : 0);
-	cJSON_AddStringToObject(o, "stdout", "None");
+	/* GEAK-eval's field for what the kernel printed: its device printf, made safe to show */
+	cJSON_AddStringToObject(o, "stdout", r->device_output && *r->device_output ? r->device_output : "None");
 	cJSON_AddStringToObject(o, "stderr", err);
 	cJSON_AddNumberToObject(o, "difficulty", r->difficulty);
 	cJSON_AddStringToObject(o, "reason", ks_reason_name(r->reason));
@@ -198,6 +201,8 @@ cJSON *ks_report_record(const ks_report *rep)
 	cJSON_AddItemToObject(o, "devices", lanes_json(rep));
 	x = cJSON_AddObjectToObject(o, "toolchain");
 	add_str(x, "nvrtc_version", rep->nvrtc_version);
+	add_str(x, "compat_sha256", rep->compat_sha256);
+	add_str(x, "compile_options", rep->compile_options);
 	add_str(x, "arch", rep->arch);
 	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)rep->seed);
 	cJSON_AddStringToObject(o, "seed", seed);
@@ -205,6 +210,10 @@ cJSON *ks_report_record(const ks_report *rep)
 	sum = cJSON_AddObjectToObject(o, "summary");
 	ks_metrics_file(&fm, rep->results, rep->nresults);
 	cJSON_AddNumberToObject(sum, "kernels", (double)fm.entries);
+	cJSON_AddNumberToObject(sum, "duplicates", (double)fm.duplicates);
+	cJSON_AddNumberToObject(sum, "not_cuda", (double)fm.not_cuda);
+	if (ks_metrics_not_cuda_warning(&fm))
+		cJSON_AddStringToObject(sum, "warning", ks_metrics_not_cuda_warning(&fm));
 	cJSON_AddNumberToObject(sum, "problems", (double)fm.problems);
 	ks_json_add_num(sum, "compile_accuracy", fm.compile_accuracy);
 	ks_json_add_num(sum, "call_accuracy", fm.call_accuracy);
@@ -230,6 +239,7 @@ cJSON *ks_report_record(const ks_report *rep)
 			}
 		ks_metrics_file(&pm, rep->results + first, n);
 		cJSON_AddNumberToObject(p, "pass", (double)i);
+		cJSON_AddNumberToObject(p, "duplicates", (double)pm.duplicates);
 		ks_json_add_num(p, "call_accuracy", pm.call_accuracy);
 		ks_json_add_num(p, "exec_accuracy", pm.exec_accuracy);
 		ks_json_add_num(p, "compile_accuracy", pm.compile_accuracy);
@@ -274,6 +284,8 @@ cJSON *ks_report_record(const ks_report *rep)
 		add_str(q, "why", r->suspicious_why);
 		cJSON_AddItemToArray(a, q);
 	}
+	if (rep->nvtools)
+		cJSON_AddItemToObject(o, "nvtools", cJSON_Duplicate(rep->nvtools, 1));
 	if (rep->ceilings)
 		cJSON_AddItemToObject(o, "ceilings", ks_ceilings_json(rep->ceilings));
 	else
@@ -289,8 +301,10 @@ cJSON *ks_report_record(const ks_report *rep)
 		cJSON_AddNumberToObject(t, "target_rel_error", c->target_rel_error);
 		cJSON_AddNumberToObject(t, "max_seconds_per_case", c->max_seconds_per_case);
 		cJSON_AddNumberToObject(t, "verify_runs", c->verify_runs);
-		cJSON_AddStringToObject(t, "l2", "flushed before every timed run (2x L2 written); persisting L2 "
-					"size 0 and reset");
+		cJSON_AddNumberToObject(t, "check_fraction", c->check_fraction);
+		cJSON_AddStringToObject(t, "outputs", "poisoned before every timed run, outside the timed window");
+		cJSON_AddStringToObject(t, "l2", "flushed before every timed run, after the output fills (2x L2 "
+					"written); persisting L2 size 0 and reset");
 		t = cJSON_AddObjectToObject(x, "roofline");
 		cJSON_AddNumberToObject(t, "margin", c->roofline_margin);
 		cJSON_AddNumberToObject(t, "timer_floor_us", c->timer_floor_us);
@@ -314,10 +328,14 @@ cJSON *ks_report_record(const ks_report *rep)
 	return o;
 }
 
+/* Text files quote input (file names, details, logs): written as valid UTF-8 whatever it held. */
 static int write_text(const char *dir, const char *name, const char *text)
 {
 	char *path = ks_path_join(dir, name);
-	int rc = ks_fs_write_atomic(path, text, strlen(text));
+	size_t n;
+	char *clean = ks_utf8_sanitize(text, strlen(text), &n);
+	int rc = ks_fs_write_atomic(path, clean, n);
+	ks_free(clean);
 	ks_free(path);
 	return rc;
 }
@@ -332,11 +350,28 @@ static int write_json(const char *dir, const char *name, const cJSON *v)
 
 static const char *verdict(const ks_kernel_result *r)
 {
+	if (r->reason == KS_REASON_DUPLICATE)
+		return "duplicate, not counted";
 	if (!r->exec)
 		return "incorrect";
 	if (!r->timed)
 		return "not timed";
 	return r->suspicious ? "SUSPICIOUS" : "ok";
+}
+
+/* What the kernel printed, quoted line by line under "   | " (the text is already safe to show:
+ * ks_proto_output_text), with how much of it there was. */
+static void device_output_text(ks_buf *txt, const ks_kernel_result *r)
+{
+	const char *p = r->device_output ? r->device_output : "";
+	ks_buf_printf(txt, "   device output: %llu bytes%s\n", (unsigned long long)r->device_output_bytes,
+		      r->device_output_bytes > r->device_output_raw ? ", the first ones shown" : "");
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		ks_buf_printf(txt, "   | %.*s\n", (int)n, p);
+		p += n + (nl ? 1 : 0);
+	}
 }
 
 /* out.json_perf_<pass>.json, exec/gen_perf/<op>.json and exec/performance_analysis.txt. */
@@ -351,6 +386,12 @@ static int write_perf_files(const ks_report *rep, const char *dir)
 	if ((rc = ks_fs_mkdir_p(gp, 0755)) < 0)
 		goto done;
 	ks_buf_printf(&txt, "Performance analysis (kscore %s)\n", KS_VERSION);
+	{
+		ks_file_metrics fm;
+		ks_metrics_file(&fm, rep->results, rep->nresults);
+		if (ks_metrics_not_cuda_warning(&fm))
+			ks_buf_printf(&txt, "WARNING: %s\n", ks_metrics_not_cuda_warning(&fm));
+	}
 	if (rep->device)
 		ks_buf_printf(&txt, "device: %s, %s\n", rep->device->name, rep->arch ? rep->arch : "");
 	for (k = 0; rep->nlanes > 1 && k < rep->nlanes; k++)
@@ -371,7 +412,7 @@ static int write_perf_files(const ks_report *rep, const char *dir)
 	for (i = 0; i < s->npasses && rc == 0; i++) {
 		cJSON *o = cJSON_CreateObject(), *sp = cJSON_AddArrayToObject(o, "speed_up"),
 		      *ef = cJSON_AddArrayToObject(o, "efficiency"), *kn = cJSON_AddArrayToObject(o, "kernels"),
-		      *sus = cJSON_AddArrayToObject(o, "suspicious");
+		      *sus = cJSON_AddArrayToObject(o, "suspicious"), *prof = NULL;
 		for (k = 0; k < rep->nresults; k++) {
 			const ks_kernel_result *r = &rep->results[k];
 			cJSON *cases;
@@ -393,22 +434,25 @@ static int write_perf_files(const ks_report *rep, const char *dir)
 				ks_buf_printf(&txt, "   ran on lane %d (GPU %d)%s\n", rep->kernel_lane[k],
 					      rep->lanes[rep->kernel_lane[k]].ordinal,
 					      kernel_shared(rep, k) ? ", a GPU shared with another lane: timings not clean" : "");
+			if (r->device_output_bytes)
+				device_output_text(&txt, r);
 			for (c = 0; c < r->nkernels; c++)
 				ks_buf_printf(&txt, "   kernel %s: %d registers, %d B static shared, %d B local "
 					      "(spills)\n", r->kernels[c].name, r->kernels[c].info.registers,
 					      r->kernels[c].info.shared_static, r->kernels[c].info.local_bytes);
+			ks_nvtool_text(&txt, r);
 			if (r->nperf)
 				ks_buf_printf(&txt, "   %-34s %10s %10s %8s %9s %9s %10s %7s %s\n", "case", "ms",
 					      "golden ms", "speedup", "GB/s", "TFLOP/s", "floor ms", "roof%",
-					      "runs / verified");
+					      "runs / verified / checked");
 			cases = cJSON_CreateArray();
 			for (c = 0; c < r->nperf; c++) {
 				const ks_perf_result *pc = &r->perf[c];
 				cJSON *e = cJSON_CreateObject();
-				ks_buf_printf(&txt, "   %-34.34s %10.4f %10.4f %8.3f %9.1f %9.2f %10.4f %7.1f %zu+%zu/%d%s%s\n",
+				ks_buf_printf(&txt, "   %-34.34s %10.4f %10.4f %8.3f %9.1f %9.2f %10.4f %7.1f %zu+%zu/%d/%d%s%s\n",
 					      pc->label, pc->ms, pc->golden_ms, pc->speedup, pc->gbps, pc->tflops,
 					      pc->floor_ms, 100 * pc->roofline_fraction, pc->runs, pc->golden_runs,
-					      pc->verified, pc->suspicious ? "  SUSPICIOUS: " : "",
+					      pc->verified, pc->checked, pc->suspicious ? "  SUSPICIOUS: " : "",
 					      pc->suspicious ? pc->why : "");
 				cJSON_AddStringToObject(e, "input_size", pc->label);
 				ks_json_add_num(e, "ms", pc->ms);
@@ -441,6 +485,13 @@ static int write_perf_files(const ks_report *rep, const char *dir)
 				cJSON_AddItemToArray(kn, cJSON_CreateString(r->problem ? r->problem : "?"));
 			} else if (r->suspicious)
 				cJSON_AddItemToArray(sus, cJSON_CreateString(r->problem ? r->problem : "?"));
+			/* kscore's own key beside GEAK-eval's: Nsight Compute's diagnosis per kernel */
+			if (r->profile && r->problem) {
+				if (!prof)
+					prof = cJSON_AddObjectToObject(o, "profiles");
+				if (!cJSON_GetObjectItemCaseSensitive(prof, r->problem))
+					cJSON_AddItemToObject(prof, r->problem, cJSON_Duplicate(r->profile, 1));
+			}
 		}
 		snprintf(name, sizeof(name), "out.json_perf_%zu.json", i);
 		if (rc == 0)

@@ -1,12 +1,12 @@
-#include "repos.h"
+#include "repos_int.h"
 #include "buf.h"
 #include "errors.h"
 #include "fsutil.h"
 #include "hash.h"
 #include "jsonutil.h"
 #include "mem.h"
-#include "pattern.h"
 #include "secret.h"
+#include "utf8.h"
 
 #include <git2.h>
 
@@ -23,19 +23,8 @@
 /* A history longer than this is not a hackathon repository; walking it would only cost time. */
 #define MAX_WALK 1000000u
 #define MAX_ANCESTRY 100000u
-/* Tree entries a pattern may visit: trees come from teams, so a hostile tree must not make the
- * search slow (pattern.c bounds each component match). */
-#define MAX_VISIT 200000u
-#define MAX_CANDIDATES_SHOWN 4
-
-struct ks_repo {
-	git_repository *git;
-	char *location;   /* what libgit2 fetches from: the URL, or an absolute path */
-	char *display;    /* location without credentials */
-	char *secret[2];  /* the URL's user information and its token part, scrubbed from messages */
-	char *path;       /* the mirror */
-	ks_repo_options opts;
-};
+/* First-parent steps searched for the merge that brought a pull request into its base. */
+#define MAX_MAINLINE 100000u
 
 static const ks_repo_options default_opts = KS_REPO_OPTIONS_INIT;
 
@@ -104,7 +93,7 @@ static void keep_secrets(ks_repo *r, const char *info, size_t len)
 }
 
 /* Sets the thread's error from libgit2's last error, with the credentials scrubbed out. */
-static int git_fail(const ks_repo *r, int code, const char *what, const char *arg)
+int rp_fail(const ks_repo *r, int code, const char *what, const char *arg)
 {
 	const git_error *e = git_error_last();
 	char *msg = ks_strdup(e && e->message ? e->message : "unknown libgit2 error");
@@ -152,7 +141,7 @@ static char *meta_path(const ks_repo *r)
 	return ks_path_join(r->path, "kscore-mirror.json");
 }
 
-static void meta_write(const ks_repo *r, time_t fetched)
+void rp_meta_write(const ks_repo *r, time_t fetched, cJSON *missing)
 {
 	cJSON *o = cJSON_CreateObject();
 	char ts[32], *path = meta_path(r);
@@ -165,25 +154,50 @@ static void meta_write(const ks_repo *r, time_t fetched)
 		cJSON_AddStringToObject(o, "fetched_at", ts);
 		cJSON_AddNumberToObject(o, "fetched_at_epoch", (double)fetched);
 	}
+	if (missing)
+		cJSON_AddItemToObject(o, "missing_objects", missing);
 	/* best effort: it only tells people (and --no-fetch runs) when the mirror was refreshed */
 	ks_json_write_file(path, o, 1);
 	cJSON_Delete(o);
 	ks_free(path);
 }
 
-time_t ks_repo_fetched_at(const ks_repo *r)
+static cJSON *meta_read(const ks_repo *r)
 {
 	char *path = meta_path(r), *text = NULL;
 	cJSON *o = NULL;
-	double v = 0;
 	size_t n;
-	if (ks_fs_read(&text, &n, path, 1u << 16) == 0 &&
-	    ks_json_parse(&o, text, n, 8, path) == 0 && ks_json_num(&v, o, "fetched_at_epoch", 0) < 0)
-		v = 0;
-	cJSON_Delete(o);
+	if (ks_fs_read(&text, &n, path, 1u << 20) == 0 && ks_json_parse(&o, text, n, 8, path) < 0)
+		o = NULL;
 	ks_free(text);
 	ks_free(path);
 	ks_error_clear();
+	return o;
+}
+
+int rp_missing_recorded(const ks_repo *r, const git_oid *oid)
+{
+	cJSON *o = meta_read(r);
+	const cJSON *e;
+	char hex[GIT_OID_HEXSZ + 1];
+	int found = 0;
+	git_oid_tostr(hex, sizeof(hex), oid);
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(o, "missing_objects")) {
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(e, "id");
+		found |= cJSON_IsString(id) && !strcmp(id->valuestring, hex);
+	}
+	cJSON_Delete(o);
+	return found;
+}
+
+time_t ks_repo_fetched_at(const ks_repo *r)
+{
+	cJSON *o = meta_read(r);
+	double v = 0;
+	if (ks_json_num(&v, o, "fetched_at_epoch", 0) < 0)
+		v = 0;
+	ks_error_clear();
+	cJSON_Delete(o);
 	return (time_t)v;
 }
 
@@ -228,7 +242,7 @@ int ks_repo_open(ks_repo **out, const char *location, const ks_repo_options *opt
 		tmp = ks_asprintf("%s.tmp-%ld", r->path, (long)getpid());
 		ks_fs_rm_rf(tmp);
 		if (git_repository_init(&r->git, tmp, 1) < 0) {
-			rc = git_fail(r, KS_EIO, "cannot create the mirror", tmp);
+			rc = rp_fail(r, KS_EIO, "cannot create the mirror", tmp);
 			goto done;
 		}
 		git_repository_free(r->git);
@@ -241,13 +255,13 @@ int ks_repo_open(ks_repo **out, const char *location, const ks_repo_options *opt
 		ks_fs_rm_rf(tmp);
 	}
 	if (git_repository_open_bare(&r->git, r->path) < 0) {
-		rc = git_fail(r, KS_EIO, "cannot open the mirror", r->path);
+		rc = rp_fail(r, KS_EIO, "cannot open the mirror", r->path);
 		goto done;
 	}
 	{
 		char *m = meta_path(r);
 		if (!ks_fs_exists(m))
-			meta_write(r, 0);
+			rp_meta_write(r, 0, NULL);
 		ks_free(m);
 	}
 	*out = r;
@@ -341,6 +355,17 @@ static int on_credentials(git_credential **out, const char *url, const char *use
 	return GIT_PASSTHROUGH;
 }
 
+/* A location libgit2 reads through its local transport: a path, or a file:// URL. */
+static int local_source(const char *location)
+{
+	return !ks_repo_is_url(location) || !strncmp(location, "file://", 7);
+}
+
+const char *ks_repo_fetch_note(const ks_repo *r)
+{
+	return r->fetch_note;
+}
+
 int ks_repo_fetch(ks_repo *r)
 {
 	static char *specs[] = { "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*",
@@ -372,11 +397,11 @@ int ks_repo_fetch(ks_repo *r)
 	co.repository = r->git;
 	co.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF | GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC;
 	if (git_remote_create_with_opts(&remote, r->location, &co) < 0) {
-		rc = git_fail(r, KS_EINVALID, "bad location", NULL);
+		rc = rp_fail(r, KS_EINVALID, "bad location", NULL);
 		goto done;
 	}
 	if (git_remote_connect(remote, GIT_DIRECTION_FETCH, &cb, &po, NULL) < 0) {
-		rc = git_fail(r, KS_ERROR, "cannot connect", NULL);
+		rc = rp_fail(r, KS_ERROR, "cannot connect", NULL);
 		goto done;
 	}
 	have_head = git_remote_default_branch(&head, remote) == 0;
@@ -387,12 +412,14 @@ int ks_repo_fetch(ks_repo *r)
 	fo.proxy_opts = po;
 	if (git_remote_download(remote, &sa, &fo) < 0)
 		goto failed;
+	ks_free(r->fetch_note);
+	r->fetch_note = NULL;
 	git_remote_disconnect(remote);
 	if (git_remote_update_tips(remote, &cb, 0, GIT_REMOTE_DOWNLOAD_TAGS_NONE, "kscore fetch") < 0)
 		goto failed;
 	if (have_head && !strncmp(head.ptr, "refs/heads/", 11))
 		git_repository_set_head(r->git, head.ptr);
-	meta_write(r, time(NULL));
+	rp_meta_write(r, time(NULL), NULL);
 	goto done;
 failed:
 	if (st.stopped == KS_ELIMIT)
@@ -403,7 +430,23 @@ failed:
 		rc = ks_error_set(KS_ETIMEOUT, "repository %s: fetch stopped after %.0f s, the limit",
 				  r->display, r->opts.fetch_timeout_s);
 	else
-		rc = git_fail(r, KS_ERROR, "fetch failed", NULL);
+		rc = rp_fail(r, KS_ERROR, "fetch failed", NULL);
+	/* A local repository that lacks an object cannot be packed whole; copy what it has, object
+	 * by object, so that teams whose files are all there can still be scored. */
+	if (!st.stopped && local_source(r->location)) {
+		char *why = ks_strdup(ks_error_msg());
+		git_remote_free(remote);
+		remote = NULL;
+		if (rp_copy_local(r) == 0) {
+			rc = 0;
+		} else {
+			char *also = ks_strdup(ks_error_msg());
+			rc = ks_error_set(KS_ERROR, "%s (and copying it object by object failed too: %s)", why,
+					  also);
+			ks_free(also);
+		}
+		ks_free(why);
+	}
 done:
 	git_buf_dispose(&head);
 	git_remote_free(remote);
@@ -435,9 +478,14 @@ static int ref_commit(git_oid *out, ks_repo *r, const char *name, const char *as
 	if (e == GIT_ENOTFOUND || e == GIT_EINVALIDSPEC)
 		return 0;
 	if (e < 0)
-		return git_fail(r, KS_ERROR, "cannot read ref", asked);
-	if (git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT) < 0) {
-		rc = git_fail(r, KS_EINVALID, "ref does not lead to a commit:", asked);
+		return rp_fail(r, KS_ERROR, "cannot read ref", asked);
+	if ((e = git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT)) == GIT_ENOTFOUND &&
+	    git_reference_type(ref) == GIT_REFERENCE_SYMBOLIC) {
+		git_reference_free(ref);  /* a symbolic ref to a branch that does not exist: unborn */
+		return 0;
+	}
+	if (e < 0) {
+		rc = rp_fail(r, KS_EINVALID, "ref does not lead to a commit:", asked);
 		git_reference_free(ref);
 		return rc;
 	}
@@ -500,7 +548,7 @@ static void commit_fill(ks_repo_commit *c, git_commit *cm)
 	oid_hex(c->id, git_commit_id(cm));
 	c->time = (int64_t)git_commit_time(cm);
 	c->offset_min = git_commit_time_offset(cm);
-	c->subject = ks_strdup(s ? s : "");
+	c->subject = ks_utf8_clean(s ? s : "");
 }
 
 void ks_repo_commit_clear(ks_repo_commit *c)
@@ -511,13 +559,13 @@ void ks_repo_commit_clear(ks_repo_commit *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static int lookup_commit(git_commit **out, ks_repo *r, const char *id)
+int rp_commit(git_commit **out, ks_repo *r, const char *id)
 {
 	git_oid oid;
 	if (strlen(id) != 40 || git_oid_fromstr(&oid, id) < 0)
 		return ks_error_set(KS_EINVALID, "repository %s: %s is not a full commit id", r->display, id);
 	if (git_commit_lookup(out, r->git, &oid) < 0)
-		return git_fail(r, KS_ENOTFOUND, "no commit", id);
+		return rp_fail(r, KS_ENOTFOUND, "no commit", id);
 	return 0;
 }
 
@@ -526,25 +574,31 @@ int ks_repo_commit_info(ks_repo_commit *out, ks_repo *r, const char *id)
 	git_commit *cm = NULL;
 	int rc;
 	memset(out, 0, sizeof(*out));
-	if ((rc = lookup_commit(&cm, r, id)) < 0)
+	if ((rc = rp_commit(&cm, r, id)) < 0)
 		return rc;
 	commit_fill(out, cm);
 	git_commit_free(cm);
 	return 0;
 }
 
+/* 1 when `a` is `b` or a descendant of it, 0 when not, <0 on error. */
+static int descends(ks_repo *r, const git_oid *a, const git_oid *b)
+{
+	int e;
+	if (git_oid_equal(a, b))
+		return 1;
+	e = git_graph_descendant_of(r->git, a, b);
+	if (e < 0 && e != GIT_ENOTFOUND)
+		return rp_fail(r, KS_ERROR, "cannot compare commits", NULL);
+	return e == 1;
+}
+
 int ks_repo_contains(ks_repo *r, const char *tip, const char *id)
 {
 	git_oid a, b;
-	int e;
 	if (git_oid_fromstr(&a, tip) < 0 || git_oid_fromstr(&b, id) < 0)
 		return ks_error_set(KS_EINVALID, "repository %s: not a commit id", r->display);
-	if (git_oid_equal(&a, &b))
-		return 1;
-	e = git_graph_descendant_of(r->git, &a, &b);
-	if (e < 0 && e != GIT_ENOTFOUND)
-		return git_fail(r, KS_ERROR, "cannot compare commits", id);
-	return e == 1;
+	return descends(r, &a, &b);
 }
 
 void ks_repo_pick_clear(ks_repo_pick *p)
@@ -579,15 +633,17 @@ static void later_add(ks_repo_pick *p, git_commit *cm, int ancestor, size_t max_
 }
 
 /* Walks from `from` in commit-time order; calls back with each commit until it returns nonzero. */
-static int walk(ks_repo *r, const git_oid *from, int (*fn)(git_commit *, void *), void *ud)
+static int walk(ks_repo *r, const git_oid *from, const git_oid *hide, int (*fn)(git_commit *, void *),
+		void *ud)
 {
 	git_revwalk *w = NULL;
 	git_oid oid;
 	size_t n = 0;
 	int rc = 0, e;
 
-	if (git_revwalk_new(&w, r->git) < 0 || git_revwalk_push(w, from) < 0) {
-		rc = git_fail(r, KS_ERROR, "cannot walk the history", NULL);
+	if (git_revwalk_new(&w, r->git) < 0 || git_revwalk_push(w, from) < 0 ||
+	    (hide && git_revwalk_hide(w, hide) < 0)) {
+		rc = rp_fail(r, KS_ERROR, "cannot walk the history", NULL);
 		goto done;
 	}
 	git_revwalk_sorting(w, GIT_SORT_TIME);
@@ -599,7 +655,7 @@ static int walk(ks_repo *r, const git_oid *from, int (*fn)(git_commit *, void *)
 			goto done;
 		}
 		if (git_commit_lookup(&cm, r->git, &oid) < 0) {
-			rc = git_fail(r, KS_ERROR, "cannot read a commit of the history", NULL);
+			rc = rp_fail(r, KS_ERROR, "cannot read a commit of the history", NULL);
 			goto done;
 		}
 		e = fn(cm, ud);
@@ -608,7 +664,7 @@ static int walk(ks_repo *r, const git_oid *from, int (*fn)(git_commit *, void *)
 			break;
 	}
 	if (e < 0 && e != GIT_ITEROVER)
-		rc = git_fail(r, KS_ERROR, "cannot walk the history", NULL);
+		rc = rp_fail(r, KS_ERROR, "cannot walk the history", NULL);
 done:
 	git_revwalk_free(w);
 	return rc;
@@ -641,18 +697,21 @@ static int pick_step(git_commit *cm, void *ud)
 	return 0;
 }
 
-int ks_repo_pick_commit(ks_repo_pick *out, ks_repo *r, const char *tip, int64_t deadline,
-			size_t max_later)
+int ks_repo_pick_commit(ks_repo_pick *out, ks_repo *r, const char *tip, const char *base,
+			int64_t deadline, size_t max_later)
 {
 	git_commit *cm = NULL;
 	pick_state ps = { out, deadline, max_later, 0, 0 };
-	git_oid chosen;
+	git_oid chosen, hide;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = lookup_commit(&cm, r, tip)) < 0)
+	if (base && (strlen(base) != GIT_OID_HEXSZ || git_oid_fromstr(&hide, base) < 0))
+		return ks_error_set(KS_EINVALID, "repository %s: base %s is not a full commit id", r->display,
+				    base);
+	if ((rc = rp_commit(&cm, r, tip)) < 0)
 		return rc;
-	rc = walk(r, git_commit_id(cm), pick_step, &ps);
+	rc = walk(r, git_commit_id(cm), base ? &hide : NULL, pick_step, &ps);
 	git_commit_free(cm);
 	if (rc < 0 || !out->found)
 		return rc;
@@ -660,217 +719,78 @@ int ks_repo_pick_commit(ks_repo_pick *out, ks_repo *r, const char *tip, int64_t 
 	 * deadline tells the organizers that a date was moved back. */
 	git_oid_fromstr(&chosen, out->chosen.id);
 	ps.ancestors = 1;
-	return walk(r, &chosen, pick_step, &ps);
+	return walk(r, &chosen, base ? &hide : NULL, pick_step, &ps);
 }
 
-/* ---- files ---- */
-
-/* Kept for batch.c until it calls ks_pattern_check itself. */
-int ks_repo_pattern_check(const char *spec)
+int ks_repo_base(char out[41], ks_repo *r, const char *tip, const char *base_ref)
 {
-	return ks_pattern_check(spec);
-}
-
-typedef struct {
-	char *path;
-	git_oid oid;
-	const char *num;   /* digits of <N> inside path (NULL without <N>) */
-	size_t nd;
-} candidate;
-
-typedef struct {
-	ks_repo *r;
-	char **comps;
-	size_t ncomps;
-	candidate *c;
-	size_t n, cap;
-	size_t visited;
-} search;
-
-static int descend(search *s, const git_tree *tree, size_t depth, const char *prefix)
-{
-	const char *pat = s->comps[depth];
-	int last = depth + 1 == s->ncomps;
-	size_t i, n = git_tree_entrycount(tree);
-	int rc = 0;
-
-	for (i = 0; i < n && rc == 0; i++) {
-		const git_tree_entry *e = git_tree_entry_byindex(tree, i);
-		const char *name = git_tree_entry_name(e), *num;
-		git_filemode_t mode = git_tree_entry_filemode(e);
-		char *path;
-		size_t nd;
-		if (++s->visited > MAX_VISIT)
-			return ks_error_set(KS_ELIMIT, "repository %s: the pattern visits more than %u "
-					    "tree entries", s->r->display, MAX_VISIT);
-		if (strlen(name) > 1024 || !ks_pattern_match(&num, &nd, pat, name))
-			continue;
-		path = *prefix ? ks_asprintf("%s/%s", prefix, name) : ks_strdup(name);
-		if (!last && mode == GIT_FILEMODE_TREE) {
-			git_tree *sub = NULL;
-			if (git_tree_lookup(&sub, s->r->git, git_tree_entry_id(e)) < 0)
-				rc = git_fail(s->r, KS_ERROR, "cannot read folder", path);
-			else
-				rc = descend(s, sub, depth + 1, path);
-			git_tree_free(sub);
-		} else if (last && (mode == GIT_FILEMODE_BLOB || mode == GIT_FILEMODE_BLOB_EXECUTABLE)) {
-			s->c = ks_grow(s->c, sizeof(*s->c), &s->cap, s->n + 1);
-			s->c[s->n].path = path;
-			git_oid_cpy(&s->c[s->n].oid, git_tree_entry_id(e));
-			s->c[s->n].num = num ? path + strlen(path) - strlen(name) + (size_t)(num - name) : NULL;
-			s->c[s->n].nd = nd;
-			s->n++;
-			path = NULL;
-		}
-		ks_free(path);
-	}
-	return rc;
-}
-
-/* Finds the one file a pattern selects. */
-static int find_pattern(git_oid *oid, char **path, ks_repo *r, const git_tree *root, const char *spec,
-			const char *id)
-{
-	search s;
-	char *dup = ks_strdup(spec), *tok, *save = NULL;
-	size_t i, best = 0, nbest = 0, cap = 0;
-	int rc;
-
-	memset(&s, 0, sizeof(s));
-	s.r = r;
-	for (tok = strtok_r(dup, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
-		s.comps = ks_grow(s.comps, sizeof(*s.comps), &cap, s.ncomps + 1);
-		s.comps[s.ncomps++] = tok;
-	}
-	if ((rc = descend(&s, root, 0, "")) < 0)
-		goto done;
-	if (!s.n) {
-		rc = ks_error_set(KS_ENOTFOUND, "repository %s: commit %.12s has no file matching %s",
-				  r->display, id, spec);
-		goto done;
-	}
-	for (i = 1; i < s.n; i++) {
-		int c = s.c[i].num ? ks_pattern_cmp_number(s.c[i].num, s.c[i].nd, s.c[best].num, s.c[best].nd) : 0;
-		if (c > 0)
-			best = i;
-	}
-	for (i = 0; i < s.n; i++)
-		if (!s.c[i].num || !ks_pattern_cmp_number(s.c[i].num, s.c[i].nd, s.c[best].num, s.c[best].nd))
-			nbest++;
-	if (nbest > 1) {
-		ks_buf b = KS_BUF_INIT(4096);
-		size_t shown = 0;
-		for (i = 0; i < s.n; i++) {
-			if (s.c[i].num && ks_pattern_cmp_number(s.c[i].num, s.c[i].nd, s.c[best].num, s.c[best].nd))
-				continue;
-			if (shown++ < MAX_CANDIDATES_SHOWN)
-				ks_buf_printf(&b, "%s%s", shown > 1 ? ", " : "", s.c[i].path);
-		}
-		if (nbest > MAX_CANDIDATES_SHOWN)
-			ks_buf_printf(&b, " and %zu more", nbest - MAX_CANDIDATES_SHOWN);
-		rc = ks_error_set(KS_EINVALID, "repository %s: commit %.12s: %s matches %zu files%s: %s",
-				  r->display, id, spec, nbest, s.c[best].num ? " with the highest <N>" : "",
-				  b.ptr ? b.ptr : "");
-		ks_buf_free(&b);
-		goto done;
-	}
-	git_oid_cpy(oid, &s.c[best].oid);
-	*path = s.c[best].path;
-	s.c[best].path = NULL;
-done:
-	for (i = 0; i < s.n; i++)
-		ks_free(s.c[i].path);
-	ks_free(s.c);
-	ks_free(s.comps);
-	ks_free(dup);
-	return rc;
-}
-
-int ks_repo_read_file(char **data, size_t *len, char **path, ks_repo *r, const char *id,
-		      const char *spec, size_t max_bytes)
-{
-	static const char lfs[] = "version https://git-lfs.github.com/spec/";
+	git_oid t, b, prev;
 	git_commit *cm = NULL;
-	git_tree *tree = NULL;
-	git_tree_entry *te = NULL;
-	git_blob *blob = NULL;
-	git_oid oid;
-	char *found = NULL;
-	git_object_size_t size;
-	int rc;
+	char id[41];
+	size_t steps = 0;
+	int rc, in;
 
-	*data = NULL;
-	if (len)
-		*len = 0;
-	if (path)
-		*path = NULL;
-	if ((rc = ks_repo_pattern_check(spec)) < 0)
-		return rc;
-	if ((rc = lookup_commit(&cm, r, id)) < 0)
-		return rc;
-	if (git_commit_tree(&tree, cm) < 0) {
-		rc = git_fail(r, KS_ERROR, "cannot read the tree of commit", id);
-		goto done;
+	out[0] = '\0';
+	if ((rc = ks_repo_resolve(id, r, base_ref ? base_ref : "HEAD")) < 0)
+		return ks_error_wrap(rc, "the base of ref commit %.12s", tip);
+	if (git_oid_fromstr(&t, tip) < 0 || strlen(tip) != GIT_OID_HEXSZ)
+		return ks_error_set(KS_EINVALID, "repository %s: %s is not a full commit id", r->display, tip);
+	git_oid_fromstr(&b, id);
+	/* the base itself as the head: nothing of the team's own (it is late) */
+	if (git_oid_equal(&b, &t) || (in = descends(r, &b, &t)) == 0) {
+		memcpy(out, id, 41);
+		return 0;
 	}
-	if (ks_pattern_has_wildcard(spec)) {
-		if ((rc = find_pattern(&oid, &found, r, tree, spec, id)) < 0)
-			goto done;
-	} else {
-		git_filemode_t mode;
-		int e = git_tree_entry_bypath(&te, tree, spec);
-		if (e == GIT_ENOTFOUND) {
-			rc = ks_error_set(KS_ENOTFOUND, "repository %s: commit %.12s has no file %s",
-					  r->display, id, spec);
-			goto done;
+	if (in < 0)
+		return in;
+	/* The base contains the head: the pull request was merged. Its own commits are those the
+	 * merge brought in: follow the base's first parents back to the oldest commit that still
+	 * contains the head, and exclude the history of that commit's first parent. */
+	git_oid_cpy(&prev, &b);
+	for (;;) {
+		const git_oid *p1;
+		if (++steps > MAX_MAINLINE)
+			return ks_error_set(KS_ELIMIT, "repository %s: no merge of %.12s within %u commits of "
+					    "the base %s", r->display, tip, MAX_MAINLINE, base_ref ? base_ref : "HEAD");
+		if (git_commit_lookup(&cm, r->git, &prev) < 0)
+			return rp_fail(r, KS_ERROR, "cannot read a commit of the base", base_ref);
+		p1 = git_commit_parentcount(cm) ? git_commit_parent_id(cm, 0) : NULL;
+		in = p1 ? descends(r, p1, &t) : 0;
+		if (in < 0) {
+			git_commit_free(cm);
+			return in;
 		}
-		if (e < 0) {
-			rc = git_fail(r, KS_ERROR, "cannot look up", spec);
-			goto done;
+		if (!in) {
+			rc = 0;
+			if (git_oid_equal(&prev, &t) || !p1)
+				rc = ks_error_set(KS_EINVALID, "repository %s: the head %.12s is on the base's "
+						  "main line (fast-forwarded): its own commits cannot be told "
+						  "from the base's; name the commit it started from as its "
+						  "\"base\"", r->display, tip);
+			else
+				oid_hex(out, p1);
+			git_commit_free(cm);
+			return rc;
 		}
-		mode = git_tree_entry_filemode(te);
-		if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE) {
-			rc = ks_error_set(KS_EINVALID, "repository %s: commit %.12s: %s is a %s, not a file",
-					  r->display, id, spec,
-					  mode == GIT_FILEMODE_LINK ? "symbolic link" :
-					  mode == GIT_FILEMODE_TREE ? "folder" :
-					  mode == GIT_FILEMODE_COMMIT ? "submodule" : "special entry");
-			goto done;
-		}
-		git_oid_cpy(&oid, git_tree_entry_id(te));
-		found = ks_strdup(spec);
+		git_oid_cpy(&prev, p1);
+		git_commit_free(cm);
 	}
-	if (git_blob_lookup(&blob, r->git, &oid) < 0) {
-		rc = git_fail(r, KS_ERROR, "cannot read", found);
-		goto done;
-	}
-	size = git_blob_rawsize(blob);
-	if (size > (git_object_size_t)max_bytes) {
-		rc = ks_error_set(KS_ELIMIT, "repository %s: commit %.12s: %s is %llu bytes, over the limit "
-				  "of %zu", r->display, id, found, (unsigned long long)size, max_bytes);
-		goto done;
-	}
-	if (size >= sizeof(lfs) - 1 && !memcmp(git_blob_rawcontent(blob), lfs, sizeof(lfs) - 1)) {
-		rc = ks_error_set(KS_EINVALID, "repository %s: commit %.12s: %s is a Git LFS pointer; the "
-				  "file itself is not in the repository (commit it without LFS)",
-				  r->display, id, found);
-		goto done;
-	}
-	*data = ks_malloc((size_t)size + 1);
-	memcpy(*data, git_blob_rawcontent(blob), (size_t)size);
-	(*data)[size] = '\0';
-	if (len)
-		*len = (size_t)size;
-	if (path) {
-		*path = found;
-		found = NULL;
-	}
-done:
-	ks_free(found);
-	git_blob_free(blob);
-	git_tree_entry_free(te);
-	git_tree_free(tree);
-	git_commit_free(cm);
-	return rc;
+}
+
+int ks_repo_merge_base(char out[41], ks_repo *r, const char *a, const char *b)
+{
+	git_oid x, y, m;
+	int e;
+	out[0] = '\0';
+	if (git_oid_fromstr(&x, a) < 0 || git_oid_fromstr(&y, b) < 0)
+		return ks_error_set(KS_EINVALID, "repository %s: not a commit id", r->display);
+	e = git_merge_base(&m, r->git, &x, &y);
+	if (e == GIT_ENOTFOUND)
+		return 0;
+	if (e < 0)
+		return rp_fail(r, KS_ERROR, "cannot find the common ancestor of", a);
+	oid_hex(out, &m);
+	return 1;
 }
 
 /* ---- pull requests ---- */
@@ -892,7 +812,7 @@ int ks_repo_pull_requests(ks_repo_pull **out, size_t *n, ks_repo *r)
 	*out = NULL;
 	*n = 0;
 	if (git_reference_iterator_glob_new(&it, r->git, "refs/pull/*/head") < 0)
-		return git_fail(r, KS_ERROR, "cannot list the pull requests", NULL);
+		return rp_fail(r, KS_ERROR, "cannot list the pull requests", NULL);
 	while ((e = git_reference_next(&ref, it)) == 0) {
 		const char *name = git_reference_name(ref), *digits = name + 10, *end;
 		git_object *obj = NULL;
@@ -913,14 +833,16 @@ int ks_repo_pull_requests(ks_repo_pull **out, size_t *n, ks_repo *r)
 		oid_hex(v[cnt].id, git_object_id(obj));
 		{
 			const char *s = git_commit_summary((git_commit *)obj);
-			v[cnt].subject = ks_strdup(s ? s : "");
+			const git_signature *a = git_commit_author((git_commit *)obj);
+			v[cnt].subject = ks_utf8_clean(s ? s : "");
+			v[cnt].author = ks_utf8_clean(a && a->name ? a->name : "");
 		}
 		cnt++;
 		git_object_free(obj);
 		git_reference_free(ref);
 	}
 	if (e != GIT_ITEROVER) {
-		rc = git_fail(r, KS_ERROR, "cannot list the pull requests", NULL);
+		rc = rp_fail(r, KS_ERROR, "cannot list the pull requests", NULL);
 		ks_repo_pulls_free(v, cnt);
 		goto done;
 	}
@@ -936,8 +858,10 @@ done:
 void ks_repo_pulls_free(ks_repo_pull *p, size_t n)
 {
 	size_t i;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		ks_free(p[i].subject);
+		ks_free(p[i].author);
+	}
 	ks_free(p);
 }
 
@@ -953,6 +877,7 @@ void ks_repo_free(ks_repo *r)
 	for (i = 0; i < 2; i++)
 		ks_secret_free(r->secret[i]);
 	ks_free(r->path);
+	ks_free(r->fetch_note);
 	ks_free(r);
 	git_libgit2_shutdown();
 }

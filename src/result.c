@@ -6,14 +6,18 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *g_names[KS_REASON_COUNT] = {
+static const char *const g_names[] = {
 	"ok",              "bad_entry",       "unknown_problem", "problem_invalid",
 	"no_code",         "bad_launch",      "compile_error",   "compile_timeout",
 	"compile_limit",   "compile_crash",   "missing_kernel",  "load_error",
 	"launch_error",    "fault",           "timeout",         "crash",
 	"oob_write",       "input_modified",  "unwritten",       "mismatch",
-	"nondeterministic", "not_run",
+	"nondeterministic", "not_run",     "bad_encoding",    "duplicate",
+	"not_cuda",
+	"sanitizer",
+	"missing_header",
 };
+_Static_assert(sizeof(g_names) / sizeof(g_names[0]) == KS_REASON_COUNT, "a reason has no name");
 
 const char *ks_reason_name(ks_reason r)
 {
@@ -45,6 +49,9 @@ void ks_kernel_result_clear(ks_kernel_result *r)
 	ks_free(r->perf);
 	ks_free(r->timing_error);
 	ks_free(r->suspicious_why);
+	cJSON_Delete(r->sanitizer);
+	cJSON_Delete(r->profile);
+	ks_free(r->device_output);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -149,10 +156,22 @@ cJSON *ks_kernel_result_json(const ks_kernel_result *r)
 		ks_json_add_num(k, "floor_ms", pc->floor_ms);
 		ks_json_add_num(k, "roofline_fraction", pc->roofline_fraction);
 		cJSON_AddNumberToObject(k, "verified_runs", pc->verified);
+		cJSON_AddNumberToObject(k, "checked_runs", pc->checked);
 		cJSON_AddBoolToObject(k, "suspicious", pc->suspicious);
 		add_str(k, "why", pc->why);
 		cJSON_AddItemToArray(a, k);
 	}
+	if (r->sanitizer)
+		cJSON_AddItemToObject(o, "sanitizer", cJSON_Duplicate(r->sanitizer, 1));
+	if (r->profile)
+		cJSON_AddItemToObject(o, "profile", cJSON_Duplicate(r->profile, 1));
+	if (r->device_output_bytes) {
+		a = cJSON_AddObjectToObject(o, "device_output");
+		add_str(a, "text", r->device_output);
+		cJSON_AddNumberToObject(a, "bytes", (double)r->device_output_bytes);
+		cJSON_AddBoolToObject(a, "truncated", r->device_output_bytes > r->device_output_raw);
+	} else
+		cJSON_AddNullToObject(o, "device_output");
 	a = cJSON_AddObjectToObject(o, "seconds");
 	ks_json_add_num(a, "compile", r->compile_s);
 	ks_json_add_num(a, "check", r->check_s);

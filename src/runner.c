@@ -82,12 +82,11 @@ static ks_worker_options worker_options(const ks_runner *r, const char *role)
 	return wo;
 }
 
-static int start_worker(ks_runner *r, ks_worker **w, const char *role)
+static int start_worker_with(ks_runner *r, ks_worker **w, const ks_worker_options *wo)
 {
-	ks_worker_options wo = worker_options(r, role);
 	ks_device_info info;
 	int rc;
-	if ((rc = ks_worker_start(w, &info, &wo)) < 0)
+	if ((rc = ks_worker_start(w, &info, wo)) < 0)
 		return rc;
 	if (r->harness && (rc = ks_worker_harness(*w, r->harness, r->harness_len, r->harness_names)) < 0) {
 		ks_worker_free(*w);
@@ -97,6 +96,22 @@ static int start_worker(ks_runner *r, ks_worker **w, const char *role)
 	if (!r->dev.name[0])
 		r->dev = info;
 	return 0;
+}
+
+static int start_worker(ks_runner *r, ks_worker **w, const char *role)
+{
+	ks_worker_options wo = worker_options(r, role);
+	return start_worker_with(r, w, &wo);
+}
+
+int ks_runner_start_wrapped(ks_runner *r, ks_worker **out, const char *role, const ks_worker_options *wo)
+{
+	ks_worker_options o = *wo, base = worker_options(r, role);
+	o.exe = base.exe;
+	o.device = base.device;
+	o.role = role;
+	o.gate = base.gate; /* the tool's runs share the runner's GPU like its own workers' */
+	return start_worker_with(r, out, &o);
 }
 
 int ks_runner_start(ks_runner **out, const ks_runner_options *opts)
@@ -239,6 +254,19 @@ int ks_runner_compile_goldens(ks_runner *r, const ks_problem_set *set, const ks_
 int ks_runner_has_golden(const ks_runner *r, const ks_problem *p)
 {
 	return find_module((ks_runner *)r, p) != NULL;
+}
+
+int ks_runner_golden_image(ks_runner *r, const ks_problem *p, const void **cubin, size_t *len,
+			   char *const **lowered, size_t *n)
+{
+	golden_module *m = find_module(r, p);
+	if (!m || m->broken)
+		return -1;
+	*cubin = m->cubin;
+	*len = m->len;
+	*lowered = m->lowered;
+	*n = m->n;
+	return 0;
 }
 
 static void golden_run_clear(ks_golden_run *g)
@@ -465,8 +493,12 @@ static int ensure_candidate(ks_runner *r, ks_run_result *res)
 void ks_runner_load(ks_runner *r, ks_run_result *res, int *module, ks_func_info *funcs,
 		    const void *cubin, size_t len, char *const *lowered, size_t n)
 {
+	size_t kept;
+	uint64_t total;
 	if (ensure_candidate(r, res) < 0)
 		return;
+	/* output from before this kernel is not its own */
+	ks_free(ks_worker_take_output(r->cand, &kept, &total));
 	ks_worker_load(r->cand, res, module, funcs, cubin, len, lowered, n, r->opts.kernel_timeout_s * 3);
 }
 
@@ -497,6 +529,28 @@ void ks_runner_forget(ks_runner *r, const ks_problem *p)
 void ks_runner_forget_perf(ks_runner *r, const ks_problem *p)
 {
 	forget(r, p, 1);
+}
+
+void ks_runner_collect_output(ks_runner *r, ks_kernel_result *kr)
+{
+	size_t len, take, have;
+	uint64_t total;
+	char *raw, *text, *all;
+	if (!r->cand)
+		return;
+	raw = ks_worker_take_output(r->cand, &len, &total);
+	if (total) {
+		have = kr->device_output_raw < KS_WORKER_OUTPUT_KEEP ? kr->device_output_raw : KS_WORKER_OUTPUT_KEEP;
+		take = len < KS_WORKER_OUTPUT_KEEP - have ? len : KS_WORKER_OUTPUT_KEEP - have;
+		text = ks_proto_output_text(raw, take);
+		all = ks_asprintf("%s%s", kr->device_output ? kr->device_output : "", text);
+		ks_free(kr->device_output);
+		ks_free(text);
+		kr->device_output = all;
+		kr->device_output_raw += take;
+		kr->device_output_bytes += total;
+	}
+	ks_free(raw);
 }
 
 int ks_runner_candidate_starts(const ks_runner *r)

@@ -3,6 +3,8 @@
 #include "fsutil.h"
 #include "mem.h"
 #include "plan.h"
+#include "nvtool.h"
+#include "sanitize.h"
 
 #include <ctype.h>
 #include <fcntl.h>
@@ -23,6 +25,7 @@ void ks_scoreopts_init(ks_scoreopts *o)
 	o->compile_timeout = 60;
 	o->compile_memory = 8192;
 	o->max_scratch = KS_PLAN_DEFAULT_MAX_SCRATCH;
+	o->sanitize = -1;
 	o->jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (o->jobs < 1)
 		o->jobs = 1;
@@ -303,6 +306,21 @@ int ks_scoreopts_parse(ks_scoreopts *o, int code, const char *arg)
 	case KS_SO_SPOOL:
 		o->up.spool_dir = arg;
 		return 1;
+	case KS_SO_SANITIZE:
+		if (arg && ks_sanitize_tools_parse(&o->sanitize_tools, arg) < 0)
+			return KS_EINVALID;
+		o->sanitize = 1;
+		return 1;
+	case KS_SO_NO_SANITIZE:
+		o->sanitize = 0;
+		return 1;
+	case KS_SO_PROFILE: {
+		ks_profile_when w;
+		if (ks_profile_when_parse(&w, arg) < 0)
+			return KS_EINVALID;
+		o->profile = (int)w;
+		return 1;
+	}
 	default:
 		return 0;
 	}
@@ -365,6 +383,14 @@ void ks_scoreopts_usage(FILE *f)
 	      "      --token-file FILE     file holding the upload token (else $KSCORE_UPLOAD_TOKEN)\n"
 	      "      --ca-bundle FILE      CA certificates for the endpoint\n"
 	      "      --spool DIR           where failed uploads wait for `score upload --pending`\n", f);
+	fprintf(f, "      --sanitize[=TOOLS]    run each correct kernel once more under compute-sanitizer (TOOLS:\n"
+		"                            memcheck,racecheck,initcheck,synccheck or all; default %s);\n"
+		"                            a finding fails the kernel (reason sanitizer)\n"
+		"      --no-sanitize         no sanitizer stage (default: `score` %s, `score batch` %s)\n"
+		"      --profile[=WHEN]      after timing, profile kernels with Nsight Compute and explain their\n"
+		"                            speed; WHEN: slow (slower than golden; the default), all, never\n",
+		KS_SANITIZE_DEFAULT_TOOLS, KS_SANITIZE_DEFAULT_SCORE ? "on" : "off",
+		KS_SANITIZE_DEFAULT_BATCH ? "on" : "off");
 }
 
 char *ks_scoreopts_find_refs(const char *given)
@@ -432,6 +458,13 @@ void ks_scoreopts_pipeline(ks_pipeline_options *po, const ks_scoreopts *o, const
 	po->use_baseline = o->use_baseline;
 	po->baseline = o->baseline;
 	po->progress = 0;
+	if (o->sanitize > 0 || (o->sanitize < 0 && KS_SANITIZE_DEFAULT_SCORE)) {
+		unsigned mask = o->sanitize_tools;
+		if (!mask && ks_sanitize_tools_parse(&mask, KS_SANITIZE_DEFAULT_TOOLS) < 0)
+			mask = KS_SAN_MEMCHECK;
+		po->sanitize = mask;
+	}
+	po->profile = o->profile;
 }
 
 int ks_scoreopts_slurm_gpus(const ks_scoreopts *o)

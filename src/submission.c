@@ -5,11 +5,14 @@
 #include "extract.h"
 #include "fsutil.h"
 #include "hash.h"
+#include "jscan.h"
 #include "jsonutil.h"
 #include "mem.h"
 
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <zlib.h>
@@ -30,14 +33,16 @@ static char *base_name(const char *path)
 }
 
 /* Inflates every gzip member of data (concatenated members are valid gzip), failing as soon as the
- * output passes max bytes: a few kilobytes of zeros must not expand into gigabytes. */
+ * output passes max bytes: a few kilobytes of zeros must not expand into gigabytes. Each piece goes
+ * through the scanner as it comes out, so a file that breaks a count or a structure rule stops
+ * inflating there (an array of a million zeros stops after its first max_entries). */
 static int gunzip(char **out, size_t *outlen, const unsigned char *data, size_t len, size_t max,
-		  const char *name)
+		  const char *name, ks_jscan *scan)
 {
 	ks_buf b = KS_BUF_INIT(max);
 	unsigned char chunk[65536];
 	z_stream zs;
-	size_t left = len;
+	size_t left = len, got;
 	int zrc, rc = 0;
 
 	memset(&zs, 0, sizeof(zs));
@@ -53,11 +58,14 @@ static int gunzip(char **out, size_t *outlen, const unsigned char *data, size_t 
 		zs.next_out = chunk;
 		zs.avail_out = sizeof(chunk);
 		zrc = inflate(&zs, Z_NO_FLUSH);
-		if (ks_buf_put(&b, chunk, sizeof(chunk) - zs.avail_out) < 0) {
+		got = sizeof(chunk) - zs.avail_out;
+		if (ks_buf_put(&b, chunk, got) < 0) {
 			rc = ks_error_set(KS_ELIMIT, "%s: decompresses to more than %zu bytes, "
 					  "the limit", name, max);
 			goto done;
 		}
+		if ((rc = ks_jscan_feed(scan, chunk, got)) < 0)
+			goto done;
 		if (zrc == Z_STREAM_END && !zs.avail_in && !left)
 			break;
 		if (zrc == Z_STREAM_END) {
@@ -103,6 +111,10 @@ static int entry_fill(ks_entry *e, const cJSON *o, const ks_submission_limits *l
 		return rc;
 	if (!*file)
 		return ks_error_set(KS_EINVALID, "field \"file\" is empty");
+	/* it names the entry in every message and report line */
+	if (strlen(file) > lim->max_file_field_bytes)
+		return ks_error_set(KS_ELIMIT, "field \"file\" is %zu bytes, over the limit of %zu",
+				    strlen(file), lim->max_file_field_bytes);
 	e->file = ks_strdup(file);
 	e->problem = ks_path_stem(file);
 	if (!*e->problem)
@@ -132,16 +144,21 @@ static int entry_fill(ks_entry *e, const cJSON *o, const ks_submission_limits *l
 	return 0;
 }
 
-static void entry_init(ks_entry *e, const cJSON *o, size_t index, const char *name,
-		       const ks_submission_limits *lim)
+/* Fills e from its parsed object o (NULL when it could not be parsed). `why`, when set, is a
+ * problem found before parsing, of kind `fault`; it wins over what entry_fill finds. */
+static void entry_init(ks_entry *e, const cJSON *o, const char *name, const ks_submission_limits *lim,
+		       ks_entry_fault fault, const char *why)
 {
 	ks_sha256 *h;
 
-	memset(e, 0, sizeof(*e));
-	e->index = index;
-	e->difficulty = -1;
-	if (entry_fill(e, o, lim) < 0)
-		e->error = ks_asprintf("%s: entry %zu: %s", name, index, ks_error_msg());
+	if (o && entry_fill(e, o, lim) < 0 && !why) {
+		e->error = ks_asprintf("%s: entry %zu: %s", name, e->index, ks_error_msg());
+		e->fault = KS_ENTRY_MALFORMED;
+	}
+	if (why) {
+		e->error = ks_asprintf("%s: entry %zu: %s", name, e->index, why);
+		e->fault = fault;
+	}
 	if (!e->predict)
 		e->predict = ks_strdup("");
 	if (!e->error)
@@ -174,102 +191,159 @@ static void free_entries(ks_pass *pass)
 	pass->nentries = 0;
 }
 
-static int parse_array(ks_pass *pass, const char *text, size_t len, const char *name,
-		       const ks_submission_limits *lim)
-{
-	cJSON *root = NULL, *item;
-	size_t n, i = 0;
-	int rc;
-
-	if ((rc = ks_json_parse(&root, text, len, lim->max_depth, name)) < 0)
-		return rc;
-	n = (size_t)cJSON_GetArraySize(root);
-	if (n > lim->max_entries) {
-		rc = ks_error_set(KS_ELIMIT, "%s: %zu entries, over the limit of %zu", name, n,
-				  lim->max_entries);
-		goto done;
-	}
-	pass->entries = ks_calloc(n, sizeof(*pass->entries));
-	cJSON_ArrayForEach(item, root) {
-		entry_init(&pass->entries[i], item, i, name, lim);
-		i++;
-	}
-	pass->nentries = n;
-done:
-	cJSON_Delete(root);
-	return rc;
-}
-
-/* JSON's whitespace: a blank line of a JSON Lines file holds only these */
 static int is_ws(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-static int is_blank(const char *s, size_t n)
+/* Line and column in the file of byte `rel` of an entry. */
+static void entry_pos(const ks_jscan_entry *je, const char *text, size_t rel, size_t *line, size_t *col)
 {
-	size_t i = 0;
-	while (i < n && is_ws(s[i]))
-		i++;
-	return i == n;
+	size_t i;
+
+	*line = je->line;
+	*col = je->col;
+	for (i = 0; i < rel; i++) {
+		if (text[je->start + i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
 }
 
-/* One JSON Lines line is parsed on its own, so ks_json_parse reports it as line 1 of `name`;
- * this moves that position to the line's place in the file. */
-static char *line_error(const char *name, size_t lineno)
+/* What the scanner found that code cannot hold, for the entry's error. */
+static char *describe_bad(const ks_jscan_entry *je, const char *name)
 {
-	const char *m = ks_error_msg();
-	size_t n = strlen(name);
+	char where[96], what[160];
 
-	if (!strncmp(m, name, n) && !strncmp(m + n, ":1:", 3))
-		return ks_asprintf("%s:%zu:%s", name, lineno, m + n + 3);
-	return ks_asprintf("%s:%zu: %s", name, lineno, m);
+	if (je->bad_in_key)
+		snprintf(where, sizeof(where), "a field name");
+	else if (je->bad_field[0])
+		snprintf(where, sizeof(where), "field \"%s\"", je->bad_field);
+	else
+		snprintf(where, sizeof(where), "a string");
+	if (je->bad == KS_JSCAN_BAD_UTF8)
+		snprintf(what, sizeof(what), "a byte that is not UTF-8 (0x%02X)", je->code);
+	else if (je->bad == KS_JSCAN_BAD_NUL)
+		snprintf(what, sizeof(what), "a NUL character");
+	else
+		snprintf(what, sizeof(what), "an unpaired UTF-16 surrogate (\\u%04X)", je->code);
+	return ks_asprintf("%s holds %s at byte offset %zu, line %zu, column %zu of its text (%s:%zu:%zu); "
+			   "entries must be UTF-8 text without NUL characters", where, what, je->bad_offset,
+			   je->bad_line, je->bad_col, name, je->bad_file_line, je->bad_file_col);
 }
 
-static int parse_jsonl(ks_pass *pass, const char *text, size_t len, const char *name,
-		       const ks_submission_limits *lim)
+/* Parses one entry from its bytes; fails only when they are not valid JSON (the file's error). */
+static int parse_entry(ks_entry *e, const char *text, const ks_jscan_entry *je, size_t index,
+		       const char *name, const ks_submission_limits *lim)
 {
-	size_t off = 0, lineno = 0, cap = 0;
+	const char *t = text + je->start, *end = NULL, *p;
+	size_t len = je->end - je->start, line, col;
+	ks_entry_fault fault = KS_ENTRY_OK;
 	char *why = NULL;
 	cJSON *v = NULL;
-	int rc = 0;
 
-	while (off < len) {
-		const char *line = text + off, *nl = memchr(line, '\n', len - off);
-		size_t n = nl ? (size_t)(nl - line) : len - off;
-		off += n + 1;
-		lineno++;
-		if (is_blank(line, n))
-			continue;
-		if (pass->nentries == lim->max_entries) {
-			rc = ks_error_set(KS_ELIMIT, "%s: more than %zu entries, the limit", name,
-					  lim->max_entries);
-			goto done;
+	memset(e, 0, sizeof(*e));
+	e->index = index;
+	e->difficulty = -1;
+	if (je->over == KS_JSCAN_OVER_BYTES) {
+		why = ks_asprintf("the entry is over %zu bytes of JSON, the limit", lim->max_entry_bytes);
+		fault = KS_ENTRY_MALFORMED;
+	} else if (je->over == KS_JSCAN_OVER_VALUES) {
+		why = ks_asprintf("the entry holds more than %zu JSON values, the limit", lim->max_entry_values);
+		fault = KS_ENTRY_MALFORMED;
+	} else if (je->bad == KS_JSCAN_BAD_SURROGATE) {
+		/* cJSON refuses the escape: the entry is reported without its fields */
+		why = describe_bad(je, name);
+		fault = KS_ENTRY_BAD_ENCODING;
+	} else {
+		v = cJSON_ParseWithLengthOpts(t, len, &end, 0);
+		if (!v) {
+			entry_pos(je, text, end && end >= t && end <= t + len ? (size_t)(end - t) : 0, &line, &col);
+			return ks_error_set(KS_EINVALID, "%s:%zu:%zu: invalid JSON", name, line, col);
 		}
-		if ((rc = ks_json_parse(&v, line, n, lim->max_depth, name)) < 0) {
-			/* a file holding one pretty-printed object is one entry */
-			why = line_error(name, lineno);
-			if (pass->nentries == 0 &&
-			    ks_json_parse(&v, text, len, lim->max_depth, name) == 0 &&
-			    cJSON_IsObject(v)) {
-				rc = 0;
-				off = len;
-			} else {
-				rc = ks_error_set(rc, "%s", why);
-				goto done;
-			}
+		for (p = end ? end : t + len; p < t + len && is_ws(*p); p++)
+			;
+		if (p < t + len) {
+			cJSON_Delete(v);
+			entry_pos(je, text, (size_t)(p - t), &line, &col);
+			return ks_error_set(KS_EINVALID, "%s:%zu:%zu: unexpected text after the JSON value", name,
+					    line, col);
 		}
-		pass->entries = ks_grow(pass->entries, sizeof(*pass->entries), &cap,
-					pass->nentries + 1);
-		entry_init(&pass->entries[pass->nentries], v, pass->nentries, name, lim);
-		pass->nentries++;
-		cJSON_Delete(v);
-		v = NULL;
+		if (je->bad) {
+			why = describe_bad(je, name);
+			fault = KS_ENTRY_BAD_ENCODING;
+		}
 	}
-done:
+	entry_init(e, v, name, lim, fault, why);
 	cJSON_Delete(v);
 	ks_free(why);
-	return rc;
+	return 0;
+}
+
+typedef struct {
+	const char *key;
+	size_t index;
+} keyed;
+
+static int keyed_cmp(const void *a, const void *b)
+{
+	const keyed *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* The first entry naming a problem is the problem's entry; the later ones are duplicates: they are
+ * neither compiled nor counted, so that copies of one kernel cannot multiply its score. */
+static void mark_duplicates(ks_pass *pass, const char *name)
+{
+	keyed *k = ks_calloc(pass->nentries + 1, sizeof(*k));
+	size_t n = 0, i, first = 0;
+
+	for (i = 0; i < pass->nentries; i++) {
+		if (pass->entries[i].problem) {
+			k[n].key = pass->entries[i].problem;
+			k[n++].index = i;
+		}
+	}
+	qsort(k, n, sizeof(*k), keyed_cmp);
+	for (i = 0; i < n; i++) {
+		ks_entry *e;
+		if (i == 0 || strcmp(k[i].key, k[i - 1].key)) {
+			first = k[i].index;
+			continue;
+		}
+		e = &pass->entries[k[i].index];
+		ks_free(e->error);
+		e->error = ks_asprintf("%s: entry %zu: duplicate of entry %zu, which names the same problem "
+				       "\"%s\": only the first entry for a problem in a file counts (several "
+				       "attempts belong in several files, for pass@k)",
+				       name, e->index, first, e->problem);
+		e->fault = KS_ENTRY_DUPLICATE;
+		e->first = first;
+		ks_free(e->code);
+		e->code = NULL;
+	}
+	ks_free(k);
+}
+
+static int parse_entries(ks_pass *pass, const char *text, const ks_jscan *scan, const char *name,
+			 const ks_submission_limits *lim)
+{
+	size_t n, i;
+	const ks_jscan_entry *je = ks_jscan_entries(scan, &n);
+	int rc;
+
+	pass->entries = ks_calloc(n + 1, sizeof(*pass->entries));
+	for (i = 0; i < n; i++) {
+		if ((rc = parse_entry(&pass->entries[i], text, &je[i], i, name, lim)) < 0)
+			return rc;
+		pass->nentries = i + 1;
+	}
+	mark_duplicates(pass, name);
+	return 0;
 }
 
 void ks_pass_parse(ks_pass *pass, const char *name, const void *data, size_t len,
@@ -277,8 +351,10 @@ void ks_pass_parse(ks_pass *pass, const char *name, const void *data, size_t len
 {
 	const unsigned char *bytes = data;
 	const char *text = data;
+	ks_jscan_limits jl;
+	ks_jscan *scan = NULL;
 	char *plain = NULL;
-	size_t i = 0, tlen = len;
+	size_t tlen = len;
 	int rc = 0;
 
 	memset(pass, 0, sizeof(*pass));
@@ -292,36 +368,30 @@ void ks_pass_parse(ks_pass *pass, const char *name, const void *data, size_t len
 				  len, limits->max_file_bytes);
 		goto done;
 	}
+	jl.max_entries = limits->max_entries;
+	jl.max_entry_bytes = limits->max_entry_bytes;
+	jl.max_entry_values = limits->max_entry_values;
+	jl.max_depth = limits->max_depth;
+	scan = ks_jscan_new(&jl, name);
 	if (len >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b) {
 		pass->gzip = 1;
-		rc = gunzip(&plain, &tlen, bytes, len, limits->max_decompressed_bytes, name);
-		if (rc < 0)
-			goto done;
+		rc = gunzip(&plain, &tlen, bytes, len, limits->max_decompressed_bytes, name, scan);
 		text = plain;
-	}
-	if (tlen >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) {
-		text += 3;
-		tlen -= 3;
-	}
-	while (i < tlen && is_ws(text[i]))
-		i++;
-	if (i == tlen) {
-		rc = ks_error_set(KS_EINVALID,
-				  "%s: empty file (expected a JSON array or JSON Lines)", name);
-	} else if (text[i] == '[') {
-		rc = parse_array(pass, text, tlen, name, limits);
-	} else if (text[i] == '{') {
-		pass->jsonl = 1;
-		rc = parse_jsonl(pass, text, tlen, name, limits);
 	} else {
-		rc = ks_error_set(KS_EINVALID, "%s: expected a JSON array of entries or JSON "
-				  "Lines of objects", name);
+		rc = ks_jscan_feed(scan, data, len);
 	}
+	if (rc == 0)
+		rc = ks_jscan_finish(scan);
+	if (rc < 0)
+		goto done;
+	pass->jsonl = ks_jscan_kind(scan) == KS_JSCAN_LINES;
+	rc = parse_entries(pass, text, scan, name, limits);
 done:
 	if (rc < 0) {
 		pass->error = ks_strdup(ks_error_msg());
 		free_entries(pass);
 	}
+	ks_jscan_free(scan);
 	ks_free(plain);
 }
 

@@ -8,37 +8,6 @@
 #include <string.h>
 #include <time.h>
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-void ks_stats_compute(ks_stats *st, const double *x, size_t n)
-{
-	double *s = ks_malloc((n ? n : 1) * sizeof(double)), sum = 0, sq = 0;
-	size_t i;
-	memset(st, 0, sizeof(*st));
-	st->n = n;
-	if (!n) {
-		ks_free(s);
-		return;
-	}
-	memcpy(s, x, n * sizeof(double));
-	qsort(s, n, sizeof(double), cmp_double);
-	st->min = s[0];
-	st->max = s[n - 1];
-	st->median = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-	for (i = 0; i < n; i++)
-		sum += s[i];
-	st->mean = sum / (double)n;
-	for (i = 0; i < n; i++)
-		sq += (s[i] - st->mean) * (s[i] - st->mean);
-	st->stdev = n > 1 ? sqrt(sq / (double)(n - 1)) : 0;
-	st->rel_error = n > 1 && st->mean > 0 ? st->stdev / sqrt((double)n) / st->mean : INFINITY;
-	ks_free(s);
-}
-
 int ks_timing_done(const ks_stats *st, double gpu_ms, const ks_config *cfg)
 {
 	if (st->n >= (size_t)cfg->max_runs)
@@ -82,11 +51,15 @@ static double now_s(void)
 	return (double)t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-/* Runs `count` timed runs rotating over nsets sets, starting at *next. */
-static int batch(ks_worker *w, ks_run_result *res, series *s, int count, int nsets, int *next, double timeout)
+/* Runs `count` timed runs rotating over nsets sets, starting at *next; the set of each run goes to
+ * sets[] (KS_PROTO_MAX_RUNS entries) when not NULL. Returns the number of runs, or -1. */
+static int batch_sets(ks_worker *w, ks_run_result *res, series *s, int count, int nsets, int *next,
+		      double timeout, int *sets)
 {
-	int sets[KS_PROTO_MAX_RUNS], i;
+	int own[KS_PROTO_MAX_RUNS], i;
 	double ms[KS_PROTO_MAX_RUNS];
+	if (!sets)
+		sets = own;
 	if (count > KS_PROTO_MAX_RUNS)
 		count = KS_PROTO_MAX_RUNS;
 	for (i = 0; i < count; i++)
@@ -96,7 +69,12 @@ static int batch(ks_worker *w, ks_run_result *res, series *s, int count, int nse
 		return -1;
 	push(s, ms, (size_t)count);
 	ks_run_result_clear(res);
-	return 0;
+	return count;
+}
+
+static int batch(ks_worker *w, ks_run_result *res, series *s, int count, int nsets, int *next, double timeout)
+{
+	return batch_sets(w, res, s, count, nsets, next, timeout, NULL) < 0 ? -1 : 0;
 }
 
 /* The candidate failed during timing: it is not correct after all. */
@@ -105,6 +83,75 @@ static void candidate_failed(ks_kernel_result *r, ks_reason why, const char *lab
 	r->exec = 0;
 	r->reason = KS_REASON_OK;
 	ks_kernel_result_fail(r, why, "perf case %s, during timing: %s", label, detail ? detail : "?");
+}
+
+/* What one check of a timed run needs: the case, the candidate's plan and fetch modes. */
+typedef struct {
+	ks_kernel_result *r;
+	ks_runner *run;
+	const ks_problem *p;
+	size_t ci;
+	ks_plan *cplan;
+	const ks_fetch_mode *fetch;
+	double timeout;
+} checker;
+
+/* Checks run `idx` of the candidate batch just timed, made on set `set` whose inputs come from
+ * `seed`, against the golden outputs of those inputs. Returns 0 when right; -1 when wrong or
+ * failing (r failed, "during timing"), or when the golden kernel failed (r->timing_error). */
+static int check_kept_run(const checker *k, ks_worker *cw, int idx, int set, uint64_t seed, int nruns,
+			  int round)
+{
+	const ks_golden_run *g = NULL;
+	ks_run_result res;
+	char *detail = NULL;
+	ks_reason why;
+	if (ks_runner_golden(k->run, &g, k->p, 1, k->ci, seed) < 0) {
+		k->r->timing_error = ks_strdup(ks_error_msg());
+		return -1;
+	}
+	ks_worker_time_check(cw, &res, k->cplan, idx, k->fetch, k->timeout);
+	if (res.status != KS_RUN_OK) {
+		candidate_failed(k->r, ks_check_run_failure(&res), k->p->perf[k->ci].label, res.message);
+		ks_run_result_clear(&res);
+		return -1;
+	}
+	k->cplan->seed = seed; /* the inputs (and sample positions) of this run */
+	why = ks_check_run(&detail, &res, k->cplan, k->fetch, g, k->p);
+	ks_run_result_clear(&res);
+	if (why != KS_REASON_OK) {
+		char *d = ks_asprintf("a timed run on unchanged inputs (set %d, run %d of a batch of %d, round "
+				      "%d), checked after the batch, was wrong: %s", set, idx + 1, nruns, round,
+				      detail);
+		candidate_failed(k->r, why, k->p->perf[k->ci].label, d);
+		ks_free(d);
+		ks_free(detail);
+		return -1;
+	}
+	return 0;
+}
+
+/* After a candidate batch of n runs: ceil(n * fraction) of them, and at least KS_TIMING_MIN_CHECKS
+ * (all of a shorter batch), picked at random now that they have run, are checked. Returns the number
+ * checked, or -1 (see check_kept_run). */
+static int check_batch(const checker *k, ks_worker *cw, const int *sets, int n, const uint64_t *set_seed,
+		       double fraction, uint64_t *rng, int round)
+{
+	int order[KS_PROTO_MAX_RUNS], want = (int)ceil(n * fraction), i;
+	if (want < KS_TIMING_MIN_CHECKS)
+		want = KS_TIMING_MIN_CHECKS;
+	if (want > n)
+		want = n;
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	for (i = 0; i < want; i++) {
+		int j = i + (int)(xorshift(rng) % (uint64_t)(n - i)), t = order[i];
+		order[i] = order[j];
+		order[j] = t;
+		if (check_kept_run(k, cw, order[i], sets[order[i]], set_seed[sets[order[i]]], n, round) < 0)
+			return -1;
+	}
+	return want;
 }
 
 static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate_image *img, ks_runner *run,
@@ -116,10 +163,13 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 	ks_env env = KS_ENV_INIT;
 	ks_plan cplan, gplan;
 	ks_run_result res;
-	uint64_t seeds[KS_PROTO_MAX_SETS], rng = o->seed ^ (uint64_t)ci * 0x2545f4914f6cdd1dull;
+	uint64_t seeds[KS_PROTO_MAX_SETS], set_seed[KS_PROTO_MAX_SETS];
+	uint64_t rng = o->seed ^ (uint64_t)ci * 0x2545f4914f6cdd1dull;
 	ks_fetch_mode *fetch = NULL;
 	series cs, gs;
 	int gmod = -1, nsets = o->cfg.input_sets, i, cnext = 0, gnext = 0, verified = 0, rc = 0, round = 0;
+	int checking = o->cfg.check_fraction > 0, kept_runs = 64, csets[KS_PROTO_MAX_RUNS];
+	checker chk;
 	int64_t v;
 	double tc, tg, t_out = o->timeout_s;
 	const ks_stats *base = o->baseline ? ks_baseline_find(o->baseline, p, ci) : NULL;
@@ -134,7 +184,7 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 	if (nsets > KS_PROTO_MAX_SETS)
 		nsets = KS_PROTO_MAX_SETS;
 	for (i = 0; i < nsets; i++)
-		seeds[i] = ks_seed_derive(o->seed, p->name, 1, ci, 100 + i);
+		set_seed[i] = seeds[i] = ks_seed_derive(o->seed, p->name, 1, ci, 100 + i);
 	if (ks_problem_env(&env, p, c) < 0 ||
 	    ks_plan_build(&cplan, p, &img->launch, c, &env, seeds[0], 0, &o->limits) < 0) {
 		candidate_failed(r, KS_REASON_BAD_LAUNCH, c->label, ks_error_msg());
@@ -162,7 +212,9 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 		rc = -1;
 		goto done;
 	}
-	ks_worker_time_start(cw, &res, cmod, &cplan, seeds, (size_t)nsets, o->flush_bytes, t_out);
+	/* the candidate's runs are kept sampled after each run, for checks decided after its batch */
+	ks_worker_time_start_checked(cw, &res, cmod, &cplan, seeds, (size_t)nsets, o->flush_bytes, KS_VERIFY_SAMPLES,
+				     checking ? &kept_runs : NULL, t_out);
 	if (res.status != KS_RUN_OK) {
 		candidate_failed(r, res.status == KS_RUN_ERROR ? KS_REASON_LAUNCH_ERROR : ks_check_run_failure(&res),
 				 c->label, res.message);
@@ -189,7 +241,8 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 		series wc, wg;
 		memset(&wc, 0, sizeof(wc));
 		memset(&wg, 0, sizeof(wg));
-		if (batch(cw, &res, &wc, o->cfg.warmup_runs, nsets, &cnext, t_out) < 0) {
+		if (batch(cw, &res, &wc, checking && o->cfg.warmup_runs > kept_runs ? kept_runs : o->cfg.warmup_runs,
+			  nsets, &cnext, t_out) < 0) {
 			candidate_failed(r, ks_check_run_failure(&res), c->label, res.message);
 			ks_free(wc.x);
 			rc = -1;
@@ -218,19 +271,36 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 	for (i = 0; i < (int)cplan.nbufs; i++)
 		fetch[i] = cplan.bufs[i].scratch || cplan.bufs[i].role == KS_ROLE_IN ? KS_FETCH_GUARDS
 										       : KS_FETCH_SAMPLE;
+	chk.r = r;
+	chk.run = run;
+	chk.p = p;
+	chk.ci = ci;
+	chk.cplan = &cplan;
+	chk.fetch = fetch;
+	chk.timeout = t_out;
 	while (!cs.done || !gs.done || verified < o->cfg.verify_runs) {
 		int bc = (int)(o->cfg.batch_ms / tc), bg = (int)(o->cfg.batch_ms / tg), k;
 		int cand_first = (int)(xorshift(&rng) & 1);
 		bc = bc < 1 ? 1 : bc > 64 ? 64 : bc;
 		bg = bg < 1 ? 1 : bg > 64 ? 64 : bg;
+		if (checking && bc > kept_runs)
+			bc = kept_runs;
 		for (k = 0; k < 2; k++) {
 			int cand = k == 0 ? cand_first : !cand_first;
 			if (cand && !cs.done) {
-				if (batch(cw, &res, &cs, bc, nsets, &cnext, t_out) < 0) {
+				int n = batch_sets(cw, &res, &cs, bc, nsets, &cnext, t_out, csets), m = 0;
+				if (n < 0) {
 					candidate_failed(r, ks_check_run_failure(&res), c->label, res.message);
 					rc = -1;
 					goto done;
 				}
+				if (checking &&
+				    (m = check_batch(&chk, cw, csets, n, set_seed, o->cfg.check_fraction, &rng,
+						     round + 1)) < 0) {
+					rc = -1;
+					goto done;
+				}
+				pc->checked += m;
 				ks_stats_compute(&cs.st, cs.x, cs.n);
 				cs.done = ks_timing_done(&cs.st, cs.gpu_ms, &o->cfg);
 			} else if (!cand && !gs.done) {
@@ -262,6 +332,7 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 			}
 			ks_worker_time_verify(cw, &res, &cplan, set, vseed, fetch, KS_VERIFY_SAMPLES, t_out);
 			cplan.seed = vseed; /* the inputs (and sample positions) of this run */
+			set_seed[set] = vseed; /* and of the set's later runs */
 			if (res.status != KS_RUN_OK) {
 				candidate_failed(r, ks_check_run_failure(&res), c->label, res.message);
 				rc = -1;
@@ -394,6 +465,7 @@ void ks_time_kernel(ks_kernel_result *r, const ks_candidate_image *img, ks_runne
 	if (res.status != KS_RUN_OK) {
 		candidate_failed(r, ks_check_run_failure(&res), "(loading)", res.message);
 		ks_run_result_clear(&res);
+		ks_runner_collect_output(run, r);
 		return;
 	}
 	ks_run_result_clear(&res);
@@ -405,6 +477,7 @@ void ks_time_kernel(ks_kernel_result *r, const ks_candidate_image *img, ks_runne
 	}
 	r->timed = r->exec && !r->timing_error && r->nperf == p->nperf;
 	ks_runner_unload(run, module);
+	ks_runner_collect_output(run, r);
 	ks_runner_forget_perf(run, p);
 	r->timing_s = now_s() - t0;
 }

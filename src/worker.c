@@ -8,6 +8,7 @@
 #include "harness.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,9 +22,15 @@ struct ks_worker {
 	pid_t pid;
 	int fd;
 	int alive;
+	int exit_status;         /* wait status once reaped by end_worker; -1 when killed or unknown */
+	int out_fd;              /* reading end of the worker's stdout and stderr (-1 once closed) */
+	ks_proto_capture out;    /* what it wrote there, kept up to KS_WORKER_OUTPUT_KEEP bytes */
 	ks_worker_options opts;
 	char role[32];
 };
+
+/* Most of a worker's output read after it is gone or has replied: what its pipe holds then. */
+#define OUTPUT_TAIL (4u << 20)
 
 const char *ks_run_status_name(ks_run_status s)
 {
@@ -59,12 +66,54 @@ static void kill_worker(ks_worker *w)
 		while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
 			;
 		w->pid = -1;
+		w->exit_status = -1;
 	}
 	if (w->fd >= 0) {
 		close(w->fd);
 		w->fd = -1;
 	}
+	if (w->out_fd >= 0) {
+		/* what the worker wrote before it died belongs to the request it died in */
+		ks_proto_capture_drain(&w->out, w->out_fd, OUTPUT_TAIL);
+		close(w->out_fd);
+		w->out_fd = -1;
+	}
 	w->alive = 0;
+}
+
+static double mono_ms(void);
+
+/* The worker is done (a sticky fault, QUIT, a broken reply): a wrapped worker's tool gets
+ * exit_grace_s to write its log and exit once the worker has seen its socket close; then, or at
+ * once for a plain worker, whatever is left of the process group is killed. The exit is detected
+ * without reaping (WNOWAIT), so the group id cannot be reused before the group is killed. */
+static void end_worker(ks_worker *w)
+{
+	if (w->fd >= 0) {
+		close(w->fd);
+		w->fd = -1;
+	}
+	if (w->pid > 0 && w->opts.wrapper && w->opts.exit_grace_s > 0) {
+		double end = mono_ms() + w->opts.exit_grace_s * 1e3;
+		for (;;) {
+			siginfo_t si;
+			struct timespec nap = { 0, 10 * 1000 * 1000 };
+			int st = 0;
+			memset(&si, 0, sizeof(si));
+			if (waitid(P_PID, (id_t)w->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == w->pid) {
+				kill(-w->pid, SIGKILL);
+				while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR)
+					;
+				w->pid = -1;
+				w->exit_status = st;
+				break;
+			}
+			if (mono_ms() >= end)
+				break;
+			nanosleep(&nap, NULL);
+		}
+	}
+	kill_worker(w);
 }
 
 extern char **environ;
@@ -111,40 +160,114 @@ static void free_env(char **env)
 	ks_free(env);
 }
 
+/* The worker's argv, after the wrapper's when there is one. */
+static char **worker_argv(const ks_worker *w)
+{
+	size_t n = 0, i;
+	char **argv;
+	while (w->opts.wrapper && w->opts.wrapper[n])
+		n++;
+	argv = ks_calloc(n + 3, sizeof(char *));
+	for (i = 0; i < n; i++)
+		argv[i] = (char *)w->opts.wrapper[i];
+	argv[n] = (char *)w->opts.exe;
+	argv[n + 1] = (char *)w->role;
+	return argv;
+}
+
 static int spawn(ks_worker *w)
 {
-	int sv[2];
+	int sv[2], out = -1, op[2] = { -1, -1 };
 	pid_t pid;
-	char **envp = worker_env();
-	char *const argv[] = { (char *)w->opts.exe, w->role, NULL };
+	char **envp = worker_env(), **argv = worker_argv(w);
+	size_t n = 0, i;
 
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+	if (w->opts.wrapper) {
+		const char *of = w->opts.wrapper_output ? w->opts.wrapper_output : "/dev/null";
+		for (n = 0; envp[n]; n++)
+			;
+		for (i = 0; w->opts.wrapper_env && w->opts.wrapper_env[i]; i++)
+			;
+		envp = ks_realloc(envp, (n + i + 1) * sizeof(char *));
+		for (i = 0; w->opts.wrapper_env && w->opts.wrapper_env[i]; i++)
+			envp[n++] = ks_strdup(w->opts.wrapper_env[i]);
+		envp[n] = NULL;
+		if ((out = open(of, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) {
+			int e = errno;
+			free_env(envp);
+			ks_free(argv);
+			return ks_error_set(KS_EIO, "cannot open %s: %s", of, strerror(e));
+		}
+	}
+	/* A plain worker's stdout and stderr are a pipe of their own, never the scorer's: device
+	 * printf would otherwise land in `score --json` output, or kill the worker (SIGXFSZ) when
+	 * the scorer's stdout is a file (the worker may write no file). A worker under a tool writes
+	 * the tool's console to its file instead. */
+	if (!w->opts.wrapper && pipe2(op, O_CLOEXEC) < 0) {
 		free_env(envp);
+		ks_free(argv);
+		return ks_error_set(KS_EIO, "pipe: %s", strerror(errno));
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		if (out >= 0)
+			close(out);
+		if (op[0] >= 0) {
+			close(op[0]);
+			close(op[1]);
+		}
+		free_env(envp);
+		ks_free(argv);
 		return ks_error_set(KS_EIO, "socketpair: %s", strerror(errno));
 	}
 	pid = fork();
 	if (pid < 0) {
 		close(sv[0]);
 		close(sv[1]);
+		if (out >= 0)
+			close(out);
+		if (op[0] >= 0) {
+			close(op[0]);
+			close(op[1]);
+		}
 		free_env(envp);
+		ks_free(argv);
 		return ks_error_set(KS_EIO, "fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
-		/* The CUDA driver needs a large address space: no RLIMIT_AS here (research §0.5). */
+		/* The CUDA driver needs a large address space: no RLIMIT_AS here (research §0.5). A
+		 * plain worker writes no file at all; a tool writes its log (and its temporary files),
+		 * so a wrapped worker gets a file-size cap instead, and more descriptors. */
 		ks_sandbox_limits lim = KS_SANDBOX_LIMITS_INIT;
-		lim.file_size_mb = 0;
-		lim.max_files = 1024;
-		if (dup2(sv[1], 3) < 0)
+		/* stdout and stderr: the capture pipe, or the tool's file; stdin: nothing */
+		int wout = out >= 0 ? out : op[1];
+		int s3 = fcntl(sv[1], F_DUPFD, 10), o12 = fcntl(wout, F_DUPFD, 10);
+		int nul = open("/dev/null", O_RDONLY);
+		lim.file_size_mb = w->opts.wrapper ? 1024 : 0;
+		lim.max_files = w->opts.wrapper ? 4096 : 1024;
+		/* either descriptor may be 3 (or, with closed standard streams, 0, 1 or 2): move them
+		 * out of the way before placing them */
+		if (s3 < 0 || o12 < 0 || nul < 0 || dup2(nul, 0) < 0 || dup2(o12, 1) < 0 || dup2(o12, 2) < 0 ||
+		    dup2(s3, 3) < 0)
 			_exit(127);
 		if (ks_sandbox_child_setup(&lim, 3) < 0)
 			_exit(127);
-		execve(w->opts.exe, argv, envp);
+		execve(argv[0], argv, envp);
 		_exit(127);
 	}
 	close(sv[1]);
+	if (out >= 0)
+		close(out);
+	if (op[1] >= 0)
+		close(op[1]);
 	free_env(envp);
+	ks_free(argv);
+	/* both ends non-blocking: the protocol waits with poll and drains the output meanwhile */
+	fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
+	if (op[0] >= 0)
+		fcntl(op[0], F_SETFL, fcntl(op[0], F_GETFL) | O_NONBLOCK);
 	w->pid = pid;
 	w->fd = sv[0];
+	w->out_fd = op[0];
 	w->alive = 1;
 	signal(SIGPIPE, SIG_IGN);
 	return 0;
@@ -177,9 +300,9 @@ static ks_run_status send_only(ks_worker *w, uint32_t type, const cJSON *req, co
 		*why = ks_asprintf("the %s worker is not running", w->role);
 		return KS_RUN_CRASH;
 	}
-	if (ks_proto_send(w->fd, type, req, blob, len) < 0) {
+	if (ks_proto_send_capture(w->fd, type, req, blob, len, w->out_fd, &w->out) < 0) {
 		*why = ks_asprintf("the %s worker died (%s)", w->role, ks_error_msg());
-		kill_worker(w);
+		end_worker(w);
 		return KS_RUN_CRASH;
 	}
 	return KS_RUN_OK;
@@ -193,18 +316,26 @@ static ks_run_status recv_only(ks_worker *w, ks_msg *reply, double timeout_s, ch
 		*why = ks_asprintf("the %s worker is not running", w->role);
 		return KS_RUN_CRASH;
 	}
-	rc = ks_proto_recv(w->fd, reply, timeout_s, w->opts.max_reply);
+	rc = ks_proto_recv_capture(w->fd, reply, timeout_s, w->opts.max_reply, w->out_fd, &w->out);
 	if (rc == KS_ETIMEOUT) {
 		*why = ks_asprintf("no result after %.1f s: the kernel was killed", timeout_s);
 		kill_worker(w);
 		return KS_RUN_TIMEOUT;
 	}
 	if (rc < 0) {
-		int st = 0;
+		int st = 0, gone = 0;
 		char msg[512];
 		snprintf(msg, sizeof(msg), "%s", ks_error_msg());
-		if (w->pid > 0 && waitpid(w->pid, &st, WNOHANG) == w->pid) {
+		if (w->opts.wrapper) {
+			end_worker(w);
+			st = w->exit_status;
+			gone = st != -1;
+		} else if (w->pid > 0 && waitpid(w->pid, &st, WNOHANG) == w->pid) {
 			w->pid = -1;
+			w->exit_status = st;
+			gone = 1;
+		}
+		if (gone) {
 			if (WIFSIGNALED(st))
 				*why = ks_asprintf("the %s worker was killed by signal %d (%s)", w->role,
 						   WTERMSIG(st), strsignal(WTERMSIG(st)));
@@ -216,6 +347,10 @@ static ks_run_status recv_only(ks_worker *w, ks_msg *reply, double timeout_s, ch
 		kill_worker(w);
 		return KS_RUN_CRASH;
 	}
+	/* The worker flushes its output before it replies: the rest of what this request printed
+	 * is in the pipe now, and is this request's. */
+	if (w->out_fd >= 0)
+		ks_proto_capture_drain(&w->out, w->out_fd, OUTPUT_TAIL);
 	return KS_RUN_OK;
 }
 
@@ -235,7 +370,7 @@ static ks_run_status call(ks_worker *w, ks_msg *reply, uint32_t type, const cJSO
 			  const void *blob, uint64_t len, double timeout_s, char **why)
 {
 	const ks_worker_gate *g = w->opts.gate;
-	int ex = type == KS_MSG_TIME_RUN || type == KS_MSG_TIME_VERIFY || type == KS_MSG_CALIBRATE;
+	int ex = w->opts.alone || type == KS_MSG_TIME_RUN || type == KS_MSG_TIME_VERIFY || type == KS_MSG_CALIBRATE;
 	double tg = trace_on() ? mono_ms() : 0, t0 = 0;
 	ks_run_status st;
 	int pid = (int)w->pid;
@@ -270,7 +405,7 @@ static ks_run_status reply_status(ks_worker *w, const cJSON *j, ks_run_result *r
 	res->message = ks_strdup(ks_json_str(&s, j, "error", 0) == 0 ? s : "unknown error");
 	res->stage = ks_strdup(ks_json_str(&s, j, "stage", 0) == 0 ? s : "?");
 	if (sticky) {
-		kill_worker(w);
+		end_worker(w);
 		return KS_RUN_FAULT;
 	}
 	return KS_RUN_ERROR;
@@ -301,6 +436,9 @@ int ks_worker_spawn(ks_worker **out, const ks_worker_options *opts)
 	w->opts = *opts;
 	w->fd = -1;
 	w->pid = -1;
+	w->exit_status = -1;
+	w->out_fd = -1;
+	ks_buf_init(&w->out.kept, KS_WORKER_OUTPUT_KEEP);
 	snprintf(w->role, sizeof(w->role), "%s", opts->role ? opts->role : "worker");
 	if ((rc = spawn(w)) < 0) {
 		ks_free(w);
@@ -362,7 +500,7 @@ int ks_worker_ready(ks_worker *w, ks_device_info *info)
 fail:
 	ks_free(why);
 	ks_run_result_clear(&res);
-	kill_worker(w);
+	end_worker(w); /* a tool's log may say why the worker could not start */
 	return rc;
 }
 
@@ -602,6 +740,13 @@ void ks_worker_run(ks_worker *w, ks_run_result *res, int module, const ks_plan *
 void ks_worker_time_start(ks_worker *w, ks_run_result *res, int module, const ks_plan *plan,
 			  const uint64_t *seeds, size_t nsets, uint64_t flush_bytes, double timeout_s)
 {
+	ks_worker_time_start_checked(w, res, module, plan, seeds, nsets, flush_bytes, 0, NULL, timeout_s);
+}
+
+void ks_worker_time_start_checked(ks_worker *w, ks_run_result *res, int module, const ks_plan *plan,
+				  const uint64_t *seeds, size_t nsets, uint64_t flush_bytes, uint64_t check_k,
+				  int *runs, double timeout_s)
+{
 	cJSON *req = cJSON_CreateObject(), *sa;
 	ks_msg reply;
 	size_t i;
@@ -615,8 +760,23 @@ void ks_worker_time_start(ks_worker *w, ks_run_result *res, int module, const ks
 		cJSON_AddItemToArray(sa, cJSON_CreateString(s));
 	}
 	cJSON_AddNumberToObject(req, "flush_bytes", (double)flush_bytes);
-	if (request(w, res, &reply, KS_MSG_TIME_START, req, NULL, 0, timeout_s) == 0)
+	if (runs && *runs > 0) {
+		cJSON_AddNumberToObject(req, "check_k", (double)check_k);
+		cJSON_AddNumberToObject(req, "check_runs", *runs);
+	}
+	if (request(w, res, &reply, KS_MSG_TIME_START, req, NULL, 0, timeout_s) == 0) {
+		if (runs && *runs > 0) {
+			double kept = 0;
+			ks_json_num(&kept, reply.json, "check_runs", 0);
+			if (!(kept >= 1 && kept <= *runs)) {
+				res->status = KS_RUN_CRASH;
+				res->message = ks_asprintf("the %s worker kept no runs to check", w->role);
+				kill_worker(w);
+			} else
+				*runs = (int)kept;
+		}
 		ks_msg_clear(&reply);
+	}
 	cJSON_Delete(req);
 }
 
@@ -663,6 +823,21 @@ void ks_worker_time_verify(ks_worker *w, ks_run_result *res, const ks_plan *plan
 	cJSON_AddStringToObject(req, "seed", s);
 	cJSON_AddItemToObject(req, "fetch", fetch_json(fetch, plan->nbufs));
 	rc = request(w, res, &reply, KS_MSG_TIME_VERIFY, req, NULL, 0, timeout_s);
+	cJSON_Delete(req);
+	if (rc == 0)
+		take_buffers(w, res, &reply, plan, fetch);
+}
+
+void ks_worker_time_check(ks_worker *w, ks_run_result *res, const ks_plan *plan, int run,
+			  const ks_fetch_mode *fetch, double timeout_s)
+{
+	cJSON *req = cJSON_CreateObject();
+	ks_msg reply;
+	int rc;
+
+	cJSON_AddNumberToObject(req, "run", run);
+	cJSON_AddItemToObject(req, "fetch", fetch_json(fetch, plan->nbufs));
+	rc = request(w, res, &reply, KS_MSG_TIME_CHECK, req, NULL, 0, timeout_s);
 	cJSON_Delete(req);
 	if (rc == 0)
 		take_buffers(w, res, &reply, plan, fetch);
@@ -715,27 +890,43 @@ int ks_worker_alive(const ks_worker *w)
 	return w && w->alive;
 }
 
-void ks_worker_free(ks_worker *w)
+int ks_worker_close(ks_worker *w)
 {
 	const ks_worker_gate *g;
 	if (!w)
-		return;
+		return -1;
 	/* a context torn down is GPU work too (a dead worker's is gone already; never nested in a
 	 * request, whose failures kill the worker themselves) */
 	if ((g = w->alive ? w->opts.gate : NULL))
 		g->enter(g->ud, 0);
 	if (w->alive) {
-		/* freeing is cleanup after an error as often as not: it keeps the thread's message (a
-		 * worker that has exited already makes this send fail) */
-		char *keep = ks_strdup(ks_error_msg());
+		/* a worker that has exited already makes this fail: that must not replace the message
+		 * of the error the caller is cleaning up after */
+		char *msg = ks_strdup(ks_error_msg());
 		if (ks_proto_send(w->fd, KS_MSG_QUIT, NULL, NULL, 0) < 0)
-			ks_error_set(KS_ERROR, "%s", keep);
-		ks_free(keep);
+			ks_error_set(KS_ERROR, "%s", msg);
+		ks_free(msg);
 	}
-	kill_worker(w);
+	end_worker(w);
 	if (g)
 		g->leave(g->ud, 0);
+	return w->exit_status;
+}
+
+void ks_worker_free(ks_worker *w)
+{
+	if (!w)
+		return;
+	ks_worker_close(w);
+	ks_proto_capture_free(&w->out);
 	ks_free(w);
+}
+
+char *ks_worker_take_output(ks_worker *w, size_t *len, uint64_t *total)
+{
+	if (w->out_fd >= 0)
+		ks_proto_capture_drain(&w->out, w->out_fd, OUTPUT_TAIL);
+	return ks_proto_capture_take(&w->out, len, total);
 }
 
 void ks_run_result_clear(ks_run_result *res)

@@ -1,6 +1,7 @@
 /* kscore-worker, running a plan (KS_MSG_RUN; see include/worker_int.h): buffer sets with guard
  * bands, fills from the harness kernels, launches, and the read-back of buffers per fetch mode. */
 #include "worker_int.h"
+#include "compare.h"
 #include "dtype.h"
 #include "errors.h"
 #include "jsonutil.h"
@@ -9,8 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define GUARD_WORD 0x9e3779b97f4a7c15ull
 
 static CUresult launch_h(wk_ctx *w, int k, unsigned grid, void **params)
 {
@@ -187,7 +186,7 @@ CUresult wk_fill_set(wk_ctx *w, const ks_plan *plan, wk_set *s, uint64_t seed, c
 	CUresult r;
 	p.seed = seed;
 	for (i = 0; i < plan->nbufs; i++) {
-		if ((r = fill_pattern(w, s->b[i].base, s->b[i].total, GUARD_WORD, 8)) != CUDA_SUCCESS ||
+		if ((r = fill_pattern(w, s->b[i].base, s->b[i].total, KS_GUARD_WORD, 8)) != CUDA_SUCCESS ||
 		    (r = fill_buffer(w, &p, &plan->bufs[i], s->b[i].base + plan->guard)) != CUDA_SUCCESS) {
 			snprintf(err, errlen, "filling %s: %s", plan->bufs[i].name, ks_cu_error(&w->cu, r));
 			return r;
@@ -196,17 +195,39 @@ CUresult wk_fill_set(wk_ctx *w, const ks_plan *plan, wk_set *s, uint64_t seed, c
 	return CUDA_SUCCESS;
 }
 
-/* Zeroes the scratch buffers that ask for it (before every launch sequence). */
-static CUresult zero_scratch(wk_ctx *w, const ks_plan *plan, wk_set *s)
+CUresult wk_reset_outputs(wk_ctx *w, const ks_plan *plan, const wk_set *s)
 {
 	size_t i;
 	CUresult r;
 	for (i = 0; i < plan->nbufs; i++)
-		if (plan->bufs[i].fill == KS_FILL_ZERO && plan->bufs[i].bytes &&
-		    (r = w->cu.cuMemsetD8Async(s->b[i].base + plan->guard, 0, plan->bufs[i].bytes, w->stream)) !=
-			    CUDA_SUCCESS)
+		if (plan->bufs[i].fill != KS_FILL_RANDOM &&
+		    (r = fill_buffer(w, plan, &plan->bufs[i], s->b[i].base + plan->guard)) != CUDA_SUCCESS)
 			return r;
 	return CUDA_SUCCESS;
+}
+
+int wk_sample_whole(uint64_t k, uint64_t count)
+{
+	return k < 2 * KS_SAMPLE_EDGE || k >= count;
+}
+
+CUresult wk_keep_outputs(wk_ctx *w, const ks_plan *plan, const wk_set *s, const wk_kept *kept,
+			 uint64_t seed)
+{
+	size_t i;
+	CUresult r = CUDA_SUCCESS;
+	for (i = 0; i < plan->nbufs && r == CUDA_SUCCESS; i++) {
+		CUdeviceptr data = s->b[i].base + plan->guard, dst = kept->base + kept->off[i];
+		if (kept->mode[i] == KS_FETCH_FULL && plan->bufs[i].bytes)
+			r = w->cu.cuMemcpyDtoDAsync(dst, data, plan->bufs[i].bytes, w->stream);
+		else if (kept->mode[i] == KS_FETCH_SAMPLE) {
+			int es = (int)ks_dtype_size(plan->bufs[i].dtype);
+			uint64_t count = plan->bufs[i].count, kk = kept->k, sd = seed;
+			void *p[] = { &data, &count, &es, &dst, &kk, &sd };
+			r = launch_h(w, KS_HK_GATHER, grid_for(kk), p);
+		}
+	}
+	return r;
 }
 
 static CUresult launch_plan(wk_ctx *w, const ks_plan *plan, const wk_module *mod, const wk_set *s,
@@ -264,8 +285,8 @@ static CUresult launch_plan(wk_ctx *w, const ks_plan *plan, const wk_module *mod
  * (sample gathers, checksums) of all buffers is enqueued first and waited for once; then the
  * copies (ks_fetch_mode, proto.h). */
 static CUresult fetch_set(wk_ctx *w, const ks_plan *plan, const wk_set *s, int *modes,
-			  uint64_t sample_k, uint64_t sample_seed, cJSON *j, unsigned char **blob_out,
-			  uint64_t *len_out, char *err, size_t errlen)
+			  uint64_t sample_k, uint64_t sample_seed, const wk_kept *kept, cJSON *j,
+			  unsigned char **blob_out, uint64_t *len_out, char *err, size_t errlen)
 {
 	uint64_t blob_len = 0, off = 0, gath = 0, sums[WK_MAX_SUMS];
 	unsigned char *blob;
@@ -274,18 +295,25 @@ static CUresult fetch_set(wk_ctx *w, const ks_plan *plan, const wk_set *s, int *
 	const char *what = "";
 	size_t i, nsum = 0;
 
+	if (kept)
+		sample_k = kept->k; /* what was gathered when the run's outputs were kept */
 	for (i = 0; i < plan->nbufs; i++) {
 		uint64_t es = ks_dtype_size(plan->bufs[i].dtype);
-		if (modes[i] == KS_FETCH_SAMPLE &&
-		    (sample_k < 2 * KS_SAMPLE_EDGE || sample_k >= plan->bufs[i].count))
+		if (modes[i] == KS_FETCH_SAMPLE && wk_sample_whole(sample_k, plan->bufs[i].count))
 			modes[i] = KS_FETCH_FULL; /* small enough to send whole */
+		if (kept && (modes[i] == KS_FETCH_SAMPLE || modes[i] == KS_FETCH_FULL) &&
+		    modes[i] != kept->mode[i]) {
+			snprintf(err, errlen, "%s was not kept after the run", plan->bufs[i].name);
+			return CUDA_ERROR_INVALID_VALUE;
+		}
 		if (modes[i] == KS_FETCH_FULL)
 			blob_len += s->b[i].total;
 		else if (modes[i] == KS_FETCH_GUARDS)
 			blob_len += s->b[i].total - plan->bufs[i].bytes;
 		else if (modes[i] == KS_FETCH_SAMPLE) {
 			blob_len += s->b[i].total - plan->bufs[i].bytes + sample_k * es;
-			gath += align256(sample_k * es);
+			if (!kept)
+				gath += align256(sample_k * es);
 		}
 		if (modes[i] == KS_FETCH_GUARDS || modes[i] == KS_FETCH_CHECKSUM)
 			nsum++;
@@ -304,7 +332,7 @@ static CUresult fetch_set(wk_ctx *w, const ks_plan *plan, const wk_set *s, int *
 		size_t k = 0;
 		for (i = 0; i < plan->nbufs && r == CUDA_SUCCESS; i++) {
 			CUdeviceptr data = s->b[i].base + plan->guard;
-			if (modes[i] == KS_FETCH_SAMPLE) {
+			if (modes[i] == KS_FETCH_SAMPLE && !kept) {
 				int es = (int)ks_dtype_size(plan->bufs[i].dtype);
 				uint64_t count = plan->bufs[i].count, seed = sample_seed, kk = sample_k;
 				CUdeviceptr dst = w->gath + goff;
@@ -338,7 +366,17 @@ static CUresult fetch_set(wk_ctx *w, const ks_plan *plan, const wk_set *s, int *
 			cJSON *o = cJSON_CreateObject();
 			uint64_t body_end = plan->guard + plan->bufs[i].bytes;
 			cJSON_AddNumberToObject(o, "off", (double)off);
-			if (modes[i] == KS_FETCH_FULL) {
+			if (modes[i] == KS_FETCH_FULL && kept) {
+				/* the guard bands as they are now, the data as the run left it */
+				r = w->cu.cuMemcpyDtoH(blob + off, s->b[i].base, plan->guard);
+				if (r == CUDA_SUCCESS && plan->bufs[i].bytes)
+					r = w->cu.cuMemcpyDtoH(blob + off + plan->guard, kept->base + kept->off[i],
+							    plan->bufs[i].bytes);
+				if (r == CUDA_SUCCESS)
+					r = w->cu.cuMemcpyDtoH(blob + off + body_end, s->b[i].base + body_end,
+							    s->b[i].total - body_end);
+				off += s->b[i].total;
+			} else if (modes[i] == KS_FETCH_FULL) {
 				r = w->cu.cuMemcpyDtoH(blob + off, s->b[i].base, s->b[i].total);
 				off += s->b[i].total;
 			} else if (modes[i] == KS_FETCH_GUARDS || modes[i] == KS_FETCH_SAMPLE) {
@@ -350,9 +388,13 @@ static CUresult fetch_set(wk_ctx *w, const ks_plan *plan, const wk_set *s, int *
 			}
 			if (r == CUDA_SUCCESS && modes[i] == KS_FETCH_SAMPLE) {
 				uint64_t n = sample_k * ks_dtype_size(plan->bufs[i].dtype);
-				r = w->cu.cuMemcpyDtoH(blob + off, w->gath + goff, n);
+				if (kept)
+					r = w->cu.cuMemcpyDtoH(blob + off, kept->base + kept->off[i], n);
+				else {
+					r = w->cu.cuMemcpyDtoH(blob + off, w->gath + goff, n);
+					goff += align256(n);
+				}
 				off += n;
-				goff += align256(n);
 				cJSON_AddNumberToObject(o, "sampled", (double)sample_k);
 			}
 			if (modes[i] == KS_FETCH_GUARDS || modes[i] == KS_FETCH_CHECKSUM) {
@@ -424,13 +466,28 @@ int wk_check_plan(wk_ctx *w, const ks_plan *plan, const wk_module *mod, char *er
 	return 0;
 }
 
+CUresult wk_fetch(wk_ctx *w, cJSON **out, unsigned char **blob, uint64_t *blob_len, const ks_plan *plan,
+		  const wk_set *s, int *modes, uint64_t sample_k, uint64_t sample_seed, const wk_kept *kept,
+		  char *err, size_t errlen)
+{
+	cJSON *j = wk_ok_reply();
+	CUresult r;
+	*out = NULL;
+	if ((r = fetch_set(w, plan, s, modes, sample_k, sample_seed, kept, j, blob, blob_len, err, errlen)) !=
+	    CUDA_SUCCESS) {
+		cJSON_Delete(j);
+		return r;
+	}
+	*out = j;
+	return CUDA_SUCCESS;
+}
+
 CUresult wk_timed_launch(wk_ctx *w, const ks_plan *plan, const wk_module *mod, wk_set *s,
 			 CUevent e0, CUevent e1, char *err, size_t errlen)
 {
 	CUresult r;
-	if ((r = zero_scratch(w, plan, s)) != CUDA_SUCCESS)
+	if ((r = w->cu.cuEventRecord(e0, w->stream)) != CUDA_SUCCESS)
 		return r;
-	w->cu.cuEventRecord(e0, w->stream);
 	if ((r = launch_plan(w, plan, mod, s, err, errlen)) != CUDA_SUCCESS)
 		return r;
 	return w->cu.cuEventRecord(e1, w->stream);
@@ -455,13 +512,10 @@ CUresult wk_run_fetch(wk_ctx *w, cJSON **out, unsigned char **blob, uint64_t *bl
 		return r;
 	w->cu.cuEventElapsedTime(&ms, ev[0], ev[1]);
 	*stage = "fetch";
-	j = wk_ok_reply();
-	cJSON_AddNumberToObject(j, "ms", ms);
-	if ((r = fetch_set(w, plan, s, modes, sample_k(req), sample_seed(req), j, blob, blob_len, err,
-			   errlen)) != CUDA_SUCCESS) {
-		cJSON_Delete(j);
+	if ((r = wk_fetch(w, &j, blob, blob_len, plan, s, modes, sample_k(req), sample_seed(req), NULL, err,
+			  errlen)) != CUDA_SUCCESS)
 		return r;
-	}
+	cJSON_AddNumberToObject(j, "ms", ms);
 	*out = j;
 	return CUDA_SUCCESS;
 }

@@ -2,7 +2,8 @@
  * by the scoring process over fd 3 (see proto.h and plan.h) and sends back buffer contents. One
  * worker runs golden kernels; another runs candidates and is killed and replaced whenever a
  * candidate hangs, crashes it or leaves a sticky CUDA error (DESIGN §4.3). A worker never sees
- * expected outputs: comparison happens in the scoring process.
+ * expected outputs: comparison happens in the scoring process. Its stdout and stderr are a pipe
+ * the scoring process drains (device printf lands there), stdin is /dev/null.
  *
  * This file is the process: device set-up, modules, status and the dispatch loop. Running plans,
  * timing sessions and calibration are worker_exec.c, worker_time.c and worker_calib.c
@@ -20,6 +21,11 @@
 
 void wk_reply(cJSON *j, const void *blob, uint64_t len)
 {
+	/* What this request printed (device printf reaches stdout through the C library at
+	 * synchronisation points) goes out before the reply, so the scoring process, which drains the
+	 * pipe while it waits, credits it to this request. */
+	fflush(stdout);
+	fflush(stderr);
 	if (ks_proto_send(WK_FD, KS_MSG_REPLY, j, blob, len) < 0)
 		_exit(3);
 	cJSON_Delete(j);
@@ -293,6 +299,9 @@ int main(int argc, char **argv)
 			break;
 		case KS_MSG_TIME_VERIFY:
 			wk_time_verify(w, &m);
+			break;
+		case KS_MSG_TIME_CHECK:
+			wk_time_check(w, &m);
 			break;
 		case KS_MSG_TIME_END:
 			wk_time_end(w);

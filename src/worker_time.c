@@ -1,7 +1,11 @@
 /* kscore-worker, timing sessions (KS_MSG_TIME_*, DESIGN §4.6; see include/worker_int.h): several
- * input sets of one plan, rotated between runs; L2 flushed and persisting lines reset outside the
- * timed window; inout tensors restored from a pristine copy before each run. */
+ * input sets of one plan, rotated between runs. Before each run, outside the timed window: inout
+ * tensors restored from a pristine copy, outputs poisoned and scratch reset (so no run can find an
+ * earlier answer in its outputs), then L2 flushed (after the fills, so none of their dirty lines
+ * is left for the run) and persisting lines reset. After each run, outside the window too, its
+ * outputs can be kept (sampled) so that the scoring process may check any run after the fact. */
 #include "worker_int.h"
+#include "dtype.h"
 #include "errors.h"
 #include "jsonutil.h"
 #include "mem.h"
@@ -26,6 +30,10 @@ void wk_time_end(wk_ctx *w)
 	}
 	if (t->flush)
 		w->cu.cuMemFree(t->flush);
+	if (t->kept)
+		w->cu.cuMemFree(t->kept);
+	ks_free(t->kept_off);
+	ks_free(t->kept_mode);
 	ks_plan_clear(&t->plan);
 	memset(t, 0, sizeof(*t));
 }
@@ -49,7 +57,9 @@ static CUresult snapshot_inout(wk_ctx *w, int set)
 	return CUDA_SUCCESS;
 }
 
-/* Everything that must happen before a timed run, outside its window. */
+/* Everything that must happen before a timed run, outside its window, in this order: the fills
+ * (inout restored, outputs poisoned, scratch reset), then the L2 flush, which evicts the lines the
+ * fills dirtied. */
 static CUresult prepare_run(wk_ctx *w, int set, int flush)
 {
 	wk_timing *t = &w->t;
@@ -60,6 +70,8 @@ static CUresult prepare_run(wk_ctx *w, int set, int flush)
 		    (r = w->cu.cuMemcpyDtoDAsync(t->sets[set].b[k].base + t->plan.guard, t->pristine[set][k],
 					      t->plan.bufs[k].bytes, w->stream)) != CUDA_SUCCESS)
 			return r;
+	if ((r = wk_reset_outputs(w, &t->plan, &t->sets[set])) != CUDA_SUCCESS)
+		return r;
 	if (flush && t->flush) {
 		uint64_t v = (uint64_t)set;
 		void *p[] = { &t->flush, &t->flush_words, &v };
@@ -68,6 +80,60 @@ static CUresult prepare_run(wk_ctx *w, int set, int flush)
 			return r;
 	}
 	return CUDA_SUCCESS;
+}
+
+/* The slots for the kept outputs of the runs of one TIME_RUN (the request's check_k and
+ * check_runs; none without them): per run, check_k sampled elements of each output, or all of it
+ * when that is not more (the rule of a SAMPLE fetch), as many runs as fit in
+ * KS_PROTO_MAX_SNAPSHOT. */
+static CUresult alloc_kept(wk_ctx *w, const cJSON *req, char *err, size_t errlen)
+{
+	wk_timing *t = &w->t;
+	double k = 0, runs = 0;
+	size_t i;
+	CUresult r;
+	ks_json_num(&k, req, "check_k", 0);
+	ks_json_num(&runs, req, "check_runs", 0);
+	if (!(runs >= 1) || !(k >= 2 * KS_SAMPLE_EDGE && k <= (1 << 22)))
+		return CUDA_SUCCESS; /* none asked for (or nonsense): the reply says none are kept */
+	t->check_k = (uint64_t)k;
+	t->kept_off = ks_calloc(t->plan.nbufs + 1, sizeof(uint64_t));
+	t->kept_mode = ks_calloc(t->plan.nbufs + 1, sizeof(int));
+	t->slot_bytes = 0;
+	for (i = 0; i < t->plan.nbufs; i++) {
+		const ks_plan_buf *b = &t->plan.bufs[i];
+		uint64_t n;
+		if (b->scratch || b->role == KS_ROLE_IN)
+			continue;
+		t->kept_mode[i] = wk_sample_whole(t->check_k, b->count) ? KS_FETCH_FULL : KS_FETCH_SAMPLE;
+		n = t->kept_mode[i] == KS_FETCH_FULL ? b->bytes : t->check_k * ks_dtype_size(b->dtype);
+		t->kept_off[i] = t->slot_bytes;
+		t->slot_bytes += (n + 255) & ~255ull;
+	}
+	if (!t->slot_bytes)
+		t->slot_bytes = 256;
+	t->check_runs = runs > KS_PROTO_MAX_RUNS ? KS_PROTO_MAX_RUNS : (int)runs;
+	if ((uint64_t)t->check_runs * t->slot_bytes > KS_PROTO_MAX_SNAPSHOT)
+		t->check_runs = (int)(KS_PROTO_MAX_SNAPSHOT / t->slot_bytes);
+	if (t->check_runs < 1)
+		t->check_runs = 1;
+	if ((r = w->cu.cuMemAlloc(&t->kept, (uint64_t)t->check_runs * t->slot_bytes)) != CUDA_SUCCESS) {
+		t->kept = 0;
+		snprintf(err, errlen, "allocating %llu bytes for the outputs of checked runs: %s",
+			 (unsigned long long)t->check_runs * t->slot_bytes, ks_cu_error(&w->cu, r));
+		return r;
+	}
+	return CUDA_SUCCESS;
+}
+
+static wk_kept kept_slot(const wk_timing *t, int run)
+{
+	wk_kept k;
+	k.base = t->kept + (uint64_t)run * t->slot_bytes;
+	k.off = t->kept_off;
+	k.mode = t->kept_mode;
+	k.k = t->check_k;
+	return k;
 }
 
 void wk_time_start(wk_ctx *w, const ks_msg *m)
@@ -99,10 +165,15 @@ void wk_time_start(wk_ctx *w, const ks_msg *m)
 		goto fail;
 	}
 	stage = "alloc";
+	/* the kept outputs first: a plan whose own buffers leave no room for them fails, rather than
+	 * running unchecked */
+	if ((r = alloc_kept(w, m->json, err, sizeof(err))) != CUDA_SUCCESS)
+		goto fail;
 	i = 0;
 	cJSON_ArrayForEach(it, seeds)
 	{
 		uint64_t seed = cJSON_IsString(it) ? strtoull(it->valuestring, NULL, 10) : 0;
+		t->seed[i] = seed;
 		t->nsets++;
 		t->pristine[i] = ks_calloc(t->plan.nbufs + 1, sizeof(CUdeviceptr));
 		if ((r = wk_alloc_set(w, &t->plan, &t->sets[i], err, sizeof(err))) != CUDA_SUCCESS ||
@@ -125,7 +196,12 @@ void wk_time_start(wk_ctx *w, const ks_msg *m)
 	stage = "fill";
 	if ((r = w->cu.cuStreamSynchronize(w->stream)) != CUDA_SUCCESS)
 		goto fail;
-	wk_reply(wk_ok_reply(), NULL, 0);
+	{
+		cJSON *j = wk_ok_reply();
+		if (t->kept)
+			cJSON_AddNumberToObject(j, "check_runs", t->check_runs);
+		wk_reply(j, NULL, 0);
+	}
 	return;
 fail:
 	if (!err[0])
@@ -147,10 +223,12 @@ void wk_time_run(wk_ctx *w, const ks_msg *m)
 	cJSON *j, *ms;
 
 	if (!t->active || !cJSON_IsArray(runs) || cJSON_GetArraySize(runs) < 1 ||
-	    cJSON_GetArraySize(runs) > KS_PROTO_MAX_RUNS) {
+	    cJSON_GetArraySize(runs) > KS_PROTO_MAX_RUNS ||
+	    (t->kept && cJSON_GetArraySize(runs) > t->check_runs)) {
 		wk_reply_error("plan", CUDA_ERROR_INVALID_VALUE, "bad timing run request", 0);
 		return;
 	}
+	t->last_n = 0;
 	ks_json_bool(&flush, m->json, "flush", 0);
 	cJSON_ArrayForEach(it, runs)
 	{
@@ -169,6 +247,11 @@ void wk_time_run(wk_ctx *w, const ks_msg *m)
 		if ((r = prepare_run(w, set[i], flush)) == CUDA_SUCCESS)
 			r = wk_timed_launch(w, &t->plan, t->mod, &t->sets[set[i]], ev[2 * i], ev[2 * i + 1], err,
 					 sizeof(err));
+		if (r == CUDA_SUCCESS && t->kept) {
+			/* after the end event: kept for a check the scoring process may ask for later */
+			wk_kept k = kept_slot(t, i);
+			r = wk_keep_outputs(w, &t->plan, &t->sets[set[i]], &k, t->seed[set[i]]);
+		}
 	}
 	if (r == CUDA_SUCCESS) {
 		stage = "sync";
@@ -179,6 +262,10 @@ void wk_time_run(wk_ctx *w, const ks_msg *m)
 			snprintf(err, sizeof(err), "%s", ks_cu_error(&w->cu, r));
 		wk_reply_error(stage, r, err, ks_cu_error_is_sticky(r));
 		return;
+	}
+	if (t->kept) {
+		memcpy(t->last_set, set, sizeof(int) * (size_t)n);
+		t->last_n = n;
 	}
 	j = wk_ok_reply();
 	ms = cJSON_AddArrayToObject(j, "ms");
@@ -216,7 +303,9 @@ void wk_time_verify(wk_ctx *w, const ks_msg *m)
 		wk_reply_error("plan", CUDA_ERROR_INVALID_VALUE, "bad verify request", 0);
 		return;
 	}
-	if ((r = wk_fill_set(w, &t->plan, &t->sets[set], strtoull(seed_s, NULL, 10), err,
+	t->last_n = 0; /* the kept runs no longer match their set's inputs */
+	t->seed[set] = strtoull(seed_s, NULL, 10);
+	if ((r = wk_fill_set(w, &t->plan, &t->sets[set], t->seed[set], err,
 			     sizeof(err))) != CUDA_SUCCESS ||
 	    (r = snapshot_inout(w, set)) != CUDA_SUCCESS || (r = prepare_run(w, set, 1)) != CUDA_SUCCESS)
 		goto fail;
@@ -234,4 +323,43 @@ fail:
 		snprintf(err, sizeof(err), "%s", ks_cu_error(&w->cu, r));
 	ks_free(modes);
 	wk_reply_error(stage, r, err, ks_cu_error_is_sticky(r));
+}
+
+/* The outputs run `run` of the last TIME_RUN left (kept after it), with its set's guard bands and
+ * input checksums as they are now: the scoring process decides which runs to check only after the
+ * batch, so a kernel cannot know, while it runs, whether its outputs will be looked at. */
+void wk_time_check(wk_ctx *w, const ks_msg *m)
+{
+	wk_timing *t = &w->t;
+	double rund = -1;
+	int run, *modes;
+	char err[1024] = "";
+	CUresult r;
+	unsigned char *blob = NULL;
+	uint64_t blob_len = 0;
+	cJSON *j = NULL;
+	wk_kept k;
+
+	ks_json_num(&rund, m->json, "run", 0);
+	run = rund >= 0 && rund < KS_PROTO_MAX_RUNS ? (int)rund : -1;
+	modes = t->active ? wk_parse_modes(cJSON_GetObjectItemCaseSensitive(m->json, "fetch"),
+					     t->plan.nbufs)
+			    : NULL;
+	if (!modes || !t->kept || run < 0 || run >= t->last_n) {
+		ks_free(modes);
+		wk_reply_error("plan", CUDA_ERROR_INVALID_VALUE, "bad check request: no such kept run", 0);
+		return;
+	}
+	k = kept_slot(t, run);
+	if ((r = wk_fetch(w, &j, &blob, &blob_len, &t->plan, &t->sets[t->last_set[run]], modes, t->check_k,
+			  t->seed[t->last_set[run]], &k, err, sizeof(err))) != CUDA_SUCCESS) {
+		if (!err[0])
+			snprintf(err, sizeof(err), "%s", ks_cu_error(&w->cu, r));
+		ks_free(modes);
+		wk_reply_error("fetch", r, err, ks_cu_error_is_sticky(r));
+		return;
+	}
+	ks_free(modes);
+	wk_reply(j, blob, blob_len);
+	ks_free(blob);
 }

@@ -66,11 +66,12 @@ EXAMPLE = {
          'why': 'wrong result: the shard test uses id > vob_start_id instead of >=, so the first id of '
                 'the shard (id 0 in the first case) gives a zero row'}),
     'flash_decode2_phi': (
-        "Here is the second stage of flash decoding. Each thread handles one element of the head "
-        "dimension and runs the online softmax over the valid splits, exactly like the Triton kernel.",
-        "The running maximum starts at negative infinity.",
+        "Here is the second stage of flash decoding. The softmax weights of the valid splits are "
+        "computed once into a vector, then each thread handles one element of the head dimension.",
+        "The maximum starts at negative infinity, so empty splits cannot overflow.",
         {'call': False, 'exec': False,
-         'why': 'does not compile: INFINITY is a host <math.h> macro and is undefined under NVRTC'}),
+         'why': 'does not compile: std::vector is host-only and cannot be used in device code '
+                '(nvcc rejects it too; kscore\'s message says so)'}),
     'matrix_vector_multip': (
         "For the matrix-vector product I use a warp-cooperative kernel whose number of lanes per row "
         "adapts to the row length, so short rows (the tall-skinny case) pack several rows into each "
@@ -122,9 +123,23 @@ CANDIDATES = {
 }
 
 
+# What may be included, as `score problems --export-prompts` appends it to every agent prompt
+# (KS_COMPAT_PROMPT_NOTE in include/compat.h; tests/test_compat.c checks that the two agree).
+INCLUDES_NOTE = (
+    "Includes: the file is compiled as device code only, with NVRTC. You may include CUDA's "
+    "headers (cuda_fp16.h, cuda_bf16.h, mma.h, cooperative_groups.h, cuda_pipeline.h, ...), "
+    "CCCL (cuda/std/..., cuda/barrier, cub's block and warp levels, thrust's device side) and "
+    "the standard headers device code can use (cmath, cstdint, climits, cfloat, limits, "
+    "algorithm, utility, type_traits, array, cstdio for printf); int64_t, FLT_MAX, INFINITY, "
+    "M_PI and std::min/std::max need no include, and functions without __device__ are device "
+    "functions. Host-only headers (vector, iostream, torch/extension.h, cublas_v2.h) compile "
+    "as empty stand-ins: nothing from them can be used in device code.")
+
+
 def instruction(name):
     with open(os.path.join(SUITE, name, 'instruction.md')) as f:
-        return f.read()
+        text = f.read()
+    return '%s%s\n%s\n' % (text, '' if text.endswith('\n') else '\n', INCLUDES_NOTE)
 
 
 def source(folder, name):

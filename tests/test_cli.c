@@ -1,9 +1,14 @@
 /* End-to-end tests: run the score binary as a user would, on small fixtures. Without a GPU (CI)
  * only compile-only paths run; the GPU paths live in tests/gpu. */
 #include "ktest.h"
+#include "cli.h"
+#include "compat.h"
 #include "fsutil.h"
 #include "jsonutil.h"
 #include "mem.h"
+#include "utf8.h"
+
+#include <dirent.h>
 
 static char g_out[8192], g_err[8192];
 
@@ -90,11 +95,11 @@ static void test_compile_only_writes_results(void)
 	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 1), "reason")->valuestring, "compile_error");
 	KT_CONTAINS(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 1), "detail")->valuestring, "undefined_symbol");
 	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 2), "reason")->valuestring, "unknown_problem");
-	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 3), "reason")->valuestring, "no_code");
-	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 4), "reason")->valuestring, "bad_launch");
-	KT_CONTAINS(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 4), "detail")->valuestring, "not a valid block");
+	/* entries 3 and 4 name vadd again: duplicates, not compiled (no_code and bad_launch: below) */
+	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 3), "reason")->valuestring, "duplicate");
+	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 4), "reason")->valuestring, "duplicate");
 	sum = cJSON_GetObjectItem(j, "summary");
-	KT_NEAR(cJSON_GetObjectItem(sum, "compile_accuracy")->valuedouble, 1.0 / 9.0, 1e-9); /* vadd 1 of 3, rowsum 0, unknown 0 */
+	KT_NEAR(cJSON_GetObjectItem(sum, "compile_accuracy")->valuedouble, 1.0 / 3.0, 1e-9); /* vadd 1, rowsum 0, unknown 0 */
 	KT_ASSERT(cJSON_IsNull(cJSON_GetObjectItem(sum, "call_accuracy")));
 	cJSON_Delete(j);
 	ks_free(t);
@@ -204,6 +209,39 @@ static void test_missing_refs(void)
 	KT_CONTAINS(g_err, "reference problems");
 }
 
+/* Code written for nvcc compiles (kscore's compatibility headers); a header that is still missing
+ * gets its own reason, naming it; score.json's toolchain record names the headers and options. */
+static void test_nvcc_style_code_and_missing_headers(void)
+{
+	static const char sub[] =
+		"[{\"file\": \"vadd.py\", \"predict\": \"```cuda\\n#include <cuda.h>\\n#include <cmath>\\n"
+		"#include <vector>\\ninline float add(float a, float b) { return a + b; }\\n"
+		"extern \\\"C\\\" __global__ void vadd(const float *a, const float *b, float *c, int n)\\n"
+		"{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) c[i] = add(a[i], std::abs(b[i])); }\\n```\"},\n"
+		" {\"file\": \"rowsum.py\", \"predict\": \"```cuda\\n#include <cutlass/gemm/device/gemm.h>\\n"
+		"extern \\\"C\\\" __global__ void rowsum(const float *x, float *y, int rows, int cols) {}\\n```\"}]\n";
+	char args[16384];
+	char *t;
+	cJSON *j = NULL;
+	const cJSON *k, *tc;
+	kt_write("nvcc.json", sub, sizeof(sub) - 1);
+	snprintf(args, sizeof(args), "--compile-only --refs tests/fixtures/problems --out '%s/res' '%s/nvcc.json'",
+		 kt_tmpdir(), kt_tmpdir());
+	KT_EQ_INT(score(args), 1);
+	t = slurp("res/score.json");
+	KT_EQ_INT(ks_json_parse(&j, t, strlen(t), 64, "score.json"), 0);
+	k = cJSON_GetObjectItem(j, "kernels");
+	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 0), "reason")->valuestring, "not_run");
+	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 1), "reason")->valuestring, "missing_header");
+	KT_CONTAINS(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 1), "detail")->valuestring,
+		    "missing header \"cutlass/gemm/device/gemm.h\" (included from submission.cu line 1): CUTLASS");
+	tc = cJSON_GetObjectItem(j, "toolchain");
+	KT_EQ_INT(strlen(cJSON_GetObjectItem(tc, "compat_sha256")->valuestring), 64);
+	KT_CONTAINS(cJSON_GetObjectItem(tc, "compile_options")->valuestring, "-default-device -I<compat>");
+	cJSON_Delete(j);
+	ks_free(t);
+}
+
 static void test_problems_listing_and_prompt_export(void)
 {
 	char args[8192];
@@ -219,6 +257,7 @@ static void test_problems_listing_and_prompt_export(void)
 	KT_EQ_INT(cJSON_GetArraySize(j), 2);
 	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(j, 1), "file")->valuestring, "vadd.cu");
 	KT_CONTAINS(cJSON_GetObjectItem(cJSON_GetArrayItem(j, 1), "instruction")->valuestring, "c[i] = a[i] + b[i]");
+	KT_CONTAINS(cJSON_GetObjectItem(cJSON_GetArrayItem(j, 1), "instruction")->valuestring, KS_COMPAT_PROMPT_NOTE);
 	cJSON_Delete(j);
 	ks_free(t);
 }
@@ -489,7 +528,7 @@ static void test_baseline_out_replaces_only_a_baseline(void)
 static void test_man_page_matches_help(void)
 {
 	static const char *const cmds[] = { "--help",		"batch --help",	   "baseline --help", "calibrate --help",
-					    "problems --help", "check-refs --help", "upload --help" };
+					    "problems --help", "check-refs --help", "upload --help", "export --help" };
 	char *man = NULL, *p, opt[64], esc[160];
 	size_t i, j, k;
 	if (ks_fs_read(&man, NULL, "docs/score.1", 1u << 20) < 0)
@@ -583,6 +622,31 @@ static void test_bad_option_values_are_usage_errors(void)
 	KT_CONTAINS(g_err, "is not a GPU architecture");
 }
 
+/* Each entry of a fixture array in a file of its own (one pass per entry), so that entries for the
+ * same problem are all counted: kernels[i] of the result is entry i. Returns the folder. */
+static const char *as_passes(const char *fixture)
+{
+	static char dir[4400];
+	char path[4500], *t = NULL;
+	cJSON *a = NULL, *e;
+	int i = 0;
+	snprintf(dir, sizeof(dir), "%s/passes", kt_tmpdir());
+	KT_EQ_INT(ks_fs_mkdir_p(dir, 0755), 0);
+	KT_EQ_INT(ks_fs_read(&t, NULL, fixture, 16u << 20), 0);
+	KT_EQ_INT(ks_json_parse(&a, t, strlen(t), 64, fixture), 0);
+	cJSON_ArrayForEach(e, a)
+	{
+		cJSON *one = cJSON_CreateArray();
+		cJSON_AddItemToArray(one, cJSON_Duplicate(e, 1));
+		snprintf(path, sizeof(path), "%s/e%03d.json", dir, i++);
+		KT_EQ_INT(ks_json_write_file(path, one, 1), 0);
+		cJSON_Delete(one);
+	}
+	cJSON_Delete(a);
+	ks_free(t);
+	return dir;
+}
+
 /* Launch plans that used to hang the scorer, reach undefined behaviour or pass a wrong parameter
  * list as compiled (tests/fixtures/cli/bounds.json): each entry gets its own verdict, quickly. */
 static void test_hostile_plans_and_signatures_in_compile_only_mode(void)
@@ -592,7 +656,7 @@ static void test_hostile_plans_and_signatures_in_compile_only_mode(void)
 	cJSON *j = NULL;
 	const cJSON *k;
 	snprintf(args, sizeof(args), "--compile-only --seed 7 --max-scratch 1M --refs tests/fixtures/problems "
-		 "--out '%s/res' tests/fixtures/cli/bounds.json", kt_tmpdir());
+		 "--out '%s/res' '%s'", kt_tmpdir(), as_passes("tests/fixtures/cli/bounds.json"));
 	KT_EQ_INT(score(args), 1);
 	t = slurp("res/score.json");
 	KT_EQ_INT(ks_json_parse(&j, t, strlen(t), 64, "score.json"), 0);
@@ -617,8 +681,8 @@ static void test_hostile_plans_and_signatures_in_compile_only_mode(void)
 	cJSON_Delete(j);
 	ks_free(t);
 	/* the default limit lets the same plan through */
-	snprintf(args, sizeof(args), "--compile-only --refs tests/fixtures/problems --out '%s/res' "
-		 "tests/fixtures/cli/bounds.json", kt_tmpdir());
+	snprintf(args, sizeof(args), "--compile-only --refs tests/fixtures/problems --out '%s/res' '%s'",
+		 kt_tmpdir(), as_passes("tests/fixtures/cli/bounds.json"));
 	KT_EQ_INT(score(args), 1);
 	t = slurp("res/score.json");
 	KT_EQ_INT(ks_json_parse(&j, t, strlen(t), 64, "score.json"), 0);
@@ -711,8 +775,334 @@ static void test_devices_without_a_gpu_fall_back_to_compile_only(void)
 	KT_CONTAINS(g_err, "no usable GPU");
 }
 
+/* ---- duplicates and bytes that code cannot hold, end to end */
+
+/* as JSON string text */
+#define VADD_PREDICT "```cuda\\nextern \\\"C\\\" __global__ void vadd(const float *a, const float *b, float *c, int n)\\n" \
+		     "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) c[i] = a[i] + b[i]; }\\n```"
+
+static const char *kernel_str(const cJSON *k, int i, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(cJSON_GetArrayItem(k, i), key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void test_duplicates_are_reported_and_not_counted(void)
+{
+	char args[16384], *t;
+	const char *sub =
+		"[{\"file\": \"vadd.py\", \"predict\": \"" VADD_PREDICT "\"},\n"
+		" {\"file\": \"rowsum.py\", \"predict\": \"I cannot do this.\"},\n"
+		" {\"file\": \"vadd.py\", \"predict\": \"" VADD_PREDICT "\"},\n"
+		" {\"file\": \"dir/vadd.cu\", \"predict\": \"" VADD_PREDICT "\"},\n"
+		" {\"file\": \"rowsum.py\", \"predict\": \"" VADD_PREDICT "\"}]\n";
+	const char *launch = "{\"file\": \"vadd.py\", \"predict\": \"" VADD_PREDICT "\", "
+			     "\"launch\": {\"kernel\": \"vadd\", \"grid\": [\"cdiv(n, 4096)\"], \"block\": [4096]}}\n";
+	cJSON *j = NULL;
+	const cJSON *k, *sum;
+	int i;
+
+	kt_write("dup.json", sub, strlen(sub));
+	snprintf(args, sizeof(args), "--compile-only --refs tests/fixtures/problems --out '%s/res' '%s/dup.json'",
+		 kt_tmpdir(), kt_tmpdir());
+	KT_EQ_INT(score(args), 1);
+	KT_CONTAINS(g_err, "dup.json: entry 2: duplicate of entry 0");
+	t = slurp("res/score.json");
+	KT_EQ_INT(ks_json_parse(&j, t, strlen(t), 64, "score.json"), 0);
+	ks_free(t);
+	k = cJSON_GetObjectItem(j, "kernels");
+	KT_EQ_INT(cJSON_GetArraySize(k), 5);
+	KT_EQ_STR(kernel_str(k, 0, "reason"), "not_run");
+	KT_EQ_STR(kernel_str(k, 1, "reason"), "no_code");
+	for (i = 2; i < 5; i++) {
+		KT_EQ_STR(kernel_str(k, i, "reason"), "duplicate");
+		KT_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetArrayItem(k, i), "compiled")));
+	}
+	KT_CONTAINS(kernel_str(k, 3, "detail"), "duplicate of entry 0, which names the same problem \"vadd\"");
+	KT_CONTAINS(kernel_str(k, 4, "detail"), "duplicate of entry 1");
+	sum = cJSON_GetObjectItem(j, "summary");
+	KT_EQ_INT(cJSON_GetObjectItem(sum, "kernels")->valuedouble, 5);
+	KT_EQ_INT(cJSON_GetObjectItem(sum, "duplicates")->valuedouble, 3);
+	KT_EQ_INT(cJSON_GetObjectItem(sum, "problems")->valuedouble, 2);
+	/* per problem: vadd compiled, rowsum did not; the copies change nothing */
+	KT_NEAR(cJSON_GetObjectItem(sum, "compile_accuracy")->valuedouble, 0.5, 1e-9);
+	KT_EQ_INT(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(sum, "passes"), 0), "duplicates")->valuedouble, 3);
+	cJSON_Delete(j);
+	t = slurp("res/out.json");
+	KT_CONTAINS(t, "File: dir/vadd.cu, Compile Status: False, difficulty: -1, stderr: duplicate: ");
+	KT_CONTAINS(t, "Compile Accuracy: 0.5 ");
+	ks_free(t);
+	t = slurp("res/out.json_results_0.json");
+	KT_CONTAINS(t, "\"reason\":\t\"duplicate\"");
+	ks_free(t);
+	t = slurp("res/out.json_all_passes.json");
+	KT_CONTAINS(t, "\"reason\":\t\"duplicate\"");
+	ks_free(t);
+
+	/* a malformed launch on the problem's only entry is still a bad_launch */
+	kt_write("launch.jsonl", launch, strlen(launch));
+	snprintf(args, sizeof(args), "--compile-only --refs tests/fixtures/problems --out '%s/res2' '%s/launch.jsonl'",
+		 kt_tmpdir(), kt_tmpdir());
+	KT_EQ_INT(score(args), 2);
+	t = slurp("res2/score.json");
+	KT_EQ_INT(ks_json_parse(&j, t, strlen(t), 64, "score.json"), 0);
+	ks_free(t);
+	KT_EQ_STR(kernel_str(cJSON_GetObjectItem(j, "kernels"), 0, "reason"), "bad_launch");
+	KT_CONTAINS(kernel_str(cJSON_GetObjectItem(j, "kernels"), 0, "detail"), "not a valid block");
+	cJSON_Delete(j);
+}
+
+/* Every file under dir (recursively) is valid UTF-8, and valid JSON where its name ends in .json. */
+static int check_tree(const char *dir)
+{
+	struct dirent *d;
+	DIR *D = opendir(dir);
+	int files = 0;
+
+	KT_ASSERT_MSG(D != NULL, "cannot open %s", dir);
+	while ((d = readdir(D)) != NULL) {
+		char path[8192], *text = NULL;
+		size_t len = 0, bad = 0;
+		struct stat st;
+		cJSON *j = NULL;
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		KT_ASSERT(lstat(path, &st) == 0);
+		if (S_ISDIR(st.st_mode)) {
+			files += check_tree(path);
+			continue;
+		}
+		if (ks_fs_read(&text, &len, path, 64u << 20) < 0)
+			KT_FAIL("%s", ks_error_msg());
+		KT_ASSERT_MSG(ks_utf8_valid(text, len, &bad), "%s is not UTF-8 at byte %zu", path, bad);
+		KT_ASSERT_MSG(strlen(text) == len, "%s holds a NUL", path);
+		/* out.json is GEAK-eval's text log, despite its name */
+		if (strlen(d->d_name) > 5 && !strcmp(d->d_name + strlen(d->d_name) - 5, ".json") &&
+		    strcmp(d->d_name, "out.json")) {
+			KT_ASSERT_MSG(ks_json_parse(&j, text, len, 64, path) == 0, "%s", ks_error_msg());
+			cJSON_Delete(j);
+		}
+		ks_free(text);
+		files++;
+	}
+	closedir(D);
+	return files;
+}
+
+static void test_bytes_the_code_cannot_hold_leave_every_output_valid(void)
+{
+	const char sub[] =
+		"[{\"file\": \"vadd.py\", \"predict\": \"```cuda\\nextern \\\"C\\\" __global__ void vadd(const float *a, "
+		"const float *b, float *c, int n)\\n{ int i = blockIdx.x;\xFF if (i < n) c[i] = a[i] + b[i]; }\\n```\"},\n"
+		" {\"file\": \"rowsum.py\", \"predict\": \"__global__ void rowsum() {}\\u0000 int hidden;\"},\n"
+		" {\"file\": \"x\xFF\xFE.py\", \"predict\": \"" VADD_PREDICT "\"},\n"
+		" {\"file\": \"raw_nul.py\", \"predict\": \"__global__ void k() {}\0 hidden\"},\n"
+		" {\"file\": \"surrogate.py\", \"predict\": \"\\udcff __global__ void k() {}\"}]\n";
+	char args[8192], dir[4400], *t, *out;
+	cJSON *j = NULL;
+	const cJSON *k;
+	size_t bad;
+	int i;
+
+	kt_write("bad\xFF.json", sub, sizeof(sub) - 1);
+	/* the team name and the submission's own name are not UTF-8 either */
+	snprintf(args, sizeof(args), "--compile-only --json --refs tests/fixtures/problems --team \"$(printf 't\\377\\376')\" "
+		 "'%s'/bad*.json", kt_tmpdir());
+	KT_EQ_INT(score(args), 2);
+	KT_ASSERT_MSG(ks_utf8_valid(g_out, strlen(g_out), &bad), "stdout is not UTF-8 at byte %zu", bad);
+	KT_EQ_INT(ks_json_parse(&j, g_out, strlen(g_out), 64, "stdout"), 0);
+	cJSON_Delete(j);
+	snprintf(dir, sizeof(dir), "%s/bad\xFF", kt_tmpdir());
+	KT_ASSERT(check_tree(dir) >= 5);
+
+	out = ks_asprintf("bad\xFF/score.json");
+	t = slurp(out);
+	ks_free(out);
+	KT_EQ_INT(ks_json_parse(&j, t, strlen(t), 64, "score.json"), 0);
+	ks_free(t);
+	KT_EQ_STR(cJSON_GetObjectItem(j, "team")->valuestring, "t\xEF\xBF\xBD\xEF\xBF\xBD");
+	KT_CONTAINS(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "submission"), "path")->valuestring,
+		    "/bad\xEF\xBF\xBD.json");
+	k = cJSON_GetObjectItem(j, "kernels");
+	KT_EQ_INT(cJSON_GetArraySize(k), 5);
+	for (i = 0; i < 5; i++) {
+		KT_EQ_STR(kernel_str(k, i, "reason"), "bad_encoding");
+		KT_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetArrayItem(k, i), "compiled")));
+	}
+	/* the reason names the byte and its place instead of a missing kernel */
+	KT_CONTAINS(kernel_str(k, 0, "detail"), "field \"predict\" holds a byte that is not UTF-8 (0xFF) at byte offset 110, "
+						"line 3, column 22 of its text");
+	KT_CONTAINS(kernel_str(k, 1, "detail"), "field \"predict\" holds a NUL character at byte offset 27, line 1, column 28");
+	KT_CONTAINS(kernel_str(k, 2, "detail"), "field \"file\" holds a byte that is not UTF-8 (0xFF) at byte offset 1");
+	KT_EQ_STR(kernel_str(k, 2, "file"), "x\xEF\xBF\xBD\xEF\xBF\xBD.py");
+	KT_CONTAINS(kernel_str(k, 3, "detail"), "field \"predict\" holds a NUL character at byte offset 22");
+	KT_CONTAINS(kernel_str(k, 4, "detail"), "an unpaired UTF-16 surrogate (\\uDCFF) at byte offset 0");
+	cJSON_Delete(j);
+}
+
+/* A file of Python/Triton answers: each entry says what it is, and the file gets one warning at the
+ * top of the report, in score.json and on stderr (issue 11, item 4). */
+static void test_triton_answers_are_named_not_cuda(void)
+{
+	char args[8192];
+	char *t;
+	cJSON *j = NULL;
+	const cJSON *k;
+	snprintf(args, sizeof(args), "--compile-only --refs tests/fixtures/problems --out '%s/res' "
+		 "tests/fixtures/cli/triton.json", kt_tmpdir());
+	KT_EQ_INT(score(args), 2);
+	KT_CONTAINS(g_err, "most entries are Python/Triton, not CUDA");
+	KT_CONTAINS(g_out, "WARNING: most entries are Python/Triton");
+	t = slurp("res/score.json");
+	KT_EQ_INT(ks_json_parse(&j, t, strlen(t), 64, "score.json"), 0);
+	k = cJSON_GetObjectItem(j, "kernels");
+	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 0), "reason")->valuestring, "not_cuda");
+	KT_CONTAINS(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 0), "detail")->valuestring,
+		    "the answer is Triton (Python), not CUDA");
+	KT_CONTAINS(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 0), "detail")->valuestring,
+		    "docs/submission-format.md");
+	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 1), "reason")->valuestring, "not_cuda");
+	KT_CONTAINS(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 1), "detail")->valuestring, "the answer is Python");
+	KT_EQ_INT(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "not_cuda")->valuedouble, 2);
+	KT_CONTAINS(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "warning")->valuestring,
+		    "Python/Triton");
+	cJSON_Delete(j);
+	ks_free(t);
+	/* a file of CUDA answers has no such warning */
+	snprintf(args, sizeof(args), "--compile-only --refs tests/fixtures/problems --out '%s/res2' "
+		 "tests/fixtures/cli/good.json", kt_tmpdir());
+	score(args);
+	KT_NOT_CONTAINS(g_err, "Python/Triton");
+	t = slurp("res2/score.json");
+	KT_NOT_CONTAINS(t, "\"warning\"");
+	ks_free(t);
+}
+
+/* ---- cli.c, what the commands share (in process) ---- */
+
+/* Runs fn with stderr going to <tmp>/cli-stderr, read back into g_err; returns fn's result. */
+static int with_stderr(int (*fn)(void *), void *arg)
+{
+	char path[4300];
+	int saved = dup(2), fd, rc;
+	FILE *f;
+	size_t n;
+	snprintf(path, sizeof(path), "%s/cli-stderr", kt_tmpdir());
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	fflush(stderr);
+	dup2(fd, 2);
+	rc = fn(arg);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	close(fd);
+	f = fopen(path, "r");
+	n = f ? fread(g_err, 1, sizeof(g_err) - 1, f) : 0;
+	g_err[n] = 0;
+	if (f)
+		fclose(f);
+	return rc;
+}
+
+typedef struct {
+	ks_cli_refs o;
+	int need_some;
+	ks_problem_set *set;
+	char *refs;
+} refs_call;
+
+static int call_refs_load(void *arg)
+{
+	refs_call *c = arg;
+	return ks_cli_refs_load(&c->set, &c->refs, &c->o, "score test", c->need_some);
+}
+
+static void refs_call_clear(refs_call *c)
+{
+	ks_problem_set_free(c->set);
+	ks_free(c->refs);
+	c->set = NULL;
+	c->refs = NULL;
+}
+
+static void test_cli_refs_options_and_loading(void)
+{
+	refs_call c = { { 0 }, 0, NULL, NULL };
+	char empty[4300];
+
+	KT_EQ_INT(ks_cli_refs_option(&c.o, KS_CLI_OPT_REFS, "tests/fixtures/problems"), 1);
+	KT_EQ_INT(ks_cli_refs_option(&c.o, KS_CLI_OPT_SUITE, "level1"), 1);
+	KT_EQ_INT(ks_cli_refs_option(&c.o, 'x', "other"), 0);
+	KT_EQ_STR(c.o.refs, "tests/fixtures/problems");
+	KT_EQ_STR(c.o.suite, "level1");
+	c.o.suite = NULL;
+	KT_EQ_INT(with_stderr(call_refs_load, &c), 0);
+	KT_ASSERT(c.set && c.set->n > 0);
+	KT_EQ_STR(c.refs, "tests/fixtures/problems");
+	refs_call_clear(&c);
+
+	c.o.refs = "/nonexistent/reference_tests";
+	KT_EQ_INT(with_stderr(call_refs_load, &c), KS_EXIT_DATAERR);
+	KT_CONTAINS(g_err, "score test: ");
+	KT_CONTAINS(g_err, "/nonexistent/reference_tests");
+	refs_call_clear(&c);
+
+	/* a folder without problems loads; only a command that needs some refuses it */
+	snprintf(empty, sizeof(empty), "%s/empty-refs", kt_tmpdir());
+	ks_fs_mkdir_p(empty, 0755);
+	c.o.refs = empty;
+	KT_EQ_INT(with_stderr(call_refs_load, &c), 0);
+	KT_EQ_INT(c.set->n, 0);
+	refs_call_clear(&c);
+	c.need_some = 1;
+	KT_EQ_INT(with_stderr(call_refs_load, &c), KS_EXIT_DATAERR);
+	KT_CONTAINS(g_err, "score test: no valid problem in ");
+	refs_call_clear(&c);
+}
+
+static int call_usage_error(void *arg)
+{
+	(void)arg;
+	return ks_cli_usage_error("score thing", "bad %s", "value");
+}
+
+static void test_cli_usage_error_and_colour(void)
+{
+	int c = 7;
+	KT_EQ_INT(with_stderr(call_usage_error, NULL), KS_EXIT_USAGE);
+	KT_CONTAINS(g_err, "score thing: bad value\nTry 'score thing --help'.");
+
+	KT_EQ_INT(ks_cli_color_parse(&c, NULL), 0);
+	KT_EQ_INT(c, 1); /* a bare --color means always */
+	KT_EQ_INT(ks_cli_color_parse(&c, "never"), 0);
+	KT_EQ_INT(c, 0);
+	KT_EQ_INT(ks_cli_color_parse(&c, "auto"), 0);
+	KT_EQ_INT(c, -1);
+	KT_EQ_INT(ks_cli_color_parse(&c, "sometimes"), -1);
+	KT_EQ_INT(c, -1);
+
+	KT_EQ_INT(ks_cli_color_use(1, -1), 1);
+	KT_EQ_INT(ks_cli_color_use(0, -1), 0);
+	unsetenv("NO_COLOR");
+	KT_EQ_INT(ks_cli_color_use(-1, -1), 0); /* not a terminal */
+	{
+		int fd = open("/dev/tty", O_RDWR);
+		if (fd >= 0 && isatty(fd)) {
+			KT_EQ_INT(ks_cli_color_use(-1, fd), 1);
+			setenv("NO_COLOR", "1", 1);
+			KT_EQ_INT(ks_cli_color_use(-1, fd), 0);
+			setenv("NO_COLOR", "", 1);
+			KT_EQ_INT(ks_cli_color_use(-1, fd), 1);
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
 static const kt_test tests[] = {
 	KT(test_problems_listing_and_prompt_export), KT(test_every_shipped_problem_loads_and_its_golden_compiles),
+	KT(test_nvcc_style_code_and_missing_headers),
 	KT(test_help_version_and_usage_errors), KT(test_compile_only_writes_results),
 	KT(test_rerun_replaces_the_folder), KT(test_default_output_folder_and_gzip_jsonl),
 	KT(test_bad_input_is_named_and_others_still_scored), KT(test_json_summary),
@@ -723,6 +1113,9 @@ static const kt_test tests[] = {
 	KT(test_man_page_matches_help), KT(test_make_install_places_man_page_and_docs),
 	KT(test_bad_option_values_are_usage_errors), KT(test_hostile_plans_and_signatures_in_compile_only_mode),
 	KT(test_check_refs_refuses_sizes_that_wrap), KT(test_devices_option_values),
-	KT(test_devices_without_a_gpu_fall_back_to_compile_only), { 0 }
+	KT(test_devices_without_a_gpu_fall_back_to_compile_only),
+	KT(test_duplicates_are_reported_and_not_counted),
+	KT(test_bytes_the_code_cannot_hold_leave_every_output_valid), KT(test_triton_answers_are_named_not_cuda),
+	KT(test_cli_refs_options_and_loading), KT(test_cli_usage_error_and_colour), { 0 }
 };
 KT_MAIN("cli", tests)

@@ -1,6 +1,8 @@
 #include "ktest.h"
+#include "buf.h"
 #include "compile.h"
 #include "errors.h"
+#include "fsutil.h"
 #include "mem.h"
 #include "sandbox.h"
 
@@ -229,7 +231,8 @@ static void test_include_cannot_reach_host_files(void)
 	KT_ASSERT(ks_compile_run(j, 5, &o) == 0);
 	for (i = 0; i < 5; i++) {
 		const char *st = ks_compile_status_name(j[i].status);
-		KT_ASSERT_MSG(j[i].status == KS_COMPILE_ERROR, "include %zu: status %s, log %.500s",
+		/* A file outside the sandbox is a header that is not there (missing_header). */
+		KT_ASSERT_MSG(j[i].status == KS_COMPILE_NOHEADER, "include %zu: status %s, log %.500s",
 			      i, st, j[i].log);
 		KT_CONTAINS(j[i].log, "cannot open source file");
 		KT_ASSERT(j[i].cubin == NULL);
@@ -244,6 +247,80 @@ static void test_include_cannot_reach_host_files(void)
 		ks_free(srcs[i]);
 	}
 	ks_free(tmpfile);
+}
+
+/* Replaces every occurrence of `name` in log by "NAME". */
+static char *without(const char *log, const char *name)
+{
+	ks_buf b = KS_BUF_INIT((size_t)1 << 24);
+	const char *p = log, *q;
+	while ((q = strstr(p, name)) != NULL) {
+		ks_buf_put(&b, p, (size_t)(q - p));
+		ks_buf_puts(&b, "NAME");
+		p = q + strlen(name);
+	}
+	ks_buf_puts(&b, p);
+	return ks_buf_take(&b, NULL);
+}
+
+/* An include of a host file that exists and one that does not give the same log and status: the
+ * log must not tell a submission which files exist (NVRTC appends "Permission denied" for a file
+ * the sandbox hides, "Not a directory" below a file, nothing for a missing one). Names of equal
+ * length, so that even the caret under the include lines up the same. */
+static void test_include_log_does_not_tell_whether_a_host_file_exists(void)
+{
+	static const char *const pairs[][2] = {
+		{ "/etc/passwd", "/etc/pxsswd" },           /* a file the sandbox hides; none */
+		{ "/etc/passwd/x", "/etc/pxsswd/x" },       /* below a file; below nothing */
+		{ "/etc", "/exc" },                         /* a directory; nothing */
+		{ "/proc/self/environ", "/proc/self/envirxn" },
+	};
+	const size_t n = sizeof(pairs) / sizeof(pairs[0]);
+	ks_compile_options o = opts();
+	const char *names[] = { "good" };
+	ks_compile_job j[2 * 4];
+	char *srcs[2 * 4];
+	size_t i, k;
+
+	KT_ASSERT(ks_fs_exists("/etc/passwd") && !ks_fs_exists("/etc/pxsswd") && !ks_fs_exists("/exc"));
+	for (i = 0; i < n; i++)
+		for (k = 0; k < 2; k++) {
+			srcs[2 * i + k] = ks_asprintf("#include \"%s\"\n%s", pairs[i][k], good_src);
+			job_init(&j[2 * i + k], srcs[2 * i + k], names, 1);
+		}
+	KT_ASSERT(ks_compile_run(j, 2 * n, &o) == 0);
+	for (i = 0; i < n; i++) {
+		char *a = without(j[2 * i].log, pairs[i][0]), *b = without(j[2 * i + 1].log, pairs[i][1]);
+		KT_EQ_INT(j[2 * i].status, j[2 * i + 1].status);
+		KT_EQ_INT(j[2 * i].status, KS_COMPILE_NOHEADER);
+		KT_EQ_STR(a, b);
+		KT_NOT_CONTAINS(a, "denied");
+		ks_free(a);
+		ks_free(b);
+	}
+	for (i = 0; i < 2 * n; i++) {
+		ks_compile_job_clear(&j[i]);
+		ks_free(srcs[i]);
+	}
+}
+
+/* __has_include cannot tell either: a file the sandbox hides is as absent as a missing one, while
+ * CUDA's headers are there. */
+static void test_has_include_does_not_tell_whether_a_host_file_exists(void)
+{
+	ks_compile_options o = opts();
+	const char *names[] = { "good" };
+	ks_compile_job j;
+	char *src = ks_asprintf("#if __has_include(\"/etc/passwd\") || __has_include(\"/etc/pxsswd\")\n"
+				"#error a host file is visible\n#endif\n"
+				"#if !__has_include(<cuda_fp16.h>)\n#error CUDA headers are not visible\n"
+				"#endif\n%s", good_src);
+
+	job_init(&j, src, names, 1);
+	compile_one(&j, &o);
+	KT_STATUS(&j, KS_COMPILE_OK);
+	ks_compile_job_clear(&j);
+	ks_free(src);
 }
 
 /* Distinct instantiations each evaluating an exponential constexpr function: the front end works
@@ -764,6 +841,8 @@ static const kt_test tests[] = {
 	KT(test_syntax_error_is_reported),
 	KT(test_missing_kernel_name),
 	KT(test_include_cannot_reach_host_files),
+	KT(test_include_log_does_not_tell_whether_a_host_file_exists),
+	KT(test_has_include_does_not_tell_whether_a_host_file_exists),
 	KT(test_instantiation_bomb_times_out),
 	KT(test_memory_bomb_hits_the_limit),
 	KT(test_cache_hit_and_miss),

@@ -214,6 +214,46 @@ static void test_launch_comment_absent(void)
 	KT_ASSERT(ks_extract_launch_comment("char c = '\"'; // note\n/* kscore-launch") == NULL);
 }
 
+
+static void test_text_that_is_not_utf8_gives_no_code(void)
+{
+	/* 0xFF in the kernel: NVRTC would say the kernel is missing; extraction names the byte */
+	expect_none("// caf\xC3\xA9\n__global__ void k(float *y) { y[0] = 1; }\xFF\n");
+	KT_EQ_STR(g_note, "no code: the text holds a byte that is not UTF-8 (0xFF) at byte offset 50 (line 2, "
+			  "column 42)");
+	expect_none("```cuda\n" K "// \xE2\x82\n```\n"); /* a truncated sequence */
+	KT_CONTAINS(g_note, "(0xE2) at byte offset 53 (line 3, column 4)");
+	expect_none(K "\xED\xA0\x80"); /* an encoded surrogate */
+	KT_CONTAINS(g_note, "(0xED)");
+	expect_none(K "\xC0\xAF"); /* an overlong '/' */
+	KT_CONTAINS(g_note, "(0xC0)");
+	/* valid multi-byte text is code */
+	KT_CONTAINS(take("// \xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\n" K), "\xF0\x9F\x98\x80");
+	/* a NUL, which a C string cannot carry, is found when the length is known */
+	KT_EQ_INT(ks_extract_check_text("ab\ncd\0e", 7), KS_EINVALID);
+	KT_EQ_STR(ks_error_msg(), "a NUL character at byte offset 5 (line 2, column 3)");
+	KT_EQ_INT(ks_extract_check_text("ab\xFF\0", 4), KS_EINVALID);
+	KT_CONTAINS(ks_error_msg(), "not UTF-8 (0xFF) at byte offset 2");
+	KT_EQ_INT(ks_extract_check_text("\xC3\xA9t", 3), 0);
+}
+
+/* Answers in Python or Triton are named as such (issue 11, item 4); CUDA and prose are not. */
+static void test_foreign_language_is_named(void)
+{
+	KT_EQ_STR(ks_extract_foreign_language("```python\nimport triton\nimport triton.language as tl\n\n"
+					      "@triton.jit\ndef k(x_ptr, n):\n    pid = tl.program_id(0)\n```"),
+		  "Triton (Python)");
+	KT_EQ_STR(ks_extract_foreign_language("import torch\n\nclass Model(torch.nn.Module):\n"
+					      "    def forward(self, x):\n        return x * 2\n"),
+		  "Python");
+	KT_EQ_STR(ks_extract_foreign_language("Use this:\n```python\nprint(1)\n```\n"), "Python");
+	KT_ASSERT(ks_extract_foreign_language("__device__ float f(float x) { return x; }\n") == NULL);
+	KT_ASSERT(ks_extract_foreign_language("I cannot write this kernel, sorry.") == NULL);
+	/* one import line in a C comment is not Python */
+	KT_ASSERT(ks_extract_foreign_language("// import this\nint x;\n") == NULL);
+	KT_ASSERT(ks_extract_foreign_language(NULL) == NULL);
+}
+
 static const kt_test tests[] = {
 	KT(test_whole_text_without_fences), KT(test_backtick_and_tilde_fences),
 	KT(test_untagged_and_info_strings), KT(test_other_languages_ignored),
@@ -222,6 +262,7 @@ static const kt_test tests[] = {
 	KT(test_chat_tokens_removed), KT(test_no_global_gives_null_with_reason),
 	KT(test_many_tags_keep_the_note_small), KT(test_invalid_arguments),
 	KT(test_launch_comment_block_form), KT(test_launch_comment_line_form),
-	KT(test_launch_comment_absent), { 0 }
+	KT(test_launch_comment_absent),
+	KT(test_text_that_is_not_utf8_gives_no_code), KT(test_foreign_language_is_named), { 0 }
 };
 KT_MAIN("extract", tests)

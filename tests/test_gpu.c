@@ -6,6 +6,9 @@
 #include "fsutil.h"
 #include "jsonutil.h"
 #include "mem.h"
+#include "nvtool.h"
+
+#include <time.h>
 
 static char g_err[16384];
 
@@ -59,6 +62,32 @@ static cJSON *load_json(const char *rel)
 	return j;
 }
 
+/* Writes each entry of a fixture array to a file of its own in a folder, one pass per entry: these
+ * fixtures try many kernels for the same problem, and within one file only the first entry for a
+ * problem counts. kernels[i] of the result is then entry i of the fixture. Returns the folder. */
+static const char *as_passes(const char *fixture)
+{
+	static char dir[4400];
+	char path[4500], *t = NULL;
+	cJSON *a = NULL, *e, *one;
+	int i = 0;
+	snprintf(dir, sizeof(dir), "%s/passes", kt_tmpdir());
+	KT_EQ_INT(ks_fs_mkdir_p(dir, 0755), 0);
+	KT_EQ_INT(ks_fs_read(&t, NULL, fixture, 16u << 20), 0);
+	KT_EQ_INT(ks_json_parse(&a, t, strlen(t), 64, fixture), 0);
+	cJSON_ArrayForEach(e, a)
+	{
+		one = cJSON_CreateArray();
+		cJSON_AddItemToArray(one, cJSON_Duplicate(e, 1));
+		snprintf(path, sizeof(path), "%s/e%03d.json", dir, i++);
+		KT_EQ_INT(ks_json_write_file(path, one, 1), 0);
+		cJSON_Delete(one);
+	}
+	cJSON_Delete(a);
+	ks_free(t);
+	return dir;
+}
+
 static void test_gpu_correct_kernels_pass(void)
 {
 	char args[4400];
@@ -76,13 +105,13 @@ static void test_gpu_correct_kernels_pass(void)
 
 static void test_gpu_adversarial_kernels_fail_with_their_reason_in_one_run(void)
 {
-	char args[4400], *t = NULL;
+	char args[9000], *t = NULL;
 	cJSON *j, *exp = NULL;
 	const cJSON *ks, *e;
 	int wrong = 0;
 	need_gpu();
 	snprintf(args, sizeof(args), "--require-gpu --kernel-timeout 3 --refs tests/fixtures/problems "
-		 "--out '%s/r' tests/fixtures/gpu/adversarial.json", kt_tmpdir());
+		 "--out '%s/r' '%s'", kt_tmpdir(), as_passes("tests/fixtures/gpu/adversarial.json"));
 	KT_EQ_INT(score(args), 1);
 	j = load_json("r/score.json");
 	ks = cJSON_GetObjectItem(j, "kernels");
@@ -133,13 +162,13 @@ static void test_gpu_same_seed_same_verdicts(void)
 
 static void test_gpu_timing_catches_planted_cheats_and_spares_honest_kernels(void)
 {
-	char args[4400], *t = NULL;
+	char args[9000], *t = NULL;
 	cJSON *j, *exp = NULL;
 	const cJSON *ks, *e;
 	int wrong = 0;
 	need_gpu();
 	snprintf(args, sizeof(args), "--require-gpu --kernel-timeout 5 --refs tests/fixtures/problems "
-		 "--out '%s/r' tests/fixtures/gpu/timing_cheats.json", kt_tmpdir());
+		 "--out '%s/r' '%s'", kt_tmpdir(), as_passes("tests/fixtures/gpu/timing_cheats.json"));
 	KT_EQ_INT(score(args), 1);
 	j = load_json("r/score.json");
 	ks = cJSON_GetObjectItem(j, "kernels");
@@ -155,17 +184,31 @@ static void test_gpu_timing_catches_planted_cheats_and_spares_honest_kernels(voi
 		int sus = cJSON_IsTrue(cJSON_GetObjectItem(k, "suspicious"));
 		const cJSON *sp = cJSON_GetObjectItem(k, "speedup");
 		if (!strcmp(kind, "ok")) {
-			/* honest: correct, timed against the golden, verified, not flagged */
+			/* honest: correct, timed against the golden, verified and checked, not flagged */
 			const cJSON *p0 = cJSON_GetArrayItem(perf, 0);
 			if (!exec || sus || !cJSON_IsNumber(sp) || sp->valuedouble <= 0 || !p0 ||
 			    cJSON_GetObjectItem(p0, "verified_runs")->valuedouble < 1 ||
+			    !cJSON_IsNumber(cJSON_GetObjectItem(p0, "checked_runs")) ||
+			    cJSON_GetObjectItem(p0, "checked_runs")->valuedouble < 1 ||
 			    cJSON_GetObjectItem(p0, "runs")->valuedouble < 10) {
 				fprintf(stderr, "  entry %d (honest): exec %d suspicious %d speedup %s: %s\n", idx, exec,
 					sus, cJSON_IsNumber(sp) ? "set" : "missing",
 					cJSON_IsString(d) ? d->valuestring : "");
 				wrong++;
 			}
-		} else if (exec || !cJSON_IsString(d) || !strstr(d->valuestring, "during timing")) {
+		} else if (!strcmp(kind, "neutral")) {
+			/* skips work only when its outputs hold the answer already: every timed run starts
+			 * from poisoned outputs, so it does all the work and times like the honest entry 0 */
+			const cJSON *sp0 = cJSON_GetObjectItem(cJSON_GetArrayItem(ks, 0), "speedup");
+			if (!exec || sus || !cJSON_IsNumber(sp) || !cJSON_IsNumber(sp0) ||
+			    sp->valuedouble > 1.3 * sp0->valuedouble) {
+				fprintf(stderr, "  entry %d (gains nothing): exec %d suspicious %d speedup %g (honest "
+					"%g): %s\n", idx, exec, sus, cJSON_IsNumber(sp) ? sp->valuedouble : -1,
+					cJSON_IsNumber(sp0) ? sp0->valuedouble : -1, cJSON_IsString(d) ? d->valuestring : "");
+				wrong++;
+			}
+		} else if (exec || !cJSON_IsString(d) || !strstr(d->valuestring, "during timing") ||
+			   (!strcmp(kind, "content_cache") && !strstr(d->valuestring, "on unchanged inputs"))) {
 			fprintf(stderr, "  entry %d (%s cheat): exec %d: %s\n", idx, kind, exec,
 				cJSON_IsString(d) ? d->valuestring : "");
 			wrong++;
@@ -370,6 +413,363 @@ static void test_gpu_devices_all_is_every_visible_gpu(void)
 	cJSON_Delete(j);
 }
 
+/* ---- the sanitizer and profile stages (nvtool.h): need compute-sanitizer / ncu on the host */
+
+/* Writes the entries idx[0..n) of tests/fixtures/gpu/nvtools.json to the folder <tmp>/<name>, one
+ * file (one pass) per entry: several of them are kernels for one problem, and within one file only
+ * the first entry for a problem counts. kernels[i] of the result is then entry idx[i]. */
+static void nvtools_subset(const char *name, const int *idx, int n)
+{
+	char *t = NULL, dir[4400], path[4500];
+	cJSON *all = NULL;
+	int i;
+	snprintf(dir, sizeof(dir), "%s/%s", kt_tmpdir(), name);
+	KT_EQ_INT(ks_fs_mkdir_p(dir, 0755), 0);
+	KT_EQ_INT(ks_fs_read(&t, NULL, "tests/fixtures/gpu/nvtools.json", 1 << 20), 0);
+	KT_EQ_INT(ks_json_parse(&all, t, strlen(t), 16, "nvtools.json"), 0);
+	for (i = 0; i < n; i++) {
+		cJSON *one = cJSON_CreateArray();
+		cJSON_AddItemToArray(one, cJSON_Duplicate(cJSON_GetArrayItem(all, idx[i]), 1));
+		snprintf(path, sizeof(path), "%s/e%03d.json", dir, i);
+		KT_EQ_INT(ks_json_write_file(path, one, 1), 0);
+		cJSON_Delete(one);
+	}
+	cJSON_Delete(all);
+	ks_free(t);
+}
+
+static void need_tool(const char *name)
+{
+	char *p = ks_nvtool_find(name);
+	if (!p)
+		KT_SKIP("%s", ks_error_msg());
+	ks_free(p);
+}
+
+static const char *kstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static void test_gpu_sanitizer_fails_a_write_64k_past_the_output_and_passes_clean_kernels(void)
+{
+	static const int idx[] = { 2, 4, 5, 3 };
+	char args[12000];
+	cJSON *j;
+	const cJSON *ks, *k, *san;
+	double secs = 0;
+	int i, n = 0;
+	need_gpu();
+	need_tool("compute-sanitizer");
+	nvtools_subset("san", idx, 4);
+	snprintf(args, sizeof(args), "--require-gpu --no-timing --sanitize=memcheck,racecheck --refs tests/fixtures/problems "
+		 "--out '%s/r' '%s/san'", kt_tmpdir(), kt_tmpdir());
+	KT_EQ_INT(score(args), 1);
+	j = load_json("r/score.json");
+	ks = cJSON_GetObjectItem(j, "kernels");
+	/* the 64 KiB overrun passed every check (beyond the guard bands), and memcheck saw it */
+	k = cJSON_GetArrayItem(ks, 0);
+	KT_ASSERT_MSG(!strcmp(kstr(k, "reason"), "sanitizer"), "the overrun got %s: %s", kstr(k, "reason"),
+		      kstr(k, "detail"));
+	KT_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(k, "call")) && !cJSON_IsTrue(cJSON_GetObjectItem(k, "exec")));
+	KT_CONTAINS(kstr(k, "detail"), "memcheck: invalid __global__ write of size 4 bytes");
+	KT_CONTAINS(kstr(k, "detail"), "vadd");
+	/* the clean kernels pass every tool */
+	for (i = 1; i <= 2; i++) {
+		const cJSON *t;
+		k = cJSON_GetArrayItem(ks, i);
+		san = cJSON_GetObjectItem(k, "sanitizer");
+		KT_ASSERT_MSG(!strcmp(kstr(k, "reason"), "ok"), "clean kernel %d got %s: %s", i, kstr(k, "reason"),
+			      kstr(k, "detail"));
+		KT_ASSERT(cJSON_IsObject(san));
+		cJSON_ArrayForEach(t, cJSON_GetObjectItem(san, "tools"))
+			KT_ASSERT_MSG(!strcmp(kstr(t, "status"), "clean"), "clean kernel %d: %s %s %s", i, kstr(t, "tool"),
+				      kstr(t, "status"), kstr(t, "error"));
+	}
+	/* the shared-memory race that happens to give the right answer */
+	k = cJSON_GetArrayItem(ks, 3);
+	KT_ASSERT_MSG(!strcmp(kstr(k, "reason"), "sanitizer") && strstr(kstr(k, "detail"), "racecheck"),
+		      "the race got %s: %s", kstr(k, "reason"), kstr(k, "detail"));
+	cJSON_ArrayForEach(k, ks)
+	{
+		const cJSON *t;
+		cJSON_ArrayForEach(t, cJSON_GetObjectItem(cJSON_GetObjectItem(k, "sanitizer"), "tools"))
+		{
+			secs += cJSON_GetObjectItem(t, "seconds")->valuedouble;
+			n++;
+		}
+	}
+	fprintf(stderr, "  sanitizer cost: %.2f s per tool run per kernel (%d runs)\n", n ? secs / n : 0, n);
+	cJSON_Delete(j);
+}
+
+static void test_gpu_profile_names_uncoalesced_access_and_register_pressure(void)
+{
+	static const int idx[] = { 0, 1, 4 };
+	char args[12000], path[4400], *t = NULL;
+	cJSON *j;
+	const cJSON *ks, *p, *d;
+	double secs = 0;
+	int i, n = 0;
+	need_gpu();
+	need_tool("ncu");
+	nvtools_subset("prof", idx, 3);
+	snprintf(args, sizeof(args), "--require-gpu --no-sanitize --profile=all --refs tests/fixtures/problems "
+		 "--out '%s/r' '%s/prof'", kt_tmpdir(), kt_tmpdir());
+	KT_EQ_INT(score(args), 0);
+	j = load_json("r/score.json");
+	ks = cJSON_GetObjectItem(j, "kernels");
+	for (i = 0; i < 3; i++) {
+		char *all = NULL;
+		p = cJSON_GetObjectItem(cJSON_GetArrayItem(ks, i), "profile");
+		KT_ASSERT_MSG(cJSON_IsObject(p), "kernel %d has no profile", i);
+		KT_ASSERT_MSG(cJSON_IsNull(cJSON_GetObjectItem(p, "error")), "kernel %d: %s", i, kstr(p, "error"));
+		KT_ASSERT(cJSON_IsObject(cJSON_GetObjectItem(p, "golden")));
+		d = cJSON_GetObjectItem(p, "diagnosis");
+		all = cJSON_PrintUnformatted(d);
+		fprintf(stderr, "  kernel %d: %s\n", i, all);
+		if (i == 0)
+			KT_ASSERT_MSG(strstr(all, "uncoalesced") != NULL, "no word of coalescing: %s", all);
+		if (i == 1)
+			KT_ASSERT_MSG(strstr(all, "registers per thread") != NULL, "no word of registers: %s", all);
+		if (i == 2)
+			KT_ASSERT_MSG(!strstr(all, "uncoalesced") && !strstr(all, "registers per thread"),
+				      "the clean kernel is blamed: %s", all);
+		free(all);
+		secs += cJSON_GetObjectItem(cJSON_GetObjectItem(p, "kernel"), "seconds")->valuedouble;
+		n++;
+	}
+	fprintf(stderr, "  profile cost: %.2f s per profiled kernel (without its golden kernel)\n", secs / n);
+	snprintf(path, sizeof(path), "%s/r/exec/performance_analysis.txt", kt_tmpdir());
+	KT_EQ_INT(ks_fs_read(&t, NULL, path, 1 << 20), 0);
+	KT_CONTAINS(t, "profile (Nsight Compute");
+	ks_free(t);
+	snprintf(path, sizeof(path), "%s/r/out.json_perf_0.json", kt_tmpdir());
+	KT_EQ_INT(ks_fs_read(&t, NULL, path, 1 << 20), 0);
+	KT_CONTAINS(t, "\"speed_up\"");
+	KT_CONTAINS(t, "\"profiles\"");
+	ks_free(t);
+	cJSON_Delete(j);
+}
+
+/* Both tool stages with two lanes on one GPU (--devices 0,0), timing on: each lane thread runs the
+ * sanitizer after a kernel's checks and ncu after its timing, on the lane's GPU behind its gate,
+ * while the other threads check and time; the verdicts are those of one lane, no stage stops, and
+ * the profiles come out whole (ncu runs one at a time). */
+static void test_gpu_tool_stages_on_two_lanes_keep_their_verdicts(void)
+{
+	static const int idx[] = { 2, 4, 5, 3, 0 };
+	char args[12000], *all;
+	cJSON *j;
+	const cJSON *ks, *k, *p, *nv;
+	int i;
+	need_gpu();
+	need_tool("compute-sanitizer");
+	need_tool("ncu");
+	nvtools_subset("lanes", idx, 5);
+	snprintf(args, sizeof(args), "--require-gpu --devices 0,0 --sanitize=memcheck,racecheck --profile=all "
+		 "--refs tests/fixtures/problems --out '%s/r' '%s/lanes'", kt_tmpdir(), kt_tmpdir());
+	KT_EQ_INT(score(args), 1);
+	j = load_json("r/score.json");
+	ks = cJSON_GetObjectItem(j, "kernels");
+	KT_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItem(j, "devices")), 2);
+	KT_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "shared_gpu")));
+	k = cJSON_GetArrayItem(ks, 0);
+	KT_ASSERT_MSG(!strcmp(kstr(k, "reason"), "sanitizer") && strstr(kstr(k, "detail"), "memcheck"),
+		      "the overrun got %s: %s", kstr(k, "reason"), kstr(k, "detail"));
+	KT_ASSERT(!cJSON_GetObjectItem(k, "profile")); /* never timed, never profiled */
+	k = cJSON_GetArrayItem(ks, 3);
+	KT_ASSERT_MSG(!strcmp(kstr(k, "reason"), "sanitizer") && strstr(kstr(k, "detail"), "racecheck"),
+		      "the race got %s: %s", kstr(k, "reason"), kstr(k, "detail"));
+	for (i = 1; i <= 4; i += i == 2 ? 2 : 1) {
+		k = cJSON_GetArrayItem(ks, i);
+		KT_ASSERT_MSG(!strcmp(kstr(k, "reason"), "ok"), "kernel %d got %s: %s", i, kstr(k, "reason"),
+			      kstr(k, "detail"));
+		KT_ASSERT_MSG(cJSON_IsNumber(cJSON_GetObjectItem(k, "speedup")), "kernel %d was not timed: %s", i,
+			      kstr(k, "timing_error"));
+		KT_ASSERT(cJSON_IsObject(cJSON_GetObjectItem(k, "gpu")));
+		p = cJSON_GetObjectItem(k, "profile");
+		KT_ASSERT_MSG(cJSON_IsObject(p), "kernel %d has no profile", i);
+		KT_ASSERT_MSG(cJSON_IsNull(cJSON_GetObjectItem(p, "error")), "kernel %d: %s", i, kstr(p, "error"));
+		KT_ASSERT(cJSON_IsObject(cJSON_GetObjectItem(p, "golden")));
+	}
+	all = cJSON_PrintUnformatted(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(ks, 4), "profile"),
+							 "diagnosis"));
+	KT_ASSERT_MSG(strstr(all, "uncoalesced") != NULL, "no word of coalescing: %s", all);
+	free(all);
+	nv = cJSON_GetObjectItem(j, "nvtools");
+	KT_ASSERT(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(nv, "sanitizer"), "note")));
+	KT_ASSERT(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(nv, "profiler"), "note")));
+	KT_NOT_CONTAINS(g_err, "out of the rotation");
+	cJSON_Delete(j);
+}
+
+static void test_gpu_profile_without_ncu_says_so_and_scores(void)
+{
+	char args[12000], plain[4400];
+	cJSON *j;
+	need_gpu();
+	snprintf(plain, sizeof(plain), "%s/not-ncu", kt_tmpdir());
+	KT_EQ_INT(ks_fs_write_atomic(plain, "x", 1), 0);
+	setenv("KSCORE_NCU", plain, 1);
+	snprintf(args, sizeof(args), "--require-gpu --profile --refs tests/fixtures/problems --out '%s/r' "
+		 "tests/fixtures/cli/good.json", kt_tmpdir());
+	KT_EQ_INT(score(args), 0);
+	KT_CONTAINS(g_err, "--profile:");
+	KT_CONTAINS(g_err, "scored without profiles");
+	j = load_json("r/score.json");
+	KT_ASSERT(!cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "kernels"), 0), "profile"));
+	KT_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "nvtools"), "profiler"),
+						    "available")));
+	KT_ASSERT(cJSON_IsNumber(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "kernels"), 0), "speedup")));
+}
+
+/* ---- device printf (issue 11, item 1): the workers' output is theirs, not score's */
+
+/* Writes entries idx[0..n) of a fixture array to <tmp>/<name>.json; returns its path. */
+static const char *fixture_part(const char *fixture, const char *name, const int *idx, int n)
+{
+	static char path[4400];
+	char *t = NULL;
+	cJSON *all = NULL, *sub = cJSON_CreateArray();
+	int i;
+	KT_EQ_INT(ks_fs_read(&t, NULL, fixture, 1 << 20), 0);
+	KT_EQ_INT(ks_json_parse(&all, t, strlen(t), 16, fixture), 0);
+	for (i = 0; i < n; i++)
+		cJSON_AddItemToArray(sub, cJSON_Duplicate(cJSON_GetArrayItem(all, idx[i]), 1));
+	snprintf(path, sizeof(path), "%s/%s.json", kt_tmpdir(), name);
+	KT_EQ_INT(ks_json_write_file(path, sub, 1), 0);
+	cJSON_Delete(sub);
+	cJSON_Delete(all);
+	ks_free(t);
+	return path;
+}
+
+/* Runs score with its stdout through a pipe (`| cat`) or into a file, as an organizer would;
+ * returns what it wrote there (caller frees). */
+static char *score_stdout(const char *args, int piped)
+{
+	char cmd[32768], pe[4300], po[4300], *out = NULL;
+	FILE *f;
+	size_t n;
+	snprintf(pe, sizeof(pe), "%s/stderr", kt_tmpdir());
+	snprintf(po, sizeof(po), "%s/stdout", kt_tmpdir());
+	if (piped)
+		snprintf(cmd, sizeof(cmd), "XDG_CACHE_HOME='%s/cache' %s %s 2>'%s' | cat >'%s'", kt_tmpdir(), bin(),
+			 args, pe, po);
+	else
+		snprintf(cmd, sizeof(cmd), "XDG_CACHE_HOME='%s/cache' %s %s >'%s' 2>'%s'", kt_tmpdir(), bin(), args,
+			 po, pe);
+	KT_ASSERT(system(cmd) != -1);
+	f = fopen(pe, "r");
+	n = f ? fread(g_err, 1, sizeof(g_err) - 1, f) : 0;
+	g_err[n] = 0;
+	if (f)
+		fclose(f);
+	if (getenv("KT_VERBOSE"))
+		fprintf(stderr, "%s", g_err);
+	KT_EQ_INT(ks_fs_read(&out, NULL, po, 16u << 20), 0);
+	return out;
+}
+
+/* score --json's stdout must be its JSON document and nothing else; returns its exit_status. */
+static int json_exit_status(const char *out)
+{
+	cJSON *j = NULL;
+	int st;
+	KT_ASSERT_MSG(ks_json_parse(&j, out, strlen(out), 64, "score --json output") == 0,
+		      "score --json printed something that is not its JSON document: %s (it is: \"%.300s\")",
+		      ks_error_msg(), out);
+	KT_ASSERT(cJSON_IsNumber(cJSON_GetObjectItem(j, "exit_status")));
+	st = (int)cJSON_GetObjectItem(j, "exit_status")->valuedouble;
+	cJSON_Delete(j);
+	return st;
+}
+
+static void test_gpu_device_printf_is_captured_and_a_debug_print_scores_correct(void)
+{
+	static const int idx[] = { 0 };
+	const char *sub;
+	char args[9000], *out, *t = NULL, path[4400];
+	const cJSON *k, *dout;
+	cJSON *j;
+	need_gpu();
+	sub = fixture_part("tests/fixtures/gpu/device_printf.json", "printf", idx, 1);
+	snprintf(args, sizeof(args), "--require-gpu --json --refs tests/fixtures/problems --out '%s/r' '%s'", kt_tmpdir(),
+		 sub);
+	out = score_stdout(args, 1);
+	KT_EQ_INT(json_exit_status(out), 0); /* correct, and the --json document is intact */
+	KT_NOT_CONTAINS(out, "debug");
+	ks_free(out);
+	j = load_json("r/score.json");
+	k = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "kernels"), 0);
+	KT_EQ_STR(cJSON_GetObjectItem(k, "reason")->valuestring, "ok");
+	KT_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(k, "exec")));
+	dout = cJSON_GetObjectItem(k, "device_output");
+	KT_ASSERT(cJSON_IsObject(dout));
+	KT_CONTAINS(cJSON_GetObjectItem(dout, "text")->valuestring, "{\"debug\": \"vadd\", \"n\": 4194304}");
+	KT_CONTAINS(cJSON_GetObjectItem(dout, "text")->valuestring, "tab\there \\x1b[31mred\xef\xbf\xbd\n");
+	KT_NOT_CONTAINS(cJSON_GetObjectItem(dout, "text")->valuestring, "\x1b");
+	KT_ASSERT(cJSON_GetObjectItem(dout, "bytes")->valuedouble > 0);
+	cJSON_Delete(j);
+	j = load_json("r/out.json_results_0.json");
+	KT_CONTAINS(cJSON_GetObjectItem(cJSON_GetArrayItem(j, 0), "stdout")->valuestring, "{\"debug\": \"vadd\"");
+	cJSON_Delete(j);
+	snprintf(path, sizeof(path), "%s/r/exec/performance_analysis.txt", kt_tmpdir());
+	KT_EQ_INT(ks_fs_read(&t, NULL, path, 1 << 20), 0);
+	KT_CONTAINS(t, "device output: ");
+	KT_CONTAINS(t, "   | {\"debug\": \"vadd\"");
+	KT_NOT_CONTAINS(t, "\x1b");
+	ks_free(t);
+	/* stdout a file: the worker used to inherit it under a zero file-size limit and die */
+	snprintf(args, sizeof(args), "--require-gpu --refs tests/fixtures/problems --out '%s/r2' '%s'", kt_tmpdir(), sub);
+	out = score_stdout(args, 0);
+	KT_NOT_CONTAINS(out, "debug");
+	ks_free(out);
+	j = load_json("r2/score.json");
+	k = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "kernels"), 0);
+	KT_ASSERT_MSG(cJSON_IsTrue(cJSON_GetObjectItem(k, "exec")), "with stdout a file: %s: %s",
+		      cJSON_GetObjectItem(k, "reason")->valuestring,
+		      cJSON_IsString(cJSON_GetObjectItem(k, "detail")) ? cJSON_GetObjectItem(k, "detail")->valuestring : "");
+	cJSON_Delete(j);
+}
+
+static void test_gpu_a_printf_flood_costs_bounded_time_and_memory(void)
+{
+	static const int idx[] = { 1 };
+	const char *sub;
+	char args[9000], *out;
+	const cJSON *k, *dout;
+	struct timespec a, b;
+	double secs;
+	cJSON *j;
+	need_gpu();
+	sub = fixture_part("tests/fixtures/gpu/device_printf.json", "flood", idx, 1);
+	snprintf(args, sizeof(args), "--require-gpu --json --refs tests/fixtures/problems --out '%s/r' '%s'", kt_tmpdir(),
+		 sub);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	out = score_stdout(args, 1);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	secs = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) * 1e-9;
+	fprintf(stderr, "  printf flood: %.1f s\n", secs);
+	KT_EQ_INT(json_exit_status(out), 0);
+	KT_NOT_CONTAINS(out, "says hello");
+	ks_free(out);
+	KT_ASSERT_MSG(secs < 300, "scoring a printf flood took %.0f s", secs);
+	j = load_json("r/score.json");
+	k = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "kernels"), 0);
+	KT_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(k, "exec")));
+	dout = cJSON_GetObjectItem(k, "device_output");
+	KT_ASSERT(cJSON_IsObject(dout));
+	KT_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(dout, "truncated")));
+	fprintf(stderr, "  printf flood: %.0f bytes printed\n", cJSON_GetObjectItem(dout, "bytes")->valuedouble);
+	KT_ASSERT(cJSON_GetObjectItem(dout, "bytes")->valuedouble > 1e6);
+	KT_ASSERT(strlen(cJSON_GetObjectItem(dout, "text")->valuestring) <= 4096);
+	KT_CONTAINS(cJSON_GetObjectItem(dout, "text")->valuestring, "says hello");
+	cJSON_Delete(j);
+}
+
 static const kt_test tests[] = {
 	KT(test_gpu_bundled_example_gets_its_expected_verdicts),
 	KT(test_gpu_stored_baseline_replaces_live_golden_timing),
@@ -377,6 +777,12 @@ static const kt_test tests[] = {
 	KT(test_gpu_correct_kernels_pass), KT(test_gpu_adversarial_kernels_fail_with_their_reason_in_one_run),
 	KT(test_gpu_same_seed_same_verdicts), KT(test_gpu_two_lanes_on_one_gpu_give_the_same_verdicts_marked_shared),
 	KT(test_gpu_a_failing_lane_hands_its_work_to_the_other), KT(test_gpu_a_lane_that_cannot_start_is_left_out),
-	KT(test_gpu_devices_all_is_every_visible_gpu), { 0 }
+	KT(test_gpu_devices_all_is_every_visible_gpu),
+	KT(test_gpu_sanitizer_fails_a_write_64k_past_the_output_and_passes_clean_kernels),
+	KT(test_gpu_profile_names_uncoalesced_access_and_register_pressure),
+	KT(test_gpu_profile_without_ncu_says_so_and_scores),
+	KT(test_gpu_tool_stages_on_two_lanes_keep_their_verdicts),
+	KT(test_gpu_device_printf_is_captured_and_a_debug_print_scores_correct),
+	KT(test_gpu_a_printf_flood_costs_bounded_time_and_memory), { 0 }
 };
 KT_MAIN("gpu", tests)

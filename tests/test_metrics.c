@@ -39,15 +39,79 @@ static void test_file_accuracy_counts_problems_once(void)
 	r[0] = mk(0, "a", 1, 1, 1);
 	r[1] = mk(0, "b", 1, 1, 0);
 	r[2] = mk(0, "c", 0, 0, 0);
-	r[3] = mk(0, "a", 1, 0, 0); /* duplicate entry of a: a counts 0.5 */
+	r[3] = mk(0, "a", 1, 0, 0); /* a later entry of a: only the first counts */
 	r[4] = mk(0, NULL, 0, 0, 0); /* names no problem: its own group */
 	ks_metrics_file(&m, r, 5);
 	KT_EQ_INT(m.entries, 5);
+	KT_EQ_INT(m.duplicates, 1);
 	KT_EQ_INT(m.problems, 4);
-	KT_NEAR(m.call_accuracy, (0.5 + 1 + 0 + 0) / 4.0, 1e-12);
-	KT_NEAR(m.exec_accuracy, 0.5 / 4.0, 1e-12);
+	KT_NEAR(m.call_accuracy, (1 + 1 + 0 + 0) / 4.0, 1e-12);
+	KT_NEAR(m.exec_accuracy, 1 / 4.0, 1e-12);
 	KT_NEAR(m.compile_accuracy, (1 + 1 + 0 + 0) / 4.0, 1e-12);
+	KT_EQ_INT(m.compiled, 2);
 	for (i = 0; i < 5; i++)
+		ks_kernel_result_clear(&r[i]);
+}
+
+static ks_kernel_result timed(size_t pass, size_t index, const char *problem, double speedup)
+{
+	ks_kernel_result r = mk(pass, problem, 1, 1, 1);
+	r.index = index;
+	r.timed = 1;
+	r.speedup = speedup;
+	r.score = speedup;
+	r.roofline_fraction = 0.5;
+	return r;
+}
+
+static void test_duplicates_count_nowhere(void)
+{
+	ks_kernel_result r[12];
+	ks_file_metrics m;
+	int ks[1] = { 1 };
+	ks_passk pk;
+	size_t i;
+
+	/* ten copies of one correct kernel score once, whether or not the loader marked them */
+	for (i = 0; i < 10; i++)
+		r[i] = timed(0, i, "a", 3.0);
+	r[5].reason = KS_REASON_DUPLICATE;
+	r[10] = timed(0, 10, "b", 0.5);
+	r[11] = timed(0, 11, "b", 4.0); /* a faster later copy does not replace the first */
+	ks_metrics_file(&m, r, 12);
+	KT_EQ_INT(m.entries, 12);
+	KT_EQ_INT(m.duplicates, 10);
+	KT_EQ_INT(m.problems, 2);
+	KT_NEAR(m.score, 3.5, 1e-12);
+	KT_NEAR(m.exec_accuracy, 1.0, 1e-12);
+	KT_EQ_INT(m.executed, 2);
+	KT_NEAR(m.fast_1, 0.5, 1e-12);
+	KT_NEAR(m.fast_2, 0.5, 1e-12);
+	KT_NEAR(m.geomean_speedup, sqrt(3.0 * 0.5), 1e-12);
+	/* pass@k: one sample per pass; copies within a pass are not samples */
+	ks_kernel_result_clear(&r[1]);
+	r[1] = timed(0, 1, "a", 0);
+	r[1].exec = 0;
+	r[1].score = 0;
+	ks_metrics_passk(&pk, ks, 1, r, 10);
+	KT_EQ_INT(pk.problems, 1);
+	KT_NEAR(pk.exec, 1.0, 1e-12);
+	for (i = 0; i < 12; i++)
+		ks_kernel_result_clear(&r[i]);
+	/* several passes: a problem's score is its mean over the passes, so passes do not add up */
+	r[0] = timed(0, 0, "a", 3.0);
+	r[1] = timed(1, 0, "a", 1.0);
+	r[2] = timed(1, 1, "a", 9.0);
+	r[3] = timed(1, 2, "b", 2.0);
+	ks_metrics_file(&m, r, 4);
+	KT_EQ_INT(m.duplicates, 1);
+	KT_EQ_INT(m.problems, 2);
+	KT_NEAR(m.score, (3.0 + 1.0) / 2 + 2.0, 1e-12);
+	r[1].exec = 0;
+	ks_metrics_passk(&pk, ks, 1, r, 4);
+	KT_EQ_INT(pk.problems, 2);
+	KT_NEAR(pk.exec, (0.5 + 1.0) / 2, 1e-12);
+	for (i = 0; i < 4; i++)
 		ks_kernel_result_clear(&r[i]);
 }
 
@@ -99,6 +163,7 @@ static void test_passk_over_passes(void)
 
 static const kt_test tests[] = {
 	KT(test_pass_at_k_hand_computed), KT(test_file_accuracy_counts_problems_once),
-	KT(test_compile_only_has_no_call_accuracy), KT(test_passk_over_passes), { 0 }
+	KT(test_compile_only_has_no_call_accuracy), KT(test_passk_over_passes),
+	KT(test_duplicates_count_nowhere), { 0 }
 };
 KT_MAIN("metrics", tests)

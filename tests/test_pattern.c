@@ -2,6 +2,7 @@
 #include "ktest.h"
 #include "pattern.h"
 #include "errors.h"
+#include "mem.h"
 
 static void test_syntax(void)
 {
@@ -64,6 +65,49 @@ static void test_matching(void)
 	}
 }
 
+/* Braces expand in the order written, across components, nested, with an empty alternative. */
+static void test_alternatives_and_globstar(void)
+{
+	char **v = NULL;
+	size_t n = 0;
+	KT_EQ_INT(ks_pattern_expand(&v, &n, "{,submit/,src/**/}reflexion_oneshot_tritonbench_<N>.json"), 0);
+	KT_EQ_INT(n, 3);
+	KT_EQ_STR(v[0], "reflexion_oneshot_tritonbench_<N>.json");
+	KT_EQ_STR(v[1], "submit/reflexion_oneshot_tritonbench_<N>.json");
+	KT_EQ_STR(v[2], "src/**/reflexion_oneshot_tritonbench_<N>.json");
+	ks_free_strv(v, n);
+	KT_EQ_INT(ks_pattern_expand(&v, &n, "a/{b,{c,d}e}/x.{json,jsonl}"), 0);
+	KT_EQ_INT(n, 6);
+	KT_EQ_STR(v[0], "a/b/x.json");
+	KT_EQ_STR(v[1], "a/b/x.jsonl");
+	KT_EQ_STR(v[2], "a/ce/x.json");
+	KT_EQ_STR(v[5], "a/de/x.jsonl");
+	ks_free_strv(v, n);
+	KT_EQ_INT(ks_pattern_expand(&v, &n, "plain.json"), 0);
+	KT_EQ_INT(n, 1);
+	ks_free_strv(v, n);
+	KT_EQ_INT(ks_pattern_check("**/x_<N>.json"), 0);
+	KT_EQ_INT(ks_pattern_check("src/**/**/x.json"), 0);
+	KT_ASSERT(ks_pattern_has_wildcard("{a,b}.json"));
+	KT_ASSERT(ks_pattern_is_globstar("**"));
+	KT_ASSERT(!ks_pattern_is_globstar("a**"));
+	/* refusals name the pattern and the reason */
+	KT_EQ_INT(ks_pattern_check("a{b.json"), KS_EINVALID);
+	KT_CONTAINS(ks_error_msg(), "without its '}'");
+	KT_EQ_INT(ks_pattern_check("ab}.json"), KS_EINVALID);
+	KT_EQ_INT(ks_pattern_check("a{}.json"), KS_EINVALID);
+	KT_EQ_INT(ks_pattern_check("{,}"), KS_EINVALID);
+	KT_CONTAINS(ks_error_msg(), "empty alternative");
+	KT_EQ_INT(ks_pattern_check("src/a**/x.json"), 0); /* inside a component, ** is * */
+	KT_EQ_INT(ks_pattern_check("src/**"), KS_EINVALID);
+	KT_CONTAINS(ks_error_msg(), "file name");
+	KT_EQ_INT(ks_pattern_check("{a,../b}.json"), KS_EINVALID);
+	KT_EQ_INT(ks_pattern_check("{a/<N>,b}/x.json"), KS_EINVALID);
+	KT_CONTAINS(ks_error_msg(), "<N>");
+	KT_EQ_INT(ks_pattern_check("{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}.json"), KS_EINVALID);
+	KT_CONTAINS(ks_error_msg(), "alternatives");
+}
+
 static void test_numbers_compare_as_integers(void)
 {
 	KT_EQ_INT(ks_pattern_cmp_number("10", 2, "9", 1), 1);
@@ -79,6 +123,7 @@ static const kt_test tests[] = {
 	KT(test_syntax),
 	KT(test_wildcards),
 	KT(test_matching),
+	KT(test_alternatives_and_globstar),
 	KT(test_numbers_compare_as_integers),
 	{ NULL, NULL }
 };

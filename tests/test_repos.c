@@ -159,7 +159,7 @@ static void test_refs_deadline_and_later_commits(void)
 	KT_EQ_INT(ks_repo_resolve(id, r, "0000000000000000000000000000000000000000"), KS_ENOTFOUND);
 
 	/* the commit at exactly the deadline counts; the two later ones are listed, newest first */
-	KT_EQ_INT(ks_repo_pick_commit(&p, r, tip, DEADLINE, 50), 0);
+	KT_EQ_INT(ks_repo_pick_commit(&p, r, tip, NULL, DEADLINE, 50), 0);
 	KT_ASSERT(p.found);
 	KT_EQ_STR(p.chosen.id, final);
 	KT_EQ_INT(p.chosen.time, DEADLINE);
@@ -173,13 +173,13 @@ static void test_refs_deadline_and_later_commits(void)
 	ks_repo_pick_clear(&p);
 
 	/* the list is capped but counted */
-	KT_EQ_INT(ks_repo_pick_commit(&p, r, tip, DEADLINE, 1), 0);
+	KT_EQ_INT(ks_repo_pick_commit(&p, r, tip, NULL, DEADLINE, 1), 0);
 	KT_EQ_INT(p.nlater, 1);
 	KT_EQ_INT(p.later_total, 2);
 	ks_repo_pick_clear(&p);
 
 	/* a deadline before the first commit: nothing qualifies, everything is later */
-	KT_EQ_INT(ks_repo_pick_commit(&p, r, tip, 1000000000LL, 50), 0);
+	KT_EQ_INT(ks_repo_pick_commit(&p, r, tip, NULL, 1000000000LL, 50), 0);
 	KT_ASSERT(!p.found);
 	KT_EQ_INT(p.later_total, 4);
 	ks_repo_pick_clear(&p);
@@ -285,7 +285,7 @@ static void test_forged_dates_are_reported(void)
 	tip = git_out("git -C forge rev-parse HEAD%s", "");
 	late = git_out("git -C forge rev-parse HEAD~1%s", "");
 	r = open_fetch("forge");
-	KT_EQ_INT(ks_repo_pick_commit(&p, r, tip, DEADLINE, 50), 0);
+	KT_EQ_INT(ks_repo_pick_commit(&p, r, tip, NULL, DEADLINE, 50), 0);
 	KT_ASSERT(p.found);
 	KT_EQ_STR(p.chosen.id, tip);
 	KT_EQ_INT(p.nlater, 1);
@@ -432,11 +432,183 @@ static void test_fetch_size_cap(void)
 	ks_free(url);
 }
 
+/* "**", alternatives and several patterns in order; the files a pattern lists. */
+static void test_globstar_alternatives_and_pattern_lists(void)
+{
+	static const char *const specs[] = { "nothing_<N>.json", "**/x_<N>.json" };
+	ks_repo_read_options o = KS_REPO_READ_OPTIONS_INIT;
+	ks_repo_file f;
+	ks_repo *r;
+	char *tip, **paths = NULL;
+	size_t n = 0;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	sh("git -c init.defaultBranch=main init -q lay");
+	put("lay/x_1.json", "[1]");
+	put("lay/submit/x_2.json", "[2]");
+	put("lay/src/iter1_4/x_4.json", "[4]");
+	put("lay/src/a/b/c/x_3.json", "[3]");
+	commit("lay", "2025-08-20T10:00:00Z", "layouts");
+	tip = git_out("git -C lay rev-parse HEAD%s", "");
+	r = open_fetch("lay");
+	o.specs = specs;
+	o.nspecs = 2;
+	KT_EQ_INT(ks_repo_read(&f, r, tip, &o), 0);
+	KT_EQ_STR(f.path, "src/iter1_4/x_4.json");  /* any depth, none included */
+	KT_EQ_STR(f.spec, "**/x_<N>.json");
+	KT_EQ_STR(f.data, "[4]");
+	ks_repo_file_clear(&f);
+	KT_EQ_INT(ks_repo_read_file(&f.data, NULL, &f.path, r, tip, "{submit,src/a/**}/x_<N>.json", 1024), 0);
+	KT_EQ_STR(f.path, "src/a/b/c/x_3.json");
+	ks_repo_file_clear(&f);
+	KT_EQ_INT(ks_repo_read_file(&f.data, NULL, &f.path, r, tip, "{,submit/}x_<N>.json", 1024), 0);
+	KT_EQ_STR(f.path, "submit/x_2.json");
+	ks_repo_file_clear(&f);
+	KT_EQ_INT(ks_repo_list(&paths, &n, r, tip, "**/x_*.json", 10), 0);
+	KT_EQ_INT(n, 4);
+	KT_EQ_STR(paths[0], "src/a/b/c/x_3.json");
+	KT_EQ_STR(paths[3], "x_1.json");
+	ks_free_strv(paths, n);
+	o.nspecs = 1;
+	KT_EQ_INT(ks_repo_read(&f, r, tip, &o), KS_ENOTFOUND);
+	KT_EQ_INT(f.status, KS_REPO_FILE_NO_MATCH);
+	KT_CONTAINS(ks_error_msg(), "nothing_<N>.json");
+	ks_repo_free(r);
+	ks_free(tip);
+}
+
+/* A pull request's own history: the base is the default branch, or, once the pull request is
+ * merged, the first parent of its merge; a fast-forwarded head cannot be told apart. Files the
+ * team never changed since it left the base are left out. */
+static void test_pull_request_base_and_own_files(void)
+{
+	ks_repo_read_options o = KS_REPO_READ_OPTIONS_INIT;
+	const char *spec = "x_<N>.json";
+	ks_repo_file f;
+	ks_repo_pick p;
+	ks_repo *r;
+	char base[41], fork[41], *c1, *p1, *p2, *m1, *main_tip, *f1;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	sh("git -c init.defaultBranch=main init -q pr");
+	put("pr/x_1.json", "[example]");
+	commit("pr", "2025-08-20T10:00:00Z", "organizer example");
+	c1 = git_out("git -C pr rev-parse HEAD%s", "");
+	sh("cd pr && git checkout -q -b team");
+	put("pr/notes.txt", "notes");
+	commit("pr", "2025-08-22T10:00:00Z", "team notes");
+	p1 = git_out("git -C pr rev-parse HEAD%s", "");
+	put("pr/x_2.json", "[team]");
+	commit("pr", "2025-08-26T10:00:00Z", "team file, late");
+	p2 = git_out("git -C pr rev-parse HEAD%s", "");
+	sh("cd pr && git checkout -q main");  /* the source's HEAD: its default branch */
+	r = open_fetch("pr");
+
+	/* not merged: the base is main's tip, and only the team's commits are walked */
+	KT_EQ_INT(ks_repo_base(base, r, p2, NULL), 0);
+	KT_EQ_STR(base, c1);
+	/* 2025-08-21T18:13:20Z: after the organizers' commit, before the team's */
+	KT_EQ_INT(ks_repo_pick_commit(&p, r, p2, base, 1755800000LL, 50), 0);
+	KT_ASSERT(!p.found);  /* late: the organizers' commit is not the team's */
+	KT_EQ_INT(p.later_total, 2);
+	ks_repo_pick_clear(&p);
+	KT_EQ_INT(ks_repo_pick_commit(&p, r, p2, base, DEADLINE, 50), 0);
+	KT_EQ_STR(p.chosen.id, p1);
+	KT_EQ_INT(p.later_total, 1);
+	ks_repo_pick_clear(&p);
+	KT_EQ_INT(ks_repo_pick_commit(&p, r, p2, NULL, 1755800000LL, 50), 0);
+	KT_EQ_STR(p.chosen.id, c1);  /* without a base, the walk goes into main */
+	ks_repo_pick_clear(&p);
+	/* the team's commit still holds the example: not its own file */
+	KT_EQ_INT(ks_repo_merge_base(fork, r, p1, base), 1);
+	KT_EQ_STR(fork, c1);
+	o.specs = &spec;
+	o.nspecs = 1;
+	o.base = fork;
+	KT_EQ_INT(ks_repo_read(&f, r, p1, &o), KS_ENOTFOUND);
+	KT_EQ_INT(f.status, KS_REPO_FILE_BASE_ONLY);
+	KT_EQ_INT(f.base_matches, 1);
+	ks_repo_file_clear(&f);
+	KT_EQ_INT(ks_repo_read(&f, r, p2, &o), 0);
+	KT_EQ_STR(f.path, "x_2.json");
+	ks_repo_file_clear(&f);
+	ks_repo_free(r);
+
+	/* merged (--no-ff): the base is the merge's first parent */
+	sh("cd pr && echo more > more.txt && git add -A && "
+	   "GIT_COMMITTER_DATE=2025-08-27T10:00:00Z git commit -q -m 'organizer more' && "
+	   "GIT_COMMITTER_DATE=2025-08-28T10:00:00Z git merge -q --no-ff -m merge team");
+	main_tip = git_out("git -C pr rev-parse HEAD~1%s", "");
+	m1 = git_out("git -C pr rev-parse HEAD%s", "");
+	r = open_fetch("pr");
+	KT_EQ_INT(ks_repo_base(base, r, p2, NULL), 0);
+	KT_EQ_STR(base, main_tip);
+	KT_EQ_INT(ks_repo_pick_commit(&p, r, p2, base, DEADLINE, 50), 0);
+	KT_EQ_STR(p.chosen.id, p1);
+	ks_repo_pick_clear(&p);
+	/* fast-forwarded: refused, saying what to do */
+	sh("cd pr && git checkout -q -b ff && echo ff > ff.txt && git add -A && git commit -q -m ff && "
+	   "git checkout -q main && git merge -q --ff-only ff");
+	f1 = git_out("git -C pr rev-parse HEAD%s", "");
+	ks_repo_free(r);
+	r = open_fetch("pr");
+	KT_EQ_INT(ks_repo_base(base, r, f1, NULL), 0);  /* the base's tip itself: nothing of its own */
+	KT_EQ_STR(base, f1);
+	ks_repo_free(r);
+	sh("cd pr && echo after > after.txt && git add -A && git commit -q -m after");
+	r = open_fetch("pr");
+	KT_EQ_INT(ks_repo_base(base, r, f1, NULL), KS_EINVALID);
+	KT_CONTAINS(ks_error_msg(), "fast-forwarded");
+	KT_EQ_INT(ks_repo_base(base, r, f1, m1), 0);  /* a base named by the manifest */
+	KT_EQ_STR(base, m1);
+	KT_EQ_INT(ks_repo_base(base, r, f1, "no-such-branch"), KS_ENOTFOUND);
+	ks_repo_free(r);
+	ks_free(c1);
+	ks_free(p1);
+	ks_free(p2);
+	ks_free(m1);
+	ks_free(main_tip);
+	ks_free(f1);
+}
+
+/* A local repository that lacks an object is copied object by object: what it has reads, what
+ * it lacks is named with its cause. */
+static void test_a_repository_that_lacks_an_object(void)
+{
+	ks_repo *r;
+	char *tip, *blob, *data = NULL, *path = NULL;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	sh("git -c init.defaultBranch=main init -q holes");
+	put("holes/s.json", "[s]");
+	put("holes/gone.json", "[gone]");
+	commit("holes", "2025-08-20T10:00:00Z", "holes");
+	tip = git_out("git -C holes rev-parse HEAD%s", "");
+	blob = git_out("git -C holes rev-parse HEAD:gone.json%s", "");
+	sh("rm holes/.git/objects/%.2s/%s", blob, blob + 2);
+	r = open_fetch("holes");
+	KT_ASSERT(ks_repo_fetch_note(r) != NULL);
+	KT_CONTAINS(ks_repo_fetch_note(r), blob);
+	KT_CONTAINS(ks_repo_fetch_note(r), "gone.json");
+	KT_EQ_INT(ks_repo_read_file(&data, NULL, &path, r, tip, "s.json", 1024), 0);
+	KT_EQ_STR(data, "[s]");
+	ks_free(data);
+	ks_free(path);
+	KT_EQ_INT(ks_repo_read_file(&data, NULL, &path, r, tip, "gone.json", 1024), KS_ENOTFOUND);
+	KT_CONTAINS(ks_error_msg(), blob);
+	KT_CONTAINS(ks_error_msg(), "lacked that object when it was fetched");
+	ks_repo_free(r);
+	ks_free(tip);
+	ks_free(blob);
+}
+
 static const kt_test tests[] = {
 	KT(test_locations_are_redacted),
 	KT(test_refs_deadline_and_later_commits), KT(test_files_and_patterns),
 	KT(test_links_lfs_and_equal_iterations_are_refused), KT(test_forged_dates_are_reported),
 	KT(test_pull_request_refs_in_a_bare_repository), KT(test_cache_is_reused_and_refreshed),
-	KT(test_unreachable_locations_fail_without_leaking_credentials), KT(test_fetch_size_cap), { 0 }
+	KT(test_unreachable_locations_fail_without_leaking_credentials), KT(test_fetch_size_cap),
+	KT(test_globstar_alternatives_and_pattern_lists), KT(test_pull_request_base_and_own_files),
+	KT(test_a_repository_that_lacks_an_object), { 0 }
 };
 KT_MAIN("repos", tests)

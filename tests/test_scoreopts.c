@@ -2,6 +2,8 @@
  * with the option's name, and become the pipeline's options. */
 #include "ktest.h"
 #include "scoreopts.h"
+#include "nvtool.h"
+#include "sanitize.h"
 #include "errors.h"
 #include "mem.h"
 
@@ -299,9 +301,39 @@ static void test_devices(void)
 	KT_EQ_INT(ks_scoreopts_slurm_gpus(&o), 1024);
 }
 
+/* --sanitize[=TOOLS], --no-sanitize and --profile[=WHEN]: the stage options reach the pipeline,
+ * with the command's default (sanitize.h) when neither sanitize option is given. */
+static void test_sanitize_and_profile_options(void)
+{
+	char *a1[] = { "x", "--sanitize=memcheck,racecheck", "--profile", NULL };
+	char *a2[] = { "x", "--sanitize", "--no-sanitize", "--profile=all", NULL };
+	char *a3[] = { "x", NULL };
+	char *bad1[] = { "x", "--sanitize=leakcheck", NULL }, *bad2[] = { "x", "--profile=sometimes", NULL };
+	ks_scoreopts o;
+	ks_pipeline_options po;
+	KT_EQ_INT(run(&o, 3, a1), 1);
+	ks_scoreopts_pipeline(&po, &o, "R", NULL);
+	KT_EQ_INT((int)po.sanitize, KS_SAN_MEMCHECK | KS_SAN_RACECHECK);
+	KT_EQ_INT(po.profile, KS_PROFILE_SLOW);
+	KT_EQ_INT(run(&o, 4, a2), 1);
+	ks_scoreopts_pipeline(&po, &o, "R", NULL);
+	KT_EQ_INT((int)po.sanitize, 0);
+	KT_EQ_INT(po.profile, KS_PROFILE_ALL);
+	KT_EQ_INT(run(&o, 1, a3), 1);
+	KT_EQ_INT(o.sanitize, -1);
+	ks_scoreopts_pipeline(&po, &o, "R", NULL);
+	KT_EQ_INT((int)po.sanitize, KS_SANITIZE_DEFAULT_SCORE ? KS_SAN_MEMCHECK : 0);
+	KT_EQ_INT(po.profile, KS_PROFILE_NEVER);
+	KT_EQ_INT(run(&o, 2, bad1), KS_EINVALID);
+	KT_CONTAINS(ks_error_msg(), "--sanitize");
+	KT_EQ_INT(run(&o, 2, bad2), KS_EINVALID);
+	KT_CONTAINS(ks_error_msg(), "--profile");
+}
+
 static const kt_test tests[] = {
 	KT(test_defaults), KT(test_values_are_parsed), KT(test_bad_values_are_usage_errors),
 	KT(test_refs_and_cache_lookup), KT(test_arch_must_be_a_real_architecture), KT(test_numbers_are_strict),
-	KT(test_pass_at_k_list), KT(test_max_scratch), KT(test_devices), { 0 }
+	KT(test_pass_at_k_list), KT(test_max_scratch), KT(test_devices),
+	KT(test_sanitize_and_profile_options), { 0 }
 };
 KT_MAIN("scoreopts", tests)

@@ -5,6 +5,9 @@
 #include "hash.h"
 #include "mem.h"
 
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <zlib.h>
 
 #define K "__global__ void k(float *y) { y[0] = 1; }"
@@ -335,12 +338,15 @@ static void test_file_size_limit(void)
 static void test_zip_bomb_stops_at_the_limit(void)
 {
 	size_t big = 10u << 20, n;
-	char *zeros = ks_calloc(1, big), text[1000];
+	char *spaces = ks_malloc(big), text[1000];
 	ks_submission_limits l = limits();
 	ks_pass *p;
 
-	n = gz(zeros, big);
-	ks_free(zeros);
+	/* blanks inside an array: the scan accepts them, so the size cap is what stops it */
+	memset(spaces, ' ', big);
+	spaces[0] = '[';
+	n = gz(spaces, big);
+	ks_free(spaces);
 	KT_ASSERT(n < 64 * 1024);
 	l.max_decompressed_bytes = 1u << 20;
 	p = parse("bomb.json", g_gz, n, &l);
@@ -356,6 +362,12 @@ static void test_zip_bomb_stops_at_the_limit(void)
 	KT_ASSERT(!parse("edge.json", g_gz, n, &l)->error);
 	l.max_decompressed_bytes = sizeof(text) - 1;
 	KT_CONTAINS(parse("edge.json", g_gz, n, &l)->error, "more than 999 bytes");
+	/* binary zeros are not JSON: refused at the first byte, not at the size cap */
+	spaces = ks_calloc(1, big);
+	n = gz(spaces, big);
+	ks_free(spaces);
+	KT_EQ_STR(parse("zeros.json", g_gz, n, NULL)->error,
+		  "zeros.json: expected a JSON array of entries or JSON Lines of objects");
 }
 
 static void test_code_size_limit(void)
@@ -386,7 +398,7 @@ static void test_entry_count_limit(void)
 	KT_EQ_INT(parse_s("two.json", arr, &l)->nentries, 2);
 	snprintf(arr, sizeof(arr), "[%s, %s, %s]", e, e, e);
 	KT_EQ_STR(parse_s("three.json", arr, &l)->error,
-		  "three.json: 3 entries, over the limit of 2");
+		  "three.json: more than 2 entries, the limit");
 	KT_EQ_INT(g_pass.nentries, 0);
 	snprintf(lines, sizeof(lines), "%s\n\n%s\n\n", e, e);
 	KT_EQ_INT(parse_s("two.jsonl", lines, &l)->nentries, 2);
@@ -415,10 +427,10 @@ static void test_malformed_entries_are_kept(void)
 {
 	ks_pass *p = parse_s("m.json", "[7, {\"predict\": \"x\"}, {\"file\": \"\"}, {\"file\": 5},"
 				       " {\"file\": \"a.py\", \"predict\": 7},"
-				       " {\"file\": \"a.py\", \"launch\": [1]},"
-				       " {\"file\": \"a.py\", \"difficulty\": 1.5},"
-				       " {\"file\": \"a.py\", \"difficulty\": \"2\"},"
-				       " {\"file\": \"a.py\", \"difficulty\": 1e12},"
+				       " {\"file\": \"b.py\", \"launch\": [1]},"
+				       " {\"file\": \"c.py\", \"difficulty\": 1.5},"
+				       " {\"file\": \"d.py\", \"difficulty\": \"2\"},"
+				       " {\"file\": \"e.py\", \"difficulty\": 1e12},"
 				       " {\"file\": \"ok.py\", \"predict\": \"" K "\","
 				       "  \"label\": null, \"instruction\": null,"
 				       "  \"launch\": null, \"difficulty\": null}]",
@@ -541,6 +553,337 @@ static void test_pass_parse_names(void)
 	ks_submission_free(NULL);
 }
 
+
+/* ---- memory: counts and sizes are checked before any JSON tree is built */
+
+static long rss_kb(pid_t pid)
+{
+	char path[64], line[256];
+	long kb = -1;
+	FILE *f;
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+typedef struct {
+	const void *data;
+	size_t len;
+	const char *name;
+	const char *want;        /* the pass error, or NULL: no pass error and ... */
+	const char *want_entry;  /* ... this error on entry 0 */
+} parse_job;
+
+/* Parses in a child and returns how much its resident memory grew over the parent's at the fork,
+ * in KiB (its peak, from wait4). The parent watches the child and kills it past kill_kb, so that a
+ * parser that builds the whole tree fails this test instead of exhausting the machine. */
+static long parse_growth_kb(const parse_job *j, long kill_kb)
+{
+	long base = rss_kb(getpid());
+	struct rusage ru;
+	pid_t pid;
+	int st = 0;
+
+	KT_ASSERT(base > 0);
+	fflush(stderr);
+	pid = fork();
+	KT_ASSERT(pid >= 0);
+	if (pid == 0) {
+		ks_pass p;
+		int ok;
+		ks_pass_parse(&p, j->name, j->data, j->len, NULL);
+		ok = j->want ? p.error && !strcmp(p.error, j->want)
+			     : !p.error && p.nentries >= 1 && p.entries[0].error &&
+				       strstr(p.entries[0].error, j->want_entry);
+		if (!ok)
+			fprintf(stderr, "child: got \"%s\"\n", p.error ? p.error : p.nentries ? p.entries[0].error : "");
+		_exit(ok ? 0 : 2);
+	}
+	for (;;) {
+		pid_t w = wait4(pid, &st, WNOHANG, &ru);
+		KT_ASSERT(w >= 0);
+		if (w == pid)
+			break;
+		if (rss_kb(pid) - base > kill_kb) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			KT_FAIL("%s: parsing took more than %ld MiB; killed", j->name, kill_kb >> 10);
+		}
+		usleep(2000);
+	}
+	KT_ASSERT_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: wrong result (status %d)", j->name, st);
+	return ru.ru_maxrss - base;
+}
+
+/* "[0,0,...,0]" of about `bytes` bytes, gzip-compressed as a stream (the text never exists whole). */
+static size_t gz_zero_array(size_t bytes)
+{
+	size_t chunk = 1u << 20, done = 0, cap = 1u << 20;
+	char *zeros = ks_malloc(chunk);
+	z_stream zs;
+	size_t i;
+
+	for (i = 0; i < chunk; i += 2) {
+		zeros[i] = '0';
+		zeros[i + 1] = ',';
+	}
+	memset(&zs, 0, sizeof(zs));
+	KT_EQ_INT(deflateInit2(&zs, 9, Z_DEFLATED, 16 + 15, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	ks_free(g_gz);
+	g_gz = ks_malloc(cap);
+	zs.next_out = g_gz;
+	zs.avail_out = (uInt)cap;
+	zs.next_in = (unsigned char *)"[";
+	zs.avail_in = 1;
+	KT_EQ_INT(deflate(&zs, Z_NO_FLUSH), Z_OK);
+	for (; done < bytes; done += chunk) {
+		zs.next_in = (unsigned char *)zeros;
+		zs.avail_in = (uInt)chunk;
+		while (zs.avail_in) {
+			KT_EQ_INT(deflate(&zs, Z_NO_FLUSH), Z_OK);
+			KT_ASSERT(zs.avail_out > 0);
+		}
+	}
+	zs.next_in = (unsigned char *)"0]";
+	zs.avail_in = 2;
+	KT_EQ_INT(deflate(&zs, Z_FINISH), Z_STREAM_END);
+	deflateEnd(&zs);
+	ks_free(zeros);
+	return zs.total_out;
+}
+
+static void test_counts_are_checked_before_any_tree(void)
+{
+	size_t big = 63u << 20, n, i;
+	char *text = ks_malloc(big + 64);
+	parse_job j;
+	long kb;
+
+	/* the reported bomb: ~250 KB of gzip that inflates to a 254 MiB array of zeros took 10.7 GB */
+	n = gz_zero_array(254u << 20);
+	KT_ASSERT(n < (1u << 20));
+	j.data = g_gz;
+	j.len = n;
+	j.name = "bomb.json.gz";
+	j.want = "bomb.json.gz: more than 10000 entries, the limit";
+	j.want_entry = NULL;
+	kb = parse_growth_kb(&j, 256 << 10);
+	KT_ASSERT_MSG(kb < 64 << 10, "the gzip bomb grew memory by %ld KiB", kb);
+
+	/* a 63 MB plain array of zeros (2.65 GB before) */
+	text[0] = '[';
+	for (i = 1; i + 2 < big; i += 2) {
+		text[i] = '0';
+		text[i + 1] = ',';
+	}
+	text[i] = '0';
+	text[i + 1] = ']';
+	j.data = text;
+	j.len = i + 2;
+	j.name = "zeros.json";
+	j.want = "zeros.json: more than 10000 entries, the limit";
+	kb = parse_growth_kb(&j, 256 << 10);
+	KT_ASSERT_MSG(kb < 64 << 10, "the plain array grew memory by %ld KiB", kb);
+
+	/* the same zeros inside one entry: that entry is refused, unparsed */
+	memcpy(text, "[{\"file\": \"a.py\", \"x\": [", 24);
+	text[j.len - 1] = ']';
+	memcpy(text + j.len, "}]", 2);
+	j.len += 2;
+	j.name = "one.json";
+	j.want = NULL;
+	j.want_entry = "one.json: entry 0: the entry holds more than 10000 JSON values, the limit";
+	kb = parse_growth_kb(&j, 256 << 10);
+	KT_ASSERT_MSG(kb < 64 << 10, "the big entry grew memory by %ld KiB", kb);
+	/* and as one JSON Lines line */
+	j.data = text + 1;
+	j.len -= 2;
+	j.name = "one.jsonl";
+	j.want_entry = "one.jsonl: entry 0: the entry holds more than 10000 JSON values, the limit";
+	kb = parse_growth_kb(&j, 256 << 10);
+	KT_ASSERT_MSG(kb < 64 << 10, "the big line grew memory by %ld KiB", kb);
+	ks_free(text);
+}
+
+static void test_entry_caps(void)
+{
+	ks_submission_limits l = limits();
+	ks_pass *p;
+
+	l.max_entry_bytes = 41;
+	l.max_entry_values = 7; /* {, "file", "c.py", "x", [, 1, 2 */
+	l.max_file_field_bytes = 8;
+	p = parse_s("c.json", "[{\"file\": \"a.py\", \"predict\": \"0123456789\"},"
+			      " {\"file\": \"b.py\", \"predict\": \"0123456789a\"},"
+			      " {\"file\": \"c.py\", \"x\": [1, 2]},"
+			      " {\"file\": \"d.py\", \"x\": [1, 2, 3]},"
+			      " {\"file\": \"long_name.py\"}, {\"file\": \"12345678\"}]", &l);
+	KT_ASSERT_MSG(!p->error, "%s", p->error);
+	KT_EQ_INT(p->nentries, 6);
+	KT_ASSERT(!p->entries[0].error);
+	KT_EQ_STR(p->entries[1].error, "c.json: entry 1: the entry is over 41 bytes of JSON, the limit");
+	KT_EQ_INT(p->entries[1].fault, KS_ENTRY_MALFORMED);
+	KT_ASSERT(p->entries[1].file == NULL);
+	KT_ASSERT(!p->entries[2].error);
+	KT_EQ_STR(p->entries[3].error, "c.json: entry 3: the entry holds more than 7 JSON values, the limit");
+	KT_EQ_STR(p->entries[4].error, "c.json: entry 4: field \"file\" is 12 bytes, over the limit of 8");
+	KT_ASSERT(p->entries[4].file == NULL && p->entries[4].problem == NULL);
+	KT_ASSERT(!p->entries[5].error);
+	/* the same caps per line of JSON Lines */
+	p = parse_s("c.jsonl", "{\"file\": \"a.py\", \"predict\": \"0123456789\"}\n"
+			       "{\"file\": \"b.py\", \"predict\": \"0123456789a\"}\n"
+			       "{\"file\": \"d.py\", \"x\": [1, 2, 3]}\n", &l);
+	KT_ASSERT_MSG(!p->error, "%s", p->error);
+	KT_ASSERT(!p->entries[0].error);
+	KT_EQ_STR(p->entries[1].error, "c.jsonl: entry 1: the entry is over 41 bytes of JSON, the limit");
+	KT_EQ_STR(p->entries[2].error, "c.jsonl: entry 2: the entry holds more than 7 JSON values, the limit");
+}
+
+static void test_structure_is_checked_while_scanning(void)
+{
+	ks_pass *p;
+
+	KT_EQ_STR(parse_s("c.json", "[{\"file\": \"a.py\"}\n {\"file\": \"b.py\"}]", NULL)->error,
+		  "c.json:2:2: invalid JSON (a comma is missing)");
+	KT_EQ_STR(parse_s("t.json", "[{\"file\": \"a.py\"},]", NULL)->error,
+		  "t.json:1:19: invalid JSON (a comma before the closing bracket)");
+	KT_EQ_STR(parse_s("u.json", "[{\"file\": \"a.py\"}", NULL)->error,
+		  "u.json:1:18: invalid JSON (the text ends before a closing bracket)");
+	KT_EQ_STR(parse_s("s.json", "[{\"file\": \"a.py}]", NULL)->error,
+		  "s.json:1:18: invalid JSON (the text ends inside a string)");
+	KT_EQ_STR(parse_s("m.json", "[{\"file\": \"a.py\"]]", NULL)->error,
+		  "m.json:1:17: invalid JSON (a bracket does not match)");
+	KT_EQ_STR(parse_s("e.json", "[{\"file\": \"a\\q.py\"}]", NULL)->error,
+		  "e.json:1:14: invalid JSON (a bad escape in a string)");
+	KT_EQ_STR(parse_s("x.json", "[{\"file\": \"a.py\"}] ]", NULL)->error,
+		  "x.json:1:20: unexpected text after the JSON value");
+	KT_EQ_STR(parse_s("two.jsonl", "{\"file\": \"a.py\"} {\"file\": \"b.py\"}\n", NULL)->error,
+		  "two.jsonl:1:18: unexpected text after the JSON value");
+	KT_EQ_STR(parse_s("bom.json", "\xEF\xBB[]", NULL)->error,
+		  "bom.json: expected a JSON array of entries or JSON Lines of objects");
+	/* brackets and quotes inside strings are text */
+	p = parse_s("q.json", "[{\"file\": \"a.py\", \"predict\": \"]}\\\"[{,:\"}, \"str\", 5, true]", NULL);
+	KT_ASSERT_MSG(!p->error, "%s", p->error);
+	KT_EQ_INT(p->nentries, 4);
+	KT_EQ_STR(p->entries[0].predict, "]}\"[{,:");
+	KT_EQ_STR(p->entries[3].error, "q.json: entry 3: not a JSON object");
+	/* JSON Lines: objects may span lines, one after the other */
+	p = parse_s("p.jsonl", "{\n \"file\": \"a.py\"\n}\n{\n \"file\": \"b.py\"\n}\n7\n", NULL);
+	KT_ASSERT_MSG(!p->error, "%s", p->error);
+	KT_EQ_INT(p->nentries, 3);
+	KT_EQ_STR(p->entries[1].problem, "b");
+	KT_EQ_STR(p->entries[2].error, "p.jsonl: entry 2: not a JSON object");
+}
+
+/* ---- bytes that code cannot hold */
+
+static void test_bad_encoding_is_refused_with_its_place(void)
+{
+	static const char text[] =
+		"[{\"file\": \"ok.py\", \"predict\": \"\\u00e9\\ud83d\\ude00 \xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80 "
+		K "\"},\n"
+		" {\"file\": \"a.py\", \"predict\": \"ab\\ncd\xC3\xA9\xFF" K "\"},\n"
+		" {\"file\": \"b.py\", \"predict\": \"x\\u0000y" K "\"},\n"
+		" {\"file\": \"c.py\", \"predict\": \"x\\udcffy\"},\n"
+		" {\"file\": \"d.py\", \"predict\": \"\xE2\x82\"},\n"
+		" {\"file\": \"e.py\", \"predict\": \"\xC0\xAF\"},\n"
+		" {\"file\": \"f\xFF.py\"},\n"
+		" {\"fi\xFFle\": 1, \"file\": \"g.py\"},\n"
+		" {\"file\": \"h.py\", \"launch\": {\"kernel\": \"\xED\xA0\x80\"}},\n"
+		" {\"file\": \"i.py\", \"predict\": \"x\\ud800\"},\n"
+		" {\"file\": \"j.py\", \"predict\": \"x\0y\"},\n"
+		" {\"file\": \"k.py\", \"predict\": \"" K "\"}]";
+	ks_pass *p = parse("b.json", text, sizeof(text) - 1, NULL);
+	size_t i;
+
+	KT_ASSERT_MSG(!p->error, "%s", p->error);
+	KT_EQ_INT(p->nentries, 12);
+	KT_ASSERT_MSG(!p->entries[0].error, "%s", p->entries[0].error);
+	KT_ASSERT(p->entries[0].code != NULL);
+	KT_ASSERT(!p->entries[11].error && p->entries[11].code);
+	for (i = 1; i < 11; i++) {
+		KT_EQ_INT(p->entries[i].fault, KS_ENTRY_BAD_ENCODING);
+		KT_ASSERT(p->entries[i].code == NULL);
+		KT_CONTAINS(p->entries[i].error, "entries must be UTF-8 text without NUL characters");
+	}
+	KT_EQ_STR(p->entries[1].error,
+		  "b.json: entry 1: field \"predict\" holds a byte that is not UTF-8 (0xFF) at byte offset 7, "
+		  "line 2, column 4 of its text (b.json:2:39); entries must be UTF-8 text without NUL "
+		  "characters");
+	KT_EQ_STR(p->entries[1].file, "a.py"); /* the rest of the entry still names it */
+	KT_CONTAINS(p->entries[2].error, "field \"predict\" holds a NUL character at byte offset 1, line 1, "
+					 "column 2 of its text (b.json:3:32)");
+	KT_CONTAINS(p->entries[3].error, "field \"predict\" holds an unpaired UTF-16 surrogate (\\uDCFF) at "
+					 "byte offset 1");
+	KT_CONTAINS(p->entries[4].error, "a byte that is not UTF-8 (0xE2) at byte offset 0");
+	KT_CONTAINS(p->entries[5].error, "a byte that is not UTF-8 (0xC0) at byte offset 0");
+	KT_CONTAINS(p->entries[6].error, "field \"file\" holds a byte that is not UTF-8 (0xFF) at byte offset 1");
+	KT_CONTAINS(p->entries[7].error, "a field name holds a byte that is not UTF-8 (0xFF) at byte offset 2");
+	KT_CONTAINS(p->entries[8].error, "field \"launch\" holds a byte that is not UTF-8 (0xED)");
+	KT_CONTAINS(p->entries[9].error, "an unpaired UTF-16 surrogate (\\uD800) at byte offset 1");
+	KT_CONTAINS(p->entries[10].error, "field \"predict\" holds a NUL character at byte offset 1");
+	/* the same in JSON Lines, where the file position is the line's */
+	p = parse_s("b.jsonl", "{\"file\": \"a.py\"}\n{\"file\": \"b.py\", \"predict\": \"\xFF\"}\n", NULL);
+	KT_ASSERT_MSG(!p->error, "%s", p->error);
+	KT_CONTAINS(p->entries[1].error, "(b.jsonl:2:30)");
+}
+
+/* ---- duplicates */
+
+static void test_duplicates_count_once(void)
+{
+	ks_pass *p = parse_s("d.json", "[{\"file\": \"a.py\", \"predict\": \"" K "\"},"
+				       " {\"file\": \"b.py\", \"predict\": 7},"
+				       " {\"file\": \"a.py\", \"predict\": \"" K "\"},"
+				       " {\"file\": \"dir/a.cu\", \"predict\": \"" K "\"},"
+				       " {\"predict\": \"" K "\"}, {\"predict\": \"" K "\"},"
+				       " {\"file\": \"b.py\", \"predict\": \"" K "\"}]", NULL);
+	size_t i;
+
+	KT_ASSERT_MSG(!p->error, "%s", p->error);
+	KT_EQ_INT(p->nentries, 7);
+	KT_ASSERT(!p->entries[0].error && p->entries[0].code);
+	KT_EQ_INT(p->entries[1].fault, KS_ENTRY_MALFORMED);
+	KT_EQ_STR(p->entries[2].error,
+		  "d.json: entry 2: duplicate of entry 0, which names the same problem \"a\": only the first "
+		  "entry for a problem in a file counts (several attempts belong in several files, for pass@k)");
+	KT_EQ_INT(p->entries[2].first, 0);
+	KT_EQ_INT(p->entries[3].fault, KS_ENTRY_DUPLICATE);
+	KT_EQ_INT(p->entries[3].first, 0);
+	/* entries that name no problem are nobody's duplicates */
+	KT_EQ_INT(p->entries[4].fault, KS_ENTRY_MALFORMED);
+	KT_EQ_INT(p->entries[5].fault, KS_ENTRY_MALFORMED);
+	/* the first entry counts whatever becomes of it: a good later one does not replace it */
+	KT_EQ_INT(p->entries[6].fault, KS_ENTRY_DUPLICATE);
+	KT_EQ_INT(p->entries[6].first, 1);
+	for (i = 2; i < 7; i++)
+		KT_ASSERT(p->entries[i].code == NULL);
+	/* JSON Lines alike; several files are several passes, not duplicates */
+	p = parse_s("d.jsonl", "{\"file\": \"a.py\"}\n{\"file\": \"a.py\"}\n", NULL);
+	KT_EQ_INT(p->entries[1].fault, KS_ENTRY_DUPLICATE);
+	{
+		char dir[4200];
+		snprintf(dir, sizeof(dir), "%s/sub", kt_tmpdir());
+		KT_EQ_INT(mkdir(dir, 0755), 0);
+	}
+	kt_write("sub/p1.json", "[{\"file\": \"a.py\"}]", 18);
+	kt_write("sub/p2.json", "[{\"file\": \"a.py\"}]", 18);
+	{
+		char path[4200];
+		ks_submission *s;
+		snprintf(path, sizeof(path), "%s/sub", kt_tmpdir());
+		s = load(path, NULL);
+		KT_EQ_INT(s->npasses, 2);
+		KT_EQ_INT(s->passes[0].entries[0].fault, KS_ENTRY_OK);
+		KT_EQ_INT(s->passes[1].entries[0].fault, KS_ENTRY_OK);
+	}
+}
+
 static const kt_test tests[] = {
 	KT(test_array_file), KT(test_jsonl_file), KT(test_jsonl_blank_lines_crlf_and_single_object),
 	KT(test_gzip_detected_by_magic), KT(test_concatenated_and_broken_gzip),
@@ -550,6 +893,9 @@ static const kt_test tests[] = {
 	KT(test_depth_limit), KT(test_malformed_entries_are_kept),
 	KT(test_invalid_files_report_where),
 	KT(test_empty_array_and_bom), KT(test_problem_is_the_file_stem),
-	KT(test_sha256_stability_and_sensitivity), KT(test_pass_parse_names), { 0 }
+	KT(test_sha256_stability_and_sensitivity), KT(test_pass_parse_names),
+	KT(test_counts_are_checked_before_any_tree), KT(test_entry_caps),
+	KT(test_structure_is_checked_while_scanning), KT(test_bad_encoding_is_refused_with_its_place),
+	KT(test_duplicates_count_once), { 0 }
 };
 KT_MAIN("submission", tests)

@@ -2,23 +2,6 @@
 #include "config.h"
 #include "timing.h"
 
-static void test_stats(void)
-{
-	double x[5] = { 3, 1, 2, 5, 4 }, y[4] = { 1, 2, 3, 10 };
-	ks_stats st;
-	ks_stats_compute(&st, x, 5);
-	KT_NEAR(st.median, 3, 0);
-	KT_NEAR(st.mean, 3, 0);
-	KT_NEAR(st.min, 1, 0);
-	KT_NEAR(st.max, 5, 0);
-	KT_NEAR(st.stdev, sqrt(2.5), 1e-12);
-	KT_NEAR(st.rel_error, sqrt(2.5) / sqrt(5.0) / 3.0, 1e-12);
-	ks_stats_compute(&st, y, 4);
-	KT_NEAR(st.median, 2.5, 0); /* even count: midpoint */
-	ks_stats_compute(&st, y, 1);
-	KT_ASSERT(isinf(st.rel_error)); /* one sample says nothing about noise */
-}
-
 static void test_stop_rule(void)
 {
 	ks_config c = KS_CONFIG_INIT;
@@ -61,10 +44,14 @@ static void test_config_file(void)
 	p = kt_write("bad3.json", "{\"timing\": {\"warmup_runs\": 2.5}}", 32);
 	KT_ASSERT(ks_config_load(&c, p) < 0);
 	KT_CONTAINS(ks_error_msg(), "bad3.json: field \"warmup_runs\" must be an integer");
+	KT_NEAR(c.check_fraction, 0.125, 0); /* a part of every batch is checked by default */
+	p = kt_write("bad5.json", "{\"timing\": {\"check_fraction\": 1.5}}", 35);
+	KT_ASSERT(ks_config_load(&c, p) < 0);
+	KT_CONTAINS(ks_error_msg(), "check_fraction must be between 0 and 1");
 	p = kt_write("bad4.json", "{\"timing\": {\"max_runs\": 1e40}}", 30);
 	KT_ASSERT(ks_config_load(&c, p) < 0);
 	KT_CONTAINS(ks_error_msg(), "field \"max_runs\" must be an integer");
 }
 
-static const kt_test tests[] = { KT(test_stats), KT(test_stop_rule), KT(test_config_file), { 0 } };
+static const kt_test tests[] = { KT(test_stop_rule), KT(test_config_file), { 0 } };
 KT_MAIN("timing", tests)

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Proves the golden kernels of reference_tests/ right on a GPU host, and measures their speed.
 
-For every problem (all suites, or the suites / problems named on the command line) it loads
-problem.json, builds inputs from each argument's `dist` with torch (seeded), fills outputs and
+For every problem (all suites, or the suites / problems named on the command line) it takes the
+golden launch plans that `score` itself resolves (`score problems --plans`, kscore.plans/1: shapes,
+buffers, launches and the golden source with its shared prelude, for this GPU's sm_count), so no
+expression or spec is evaluated twice. It builds inputs from each buffer's `dist` with torch
+(seeded: an independent generator, not the scorer's), fills outputs and
 poison-initialised scratch buffers with poison, surrounds every buffer with guard bands, compiles
 golden.cu with NVRTC exactly as the scorer does (-arch=sm_90a --std=c++17 -I<cuda>/include
 -I<cuda>/include/cccl), runs the golden launch plan (several kernels, scratch buffers, typed
@@ -22,14 +25,14 @@ Each problem runs in its own worker process, so a kernel that faults (a sticky C
 hangs fails only its own problem. Prints one table row per problem, writes JSON with --json, and
 exits nonzero if any problem fails.
 
-Needs: python3, torch, cupy, numpy (no network). Usage:
+Needs: python3, torch, cupy, numpy (no network), and the score binary ($KSCORE_BIN, else
+build/score). Usage:
     python3 tests/gpu/validate_goldens.py                      # every problem, correctness
     python3 tests/gpu/validate_goldens.py hackathon --perf     # one suite, with timings
     python3 tests/gpu/validate_goldens.py sin_kernel --json out.json
 """
 
 import argparse
-import glob
 import hashlib
 import importlib.util
 import json
@@ -46,221 +49,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 
 # --------------------------------------------------------------------------------------------
-# The spec's integer expression language (same grammar and semantics as src/expr.c)
-# --------------------------------------------------------------------------------------------
-
-I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
-
-
-class ExprError(Exception):
-    pass
-
-
-def _check(v, text):
-    if v < I64_MIN or v > I64_MAX:
-        raise ExprError('in expression "%s": integer overflow' % text)
-    return v
-
-
-def _cdivt(a, b):
-    """C division: truncates toward zero."""
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
-
-def _tokenize(text):
-    toks, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if c.isspace():
-            i += 1
-        elif c.isdigit():
-            j = i
-            if text[i:i + 2] in ('0x', '0X'):
-                j = i + 2
-                while j < n and text[j] in '0123456789abcdefABCDEF':
-                    j += 1
-                if j == i + 2:
-                    raise ExprError('in expression "%s": bad hexadecimal number' % text)
-                val = int(text[i + 2:j], 16)
-            else:
-                while j < n and text[j].isdigit():
-                    j += 1
-                val = int(text[i:j])
-            if j < n and (text[j].isalpha() or text[j] in '_.'):
-                raise ExprError('in expression "%s": bad number' % text)
-            toks.append(('num', _check(val, text)))
-            i = j
-        elif c.isalpha() or c == '_':
-            j = i
-            while j < n and (text[j].isalnum() or text[j] == '_'):
-                j += 1
-            toks.append(('name', text[i:j]))
-            i = j
-        elif text[i:i + 2] in ('<<', '>>', '**'):
-            toks.append(('op', text[i:i + 2]))
-            i += 2
-        elif c in '+-*/%(),':
-            toks.append(('op', c))
-            i += 1
-        else:
-            raise ExprError('in expression "%s": unexpected character %r' % (text, c))
-    return toks
-
-
-class _Parser:
-    def __init__(self, text, env):
-        self.text, self.env = text, env
-        self.toks = _tokenize(text)
-        self.i = 0
-
-    def peek(self):
-        return self.toks[self.i] if self.i < len(self.toks) else (None, None)
-
-    def accept(self, op):
-        t = self.peek()
-        if t[0] == 'op' and t[1] == op:
-            self.i += 1
-            return True
-        return False
-
-    def fail(self, what):
-        raise ExprError('in expression "%s": %s' % (self.text, what))
-
-    def parse(self):
-        v = self.expr()
-        if self.i != len(self.toks):
-            self.fail('unexpected text')
-        return v
-
-    def expr(self):
-        v = self.sum()
-        while True:
-            if self.accept('<<'):
-                b = self.sum()
-                if b < 0 or b > 62 or v < 0 or v > (I64_MAX >> b):
-                    self.fail('shift out of range')
-                v = v << b
-            elif self.accept('>>'):
-                b = self.sum()
-                if b < 0 or b > 63:
-                    self.fail('shift out of range')
-                v = v >> b
-            else:
-                return v
-
-    def sum(self):
-        v = self.prod()
-        while True:
-            if self.accept('+'):
-                v = _check(v + self.prod(), self.text)
-            elif self.accept('-'):
-                v = _check(v - self.prod(), self.text)
-            else:
-                return v
-
-    def prod(self):
-        v = self.unary()
-        while True:
-            if self.accept('*'):
-                v = _check(v * self.unary(), self.text)
-            elif self.accept('/') or self.accept('%'):
-                op = self.toks[self.i - 1][1]
-                b = self.unary()
-                if b == 0:
-                    self.fail('division by zero')
-                q = _cdivt(v, b)
-                v = _check(q if op == '/' else v - q * b, self.text)
-            else:
-                return v
-
-    def unary(self):
-        if self.accept('-'):
-            return _check(-self.unary(), self.text)
-        if self.accept('+'):
-            return self.unary()
-        return self.power()
-
-    def power(self):
-        v = self.atom()
-        if self.accept('**'):
-            e = self.unary()
-            if e < 0:
-                self.fail('negative exponent')
-            r = 1
-            for _ in range(e):
-                r = _check(r * v, self.text)
-            v = r
-        return v
-
-    def atom(self):
-        kind, val = self.peek()
-        if kind == 'num':
-            self.i += 1
-            return val
-        if kind == 'name':
-            self.i += 1
-            if self.accept('('):
-                args = []
-                if not self.accept(')'):
-                    args.append(self.expr())
-                    while self.accept(','):
-                        args.append(self.expr())
-                    if not self.accept(')'):
-                        self.fail("expected ')'")
-                return self.call(val, args)
-            if val not in self.env:
-                self.fail('unknown name "%s"' % val)
-            return int(self.env[val])
-        if self.accept('('):
-            v = self.expr()
-            if not self.accept(')'):
-                self.fail("expected ')'")
-            return v
-        self.fail('unexpected end' if kind is None else 'unexpected token %r' % (val,))
-
-    def call(self, name, a):
-        if name in ('cdiv', 'align'):
-            if len(a) != 2:
-                self.fail('cdiv/align take 2 arguments')
-            if a[1] <= 0:
-                self.fail('cdiv/align need a positive divisor')
-            q = _check(a[0] + a[1] - 1, self.text) // a[1] if a[0] >= 0 else _cdivt(a[0], a[1])
-            return _check(q * a[1], self.text) if name == 'align' else q
-        if name in ('min', 'max'):
-            if not a:
-                self.fail('min/max need at least 1 argument')
-            return min(a) if name == 'min' else max(a)
-        if name == 'abs':
-            if len(a) != 1:
-                self.fail('abs takes 1 argument')
-            return _check(abs(a[0]), self.text)
-        if name == 'log2':
-            if len(a) != 1:
-                self.fail('log2 takes 1 argument')
-            if a[0] <= 0:
-                self.fail('log2 needs a positive argument')
-            return a[0].bit_length() - 1
-        self.fail('unknown function "%s"' % name)
-
-
-def eval_int(value, env):
-    """An integer from a JSON number or an expression string."""
-    if isinstance(value, bool):
-        raise ExprError('boolean where an integer is expected: %r' % (value,))
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        if value != int(value):
-            raise ExprError('non-integer number %r' % (value,))
-        return int(value)
-    if isinstance(value, str):
-        return _Parser(value, env).parse()
-    raise ExprError('expected an integer or an expression, got %r' % (value,))
-
-
-# --------------------------------------------------------------------------------------------
-# Spec handling
+# The plans score resolves
 # --------------------------------------------------------------------------------------------
 
 DTYPES = {
@@ -269,49 +58,24 @@ DTYPES = {
     'f64': ('float64', 8, 'f'), 'i8': ('int8', 1, 'i'), 'u8': ('uint8', 1, 'u'),
     'i32': ('int32', 4, 'i'), 'u32': ('int32', 4, 'u'), 'i64': ('int64', 8, 'i'),
 }
-SCALAR_TYPES = ('i32', 'u32', 'i64', 'f32', 'f64')
+PLANS_SCHEMA = 'kscore.plans/1'
 
 
 class SpecError(Exception):
     pass
 
 
-def load_spec(folder):
-    path = os.path.join(folder, 'problem.json')
-    with open(path) as f:
-        spec = json.load(f)
-    name = os.path.basename(os.path.normpath(folder))
-    if spec.get('name') != name:
-        raise SpecError('problem.json name %r does not match folder %r' % (spec.get('name'), name))
-    for key in ('dims', 'args', 'launch', 'tolerance', 'cases'):
-        if key not in spec:
-            raise SpecError('problem.json lacks "%s"' % key)
-    seen = set()
-    for a in spec['args']:
-        if a['name'] in seen:
-            raise SpecError('argument %s given twice' % a['name'])
-        seen.add(a['name'])
-        t = a['type']
-        if t.endswith('*'):
-            if t[:-1] not in DTYPES:
-                raise SpecError('argument %s: unknown dtype %s' % (a['name'], t))
-            if a.get('role') not in ('in', 'out', 'inout'):
-                raise SpecError('argument %s: role must be in, out or inout' % a['name'])
-        elif t not in SCALAR_TYPES:
-            raise SpecError('argument %s: unknown scalar type %s' % (a['name'], t))
-    for sub in ('golden', 'instruction'):
-        fn = spec.get(sub, sub + ('.cu' if sub == 'golden' else '.md'))
-        if not os.path.isfile(os.path.join(folder, fn)):
-            raise SpecError('missing %s' % fn)
-    return spec
+def score_binary():
+    b = os.environ.get('KSCORE_BIN')
+    return b if b else os.path.join(REPO, 'build', 'score')
 
 
 _SM_COUNT = None
 
 
 def sm_count():
-    """`sm_count` of the expression language: the GPU's multiprocessor count, 132 without one
-    (as the scorer before it knows the device)."""
+    """The GPU's multiprocessor count (the plans' `sm_count`), 132 without one (as the scorer
+    before it knows the device)."""
     global _SM_COUNT
     if _SM_COUNT is None:
         _SM_COUNT = 132
@@ -324,15 +88,22 @@ def sm_count():
     return _SM_COUNT
 
 
-def case_env(spec, case):
-    env = {'sm_count': sm_count()}
-    for d in spec['dims']:
-        if d not in case:
-            raise SpecError('case %s does not give dim %s' % (json.dumps(case), d))
-        env[d] = eval_int(case[d], env)
-    for k, v in spec.get('let', {}).items():
-        env[k] = eval_int(v, env)
-    return env
+def write_plans(root, path, sms):
+    """Runs `score problems --plans` on root; the plans land in path."""
+    cmd = [score_binary(), 'problems', '--refs', root, '--plans', path, '--sm-count', str(sms)]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if p.returncode != 0 or not os.path.isfile(path):
+        raise SpecError('%s failed (%d): %s' % (' '.join(cmd), p.returncode, p.stderr.strip()[-2000:]))
+    return [l for l in p.stderr.splitlines() if 'invalid problem' in l]
+
+
+def load_plans(path):
+    """{problem name: plan} from a kscore.plans/1 file."""
+    with open(path) as f:
+        doc = json.load(f)
+    if doc.get('schema') != PLANS_SCHEMA:
+        raise SpecError('%s: not a %s file' % (path, PLANS_SCHEMA))
+    return {p['name']: p for p in doc['problems']}
 
 
 def numel(shape):
@@ -340,25 +111,6 @@ def numel(shape):
     for s in shape:
         n *= s
     return n
-
-
-def normalize_plan(plan):
-    if 'kernels' in plan:
-        kernels, scratch = plan['kernels'], plan.get('scratch', [])
-    else:
-        kernels, scratch = [plan], plan.get('scratch', [])
-    if not 1 <= len(kernels) <= 8:
-        raise SpecError('a launch plan has 1 to 8 kernels')
-    if len(scratch) > 8:
-        raise SpecError('a launch plan has at most 8 scratch buffers')
-    out = []
-    for k in kernels:
-        name = k.get('name', k.get('kernel'))
-        if not name:
-            raise SpecError('a kernel of the plan has no name')
-        out.append({'name': name, 'grid': list(k['grid']), 'block': list(k['block']),
-                    'shared': k.get('shared', 0), 'args': k.get('args')})
-    return out, scratch
 
 
 # --------------------------------------------------------------------------------------------
@@ -529,7 +281,7 @@ def fill_input(buf, dist, env, gen):
         v.mul_(hi - lo).add_(lo)
         flat.copy_(v.to(tdtype) if kind == 'f' else v.floor().to(tdtype))
     elif k == 'int':
-        lo, hi = eval_int(dist['lo'], env), eval_int(dist['hi'], env)
+        lo, hi = int(dist['lo']), int(dist['hi'])
         if hi < lo:
             raise SpecError('%s: int dist with hi < lo (%d < %d)' % (buf.name, hi, lo))
         v = torch.randint(lo, hi + 1, (n,), generator=gen, device=DEVICE, dtype=torch.int64)
@@ -621,18 +373,21 @@ def signal_warning(ref, atol):
 
 
 class Problem:
-    def __init__(self, folder, load_ref=True):
-        self.folder = folder
-        self.spec = load_spec(folder)
-        self.name = self.spec['name']
-        self.suite = os.path.basename(os.path.dirname(os.path.normpath(folder)))
-        plan = self.spec.get('golden_launch') or self.spec['launch']
-        self.kernels, self.scratch = normalize_plan(plan)
-        self.tensor_args = [a for a in self.spec['args'] if a['type'].endswith('*')]
-        self.scalar_args = {a['name']: a for a in self.spec['args'] if not a['type'].endswith('*')}
-        tol = self.spec['tolerance']
-        self.atol, self.rtol = float(tol.get('atol', 0)), float(tol.get('rtol', 0))
-        ref_path = os.path.join(folder, 'reference.py')
+    """One problem as score resolved it (a kscore.plans/1 entry), with its reference.py."""
+
+    def __init__(self, plan, load_ref=True):
+        self.plan = plan
+        self.name = plan['name']
+        self.suite = plan['suite']
+        self.folder = plan['dir']
+        self.kernel_names = list(plan['kernels'])
+        self.atol, self.rtol = float(plan['atol']), float(plan['rtol'])
+        self.cases = {'correctness': [c for c in plan['cases'] if c['kind'] == 'correctness'],
+                      'perf': [c for c in plan['cases'] if c['kind'] == 'perf']}
+        for c in plan['cases']:
+            if 'error' in c:
+                raise SpecError('%s case %d (%s): %s' % (c['kind'], c['index'], c['label'], c['error']))
+        ref_path = os.path.join(self.folder, 'reference.py')
         self.ref = None
         self.has_ref = os.path.isfile(ref_path)
         if self.has_ref and load_ref:
@@ -641,85 +396,52 @@ class Problem:
             spec.loader.exec_module(mod)
             self.ref = mod
 
+    @staticmethod
+    def tensors(case):
+        return [b for b in case['bufs'] if b['role'] != 'scratch']
+
     # -- one case --------------------------------------------------------------------------
 
     def setup(self, case, seed):
-        env = case_env(self.spec, case)
-        bufs = {}
-        for a in self.tensor_args:
-            shape = [eval_int(s, env) for s in a['shape']]
-            bufs[a['name']] = Buffer(a['name'], a['type'][:-1], shape, a['role'])
-        scratch = {}
-        for s in self.scratch:
-            count = eval_int(s['count'], env)
-            if count < 1:
-                raise SpecError('scratch %s has %d elements' % (s['name'], count))
-            scratch[s['name']] = (Buffer(s['name'], s['dtype'], [count], 'scratch'), s.get('init', 'poison'))
-        dist_over = case.get('dist', {})
+        env = dict(case['env'])
+        bufs, scratch = {}, {}
+        for b in case['bufs']:
+            if b['role'] == 'scratch':
+                if b['count'] < 1:
+                    raise SpecError('scratch %s has %d elements' % (b['name'], b['count']))
+                scratch[b['name']] = (Buffer(b['name'], b['dtype'], [b['count']], 'scratch'), b['fill'])
+            else:
+                bufs[b['name']] = Buffer(b['name'], b['dtype'], list(b['shape']), b['role'])
         gen = torch.Generator(device=DEVICE)
         gen.manual_seed(seed)
-        for idx, a in enumerate(self.tensor_args):
-            b = bufs[a['name']]
-            if b.role in ('in', 'inout'):
-                fill_input(b, dist_over.get(a['name'], a.get('dist')), env, gen)
-        scalars = {}
-        for name, a in self.scalar_args.items():
-            v = a['value']
-            if a['type'] in ('f32', 'f64'):
-                scalars[name] = float(v)
-            else:
-                scalars[name] = eval_int(v, env)
+        for b in self.tensors(case):
+            if b['role'] in ('in', 'inout'):
+                fill_input(bufs[b['name']], b.get('dist'), env, gen)
+        scalars = {k: float(v['value']) if v['type'] in ('f32', 'f64') else int(v['value'])
+                   for k, v in case['scalars'].items()}
         return env, bufs, scratch, scalars
 
-    def launch_list(self, env, bufs, scratch, scalars):
-        """Resolves the plan into [(kernel name, grid, block, shared, args)]."""
+    def launch_list(self, case, bufs, scratch):
+        """The plan's launches as [(kernel name, grid, block, shared, args)]."""
+        conv = {'i32': np.int32, 'u32': np.uint32, 'i64': np.int64, 'f32': np.float32, 'f64': np.float64}
         out = []
-        for k in self.kernels:
-            grid = [eval_int(g, env) for g in k['grid']] + [1] * (3 - len(k['grid']))
-            block = [eval_int(b, env) for b in k['block']] + [1] * (3 - len(k['block']))
-            shared = eval_int(k['shared'], env)
-            if any(g < 1 for g in grid) or grid[0] > (1 << 31) - 1 or grid[1] > 65535 or grid[2] > 65535:
-                raise SpecError('kernel %s: grid %s outside the hardware limits' % (k['name'], grid))
-            if any(b < 1 for b in block) or numel(block) > 1024 or block[2] > 64:
-                raise SpecError('kernel %s: block %s invalid' % (k['name'], block))
-            if shared < 0 or shared > 227 * 1024:
-                raise SpecError('kernel %s: %d bytes of dynamic shared memory' % (k['name'], shared))
-            names = k['args'] if k['args'] is not None else [a['name'] for a in self.spec['args']]
+        for k in case['launches']:
             args = []
-            for item in names:
-                if isinstance(item, dict):
-                    if len(item) != 1:
-                        raise SpecError('typed literal %r must have one key' % (item,))
-                    (t, v), = item.items()
-                    if t in ('i32', 'u32', 'i64'):
-                        iv = eval_int(v, env)
-                        args.append({'i32': np.int32, 'u32': np.uint32, 'i64': np.int64}[t](iv))
-                    elif t in ('f32', 'f64'):
-                        args.append((np.float32 if t == 'f32' else np.float64)(float(v)))
-                    else:
-                        raise SpecError('unknown literal type %s' % t)
-                elif item in bufs:
-                    args.append(bufs[item].ptr)
-                elif item in scratch:
-                    args.append(scratch[item][0].ptr)
-                elif item in scalars:
-                    t = self.scalar_args[item]['type']
-                    conv = {'i32': np.int32, 'u32': np.uint32, 'i64': np.int64,
-                            'f32': np.float32, 'f64': np.float64}[t]
-                    args.append(conv(scalars[item]))
-                elif item in env:
-                    args.append(np.int32(env[item]))
+            for a in k['args']:
+                (t, v), = a.items()
+                if t == 'buf':
+                    args.append(bufs[v].ptr if v in bufs else scratch[v][0].ptr)
                 else:
-                    raise SpecError('kernel %s: unknown argument name %r' % (k['name'], item))
-            out.append((k['name'], grid, block, shared, args))
+                    args.append(conv[t](v))
+            out.append((k['kernel'], list(k['grid']), list(k['block']), int(k['shared']), args))
         return out
 
     def prepare_outputs(self, bufs, scratch):
         for b in bufs.values():
             if b.role == 'out':
                 b.poison()
-        for sb, init in scratch.values():
-            if init == 'zero':
+        for sb, fill in scratch.values():
+            if fill == 'zero':
                 sb.zero()
             else:
                 sb.poison()
@@ -782,11 +504,10 @@ def measure_bandwidth(reps=20):
 
 
 def check_case(prob, kernels, stream, case, seed, label, want_perf, flush, reps, bw):
-    rec = {'case': label, 'dims': {d: case[d] for d in prob.spec['dims']}, 'seed': seed, 'ok': True,
+    rec = {'case': label, 'dims': {d: case['env'][d] for d in prob.plan['dims']}, 'seed': seed, 'ok': True,
            'errors': [], 'outputs': [], 'warnings': []}
     env, bufs, scratch, scalars = prob.setup(case, seed)
-    rec['dims'] = {d: env[d] for d in prob.spec['dims']}
-    launches = prob.launch_list(env, bufs, scratch, scalars)
+    launches = prob.launch_list(case, bufs, scratch)
     snap = {n: b.bytes.clone() for n, b in bufs.items() if b.role in ('in', 'inout')}
     inputs_before = {n: v for n, v in snap.items() if bufs[n].role == 'in'}
     prob.prepare_outputs(bufs, scratch)
@@ -800,14 +521,14 @@ def check_case(prob, kernels, stream, case, seed, label, want_perf, flush, reps,
         rec['errors'].append('no reference.py')
     else:
         ref_inputs = {}
-        for a in prob.tensor_args:
+        for a in prob.tensors(case):
             b = bufs[a['name']]
             if b.role in ('in', 'inout'):
                 ref_inputs[a['name']] = snap[a['name']].view(b.t.dtype).view(b.t.shape).clone()
         ref_inputs.update(scalars)
         with torch.no_grad():
             refs = prob.ref.reference(ref_inputs, dict(env))
-        for a in prob.tensor_args:
+        for a in prob.tensors(case):
             b = bufs[a['name']]
             if b.role not in ('out', 'inout'):
                 continue
@@ -852,24 +573,19 @@ def check_case(prob, kernels, stream, case, seed, label, want_perf, flush, reps,
 
     if want_perf:
         def before():
-            for sb, init in scratch.values():
-                if init == 'zero':
+            for sb, fill in scratch.values():
+                if fill == 'zero':
                     sb.zero()
         t = time_it(lambda: prob.run_plan(kernels, launches, stream), flush, reps, before=before)
         rec['golden'] = t
         ms = t['median_ms']
-        try:
-            nbytes = eval_int(prob.spec.get('bytes', '0'), env)
-            flops = eval_int(prob.spec.get('flops', '0'), env)
-        except ExprError as e:
-            nbytes, flops = 0, 0
-            rec['warnings'].append('bytes/flops: %s' % e)
+        nbytes, flops = int(case.get('bytes', 0)), int(case.get('flops', 0))
         rec['bytes'], rec['flops'] = nbytes, flops
         rec['gbps'] = nbytes / (ms * 1e-3) / 1e9 if ms > 0 else None
         rec['tflops'] = flops / (ms * 1e-3) / 1e12 if ms > 0 else None
         rec['pct_bandwidth'] = 100.0 * rec['gbps'] / bw if bw and rec['gbps'] else None
         if prob.ref is not None and hasattr(prob.ref, 'baseline'):
-            lib_inputs = {a['name']: bufs[a['name']].t for a in prob.tensor_args if bufs[a['name']].role != 'out'}
+            lib_inputs = {a['name']: bufs[a['name']].t for a in prob.tensors(case) if bufs[a['name']].role != 'out'}
             lib_inputs.update(scalars)
             try:
                 with torch.no_grad():
@@ -888,18 +604,16 @@ def check_case(prob, kernels, stream, case, seed, label, want_perf, flush, reps,
     return rec
 
 
-def run_worker(folder, perf, reps, bw, only):
+def run_worker(plan, perf, reps, bw, only):
     gpu_imports()
-    result = {'problem': os.path.basename(os.path.normpath(folder)), 'folder': os.path.relpath(folder, REPO),
+    result = {'problem': plan['name'], 'folder': os.path.relpath(plan['dir'], REPO),
               'ok': False, 'errors': [], 'cases': [], 'warnings': []}
     t0 = time.time()
     try:
-        prob = Problem(folder)
+        prob = Problem(plan)
         result['suite'] = prob.suite
-        with open(os.path.join(folder, prob.spec.get('golden', 'golden.cu'))) as f:
-            src = f.read()
-        names = sorted({k['name'] for k in prob.kernels})
-        kernels, note = compile_golden(src, names)
+        names = sorted(prob.kernel_names)
+        kernels, note = compile_golden(plan['golden_source'], names)
         result['compile'] = note
         result['kernels'] = {n: {'regs': kernels[n].attr(FUNC_ATTR_REGS),
                                  'local_bytes': kernels[n].attr(FUNC_ATTR_LOCAL),
@@ -912,12 +626,12 @@ def run_worker(folder, perf, reps, bw, only):
         flush = None
         if perf:
             flush, _ = l2_flush_buffer()
-        cases = prob.spec['cases']
+        cases = prob.cases
         if only in ('all', 'correctness'):
-            for ci, case in enumerate(cases.get('correctness', [])):
-                nseeds = max(2, int(case.get('seeds', 2)))
+            for ci, case in enumerate(cases['correctness']):
+                nseeds = max(2, int(case['seeds']))
                 for si in range(nseeds):
-                    label = 'correctness[%d]%s seed %d' % (ci, (' ' + case['label']) if 'label' in case else '', si)
+                    label = 'correctness[%d] %s seed %d' % (ci, case['label'], si)
                     try:
                         rec = check_case(prob, kernels, stream, case, seed_for(prob.name, ci, si, 'c'), label,
                                          False, None, reps, bw)
@@ -927,8 +641,8 @@ def run_worker(folder, perf, reps, bw, only):
                     result['cases'].append(rec)
                     torch.cuda.empty_cache()
         if only in ('all', 'perf'):
-            for ci, case in enumerate(cases.get('perf', [])):
-                label = 'perf[%d]%s' % (ci, (' ' + case['label']) if 'label' in case else '')
+            for ci, case in enumerate(cases['perf']):
+                label = 'perf[%d] %s' % (ci, case['label'])
                 try:
                     rec = check_case(prob, kernels, stream, case, seed_for(prob.name, ci, 0, 'p'), label,
                                      perf, flush, reps, bw)
@@ -949,85 +663,53 @@ def run_worker(folder, perf, reps, bw, only):
 
 
 # --------------------------------------------------------------------------------------------
-# Self-test without a GPU: the expression evaluator, every spec, every plan, and (with torch on
-# the CPU) input generation, the reference and the comparison on the correctness cases.
+# Self-test without a GPU: every plan resolves and fits, and (with torch on the CPU) input
+# generation, the reference and the comparison on the correctness cases.
 # --------------------------------------------------------------------------------------------
 
-EXPR_CASES = [
-    ('1 << 24', {}, 1 << 24), ('cdiv(n, 256)', {'n': 1000}, 4), ('cdiv(-7, 2)', {}, -3),
-    ('-7 / 2', {}, -3), ('-7 % 2', {}, -1), ('7 % -2', {}, 1), ('2 ** 3 ** 2', {}, 512),
-    ('-2 ** 2', {}, -4), ('1 + 2 << 3', {}, 24), ('log2(1000)', {}, 9), ('align(1000, 64)', {}, 1024),
-    ('min(3, 1, 2) + max(4, 9) + abs(-5)', {}, 15), ('0x10 * 2', {}, 32), ('(1 + 2) * 3', {}, 9),
-    ('rows * cdiv(cols, 16384)', {'rows': 16, 'cols': 1 << 23}, 16 * 512),
-]
-EXPR_ERRORS = ['1 / 0', 'cdiv(1, 0)', 'foo', '1 +', '2 ** -1', '1 << 63', 'log2(0)', '9223372036854775807 + 1',
-               '1.5', 'bar(1)']
 
-
-def selftest(root, selectors, data):
+def selftest(plans, selectors, data):
     global DEVICE
-    nfail = 0
-    for text, env, want in EXPR_CASES:
-        try:
-            got = eval_int(text, env)
-        except ExprError as e:
-            got = e
-        if got != want:
-            print('expr %r: got %r, want %r' % (text, got, want))
-            nfail += 1
-    for text in EXPR_ERRORS:
-        try:
-            eval_int(text, {})
-            print('expr %r: no error' % text)
-            nfail += 1
-        except ExprError:
-            pass
-    folders, unknown = discover(root, selectors)
-    nfail += len(unknown)
+    chosen, unknown = select(plans, selectors)
+    nfail = len(unknown)
     if data:
         gpu_imports_cpu()
         DEVICE = 'cpu'
-    for folder in folders:
-        name = os.path.basename(folder)
+    for plan in chosen:
+        name = plan['name']
         try:
-            prob = Problem(folder, load_ref=data)
+            prob = Problem(plan, load_ref=data)
             if not prob.has_ref:
                 raise SpecError('no reference.py')
             for kind in ('correctness', 'perf'):
-                for ci, case in enumerate(prob.spec['cases'].get(kind, [])):
-                    env = case_env(prob.spec, case)
-                    for a in prob.tensor_args:
-                        shape = [eval_int(x, env) for x in a['shape']]
-                        if min(shape, default=1) < 1:
-                            raise SpecError('%s %d: %s has shape %s' % (kind, ci, a['name'], shape))
-                    for k in prob.kernels:
-                        [eval_int(g, env) for g in k['grid']]
-                    eval_int(prob.spec.get('bytes', '0'), env)
-                    eval_int(prob.spec.get('flops', '0'), env)
+                for ci, case in enumerate(prob.cases[kind]):
+                    for b in prob.tensors(case):
+                        if min(b['shape'], default=1) < 1:
+                            raise SpecError('%s %d: %s has shape %s' % (kind, ci, b['name'], b['shape']))
                     if kind == 'perf':
-                        total = sum(numel([eval_int(x, env) for x in a['shape']]) * DTYPES[a['type'][:-1]][1]
-                                    for a in prob.tensor_args)
+                        total = sum(b['bytes'] for b in prob.tensors(case))
                         if total >= 2 << 30:
                             raise SpecError('perf %d: %d bytes of buffers (limit 2 GiB)' % (ci, total))
             if data:
-                for ci, case in enumerate(prob.spec['cases'].get('correctness', [])):
+                for ci, case in enumerate(prob.cases['correctness']):
                     env, bufs, scratch, scalars = prob.setup(case, seed_for(name, ci, 0, 'c'))
-                    prob.launch_list(env, bufs, scratch, scalars)
-                    ins = {a['name']: bufs[a['name']].t.clone() for a in prob.tensor_args
+                    ins = {a['name']: bufs[a['name']].t.clone() for a in prob.tensors(case)
                            if bufs[a['name']].role != 'out'}
                     ins.update(scalars)
                     refs = prob.ref.reference(ins, dict(env))
-                    for a in prob.tensor_args:
+                    for a in prob.tensors(case):
                         b = bufs[a['name']]
+                        atol = float(a.get('atol', prob.atol))
+                        rtol = float(a.get('rtol', prob.rtol))
                         if b.role == 'out':
                             b.poison()
                             r = refs[a['name']].reshape(-1)
-                            cmp = compare_output(b, r, prob.atol, prob.rtol)
+                            cmp = compare_output(b, r, atol, rtol)
                             if cmp['ok'] or cmp['unwritten'] == 0 and b.kind == 'f':
                                 raise SpecError('poisoned %s passed the comparison' % a['name'])
                             b.t.view(-1).copy_(r.to(b.t.dtype))
-                            cmp = compare_output(b, r, prob.atol, prob.rtol)
-                            w = signal_warning(r, prob.atol)
+                            cmp = compare_output(b, r, atol, rtol)
+                            w = signal_warning(r, atol)
                             if w:
                                 print('  %s correctness[%d] %s: warning: %s' % (name, ci, a['name'], w))
                             if not cmp['ok']:
@@ -1042,7 +724,7 @@ def selftest(root, selectors, data):
                             lib = None
                             print('  %s correctness[%d]: baseline not runnable here (%s)'
                                   % (name, ci, str(e).splitlines()[0][:80]))
-                        for a in prob.tensor_args:
+                        for a in prob.tensors(case):
                             b = bufs[a['name']]
                             if lib is not None and b.role == 'out':
                                 b.t.view(-1).copy_(lib[a['name']].reshape(-1).to(b.t.dtype))
@@ -1072,13 +754,14 @@ def gpu_imports_cpu():
 # --------------------------------------------------------------------------------------------
 
 
-def discover(root, selectors):
-    folders = sorted(os.path.dirname(p) for p in glob.glob(os.path.join(root, '*', '*', 'problem.json')))
+def select(plans, selectors):
+    """The plans of the named problems or suites (all without selectors), and the unknown names."""
+    ordered = sorted(plans.values(), key=lambda p: (p['suite'], p['name']))
     if not selectors:
-        return folders, []
+        return ordered, []
     chosen, unknown = [], []
     for sel in selectors:
-        hits = [f for f in folders if os.path.basename(f) == sel or os.path.basename(os.path.dirname(f)) == sel]
+        hits = [p for p in ordered if p['name'] == sel or p['suite'] == sel]
         if not hits:
             unknown.append(sel)
         chosen += [h for h in hits if h not in chosen]
@@ -1133,10 +816,26 @@ def print_table(results, perf):
                     print('    warning (%s): %s' % (c['case'], w))
 
 
+def query_device(perf):
+    """{name, sm_count} of GPU 0 and, with perf, the copy bandwidth, from a child process: this one
+    never initialises CUDA, so the workers it starts get a clean device."""
+    code = ('import torch, json; p = torch.cuda.get_device_properties(0); '
+            'print(json.dumps({"name": p.name, "sm_count": p.multi_processor_count}))')
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=600)
+    dev = json.loads(out.stdout.strip().splitlines()[-1])
+    if perf:
+        out = subprocess.run([sys.executable, os.path.abspath(__file__), '--measure-bw'],
+                             capture_output=True, text=True, timeout=600)
+        dev['copy_bandwidth_gbps'] = json.loads(out.stdout.strip().splitlines()[-1])['bandwidth_gbps']
+    return dev
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('select', nargs='*', help='suite or problem names (default: all)')
     ap.add_argument('--root', default=os.path.join(REPO, 'reference_tests'))
+    ap.add_argument('--plans', help='a kscore.plans/1 file (default: written now by `score problems --plans`)')
+    ap.add_argument('--sm-count', type=int, help="the plans' sm_count (default: the GPU's; 132 with --selftest)")
     ap.add_argument('--perf', action='store_true', help='time the golden on the perf cases')
     ap.add_argument('--reps', type=int, default=30, help='timed runs per perf case (>= 20)')
     ap.add_argument('--json', help='write the results here')
@@ -1144,8 +843,8 @@ def main(argv=None):
     ap.add_argument('--timeout', type=float, default=1800.0, help='seconds per problem')
     ap.add_argument('--in-process', action='store_true', help='no worker processes (debugging)')
     ap.add_argument('--selftest', action='store_true',
-                    help='no GPU: check the expression evaluator, every spec and plan; with --selftest-data '
-                         'also run input generation, reference.py and the comparison on the CPU')
+                    help='no GPU: check that every plan resolves and fits; with --selftest-data also run '
+                         'input generation, reference.py and the comparison on the CPU')
     ap.add_argument('--selftest-data', action='store_true', help=argparse.SUPPRESS)
     ap.add_argument('--worker', help=argparse.SUPPRESS)
     ap.add_argument('--worker-out', help=argparse.SUPPRESS)
@@ -1154,57 +853,73 @@ def main(argv=None):
     args = ap.parse_args(argv)
     args.reps = max(20, args.reps)
 
-    if args.selftest:
-        return selftest(args.root, args.select, args.selftest_data)
     if args.measure_bw:
         print(json.dumps({'bandwidth_gbps': measure_bandwidth()}))
         return 0
     if args.worker:
-        res = run_worker(args.worker, args.perf, args.reps, args.bw, args.only)
+        res = run_worker(load_plans(args.plans)[args.worker], args.perf, args.reps, args.bw, args.only)
         with open(args.worker_out, 'w') as f:
             json.dump(res, f, default=str)
         return 0
 
-    folders, unknown = discover(args.root, args.select)
-    for u in unknown:
-        print('no suite or problem named %r under %s' % (u, args.root), file=sys.stderr)
-    if not folders:
-        print('no problems found', file=sys.stderr)
-        return 2
-
     device = {}
     bw = None
-    if args.in_process:
+    sms = args.sm_count
+    if args.selftest:
+        sms = sms or 132
+    elif args.in_process:
         gpu_imports()
         device['name'] = torch.cuda.get_device_name(0)
+        sms = sms or sm_count()
         if args.perf:
             bw = measure_bandwidth()
     else:
         try:
-            out = subprocess.run([sys.executable, os.path.abspath(__file__), '--measure-bw'] if args.perf else
-                                 [sys.executable, '-c', 'import torch; print(torch.cuda.get_device_name(0))'],
-                                 capture_output=True, text=True, timeout=600)
-            if args.perf:
-                bw = json.loads(out.stdout.strip().splitlines()[-1])['bandwidth_gbps']
-            else:
-                device['name'] = out.stdout.strip()
+            device = query_device(args.perf)
+            sms = sms or device['sm_count']
+            bw = device.get('copy_bandwidth_gbps')
         except Exception as e:
             print('could not query the device: %s' % e, file=sys.stderr)
+            sms = sms or 132
     if bw:
-        device['copy_bandwidth_gbps'] = bw
         print('device-to-device copy bandwidth (read + write): %.1f GB/s' % bw)
 
-    results = []
-    for folder in folders:
-        name = os.path.basename(folder)
-        print('== %s' % os.path.relpath(folder, REPO), flush=True)
+    tmpdir = tempfile.mkdtemp(prefix='validate-goldens-')
+    plans_path, invalid = args.plans, []
+    try:
+        if not plans_path:
+            plans_path = os.path.join(tmpdir, 'plans.json')
+            invalid = write_plans(args.root, plans_path, sms)
+        plans = load_plans(plans_path)
+        if args.selftest:
+            for line in invalid:
+                print(line)
+            return selftest(plans, args.select, args.selftest_data) or (1 if invalid else 0)
+        return run_all(args, plans, plans_path, invalid, device, bw)
+    finally:
+        if not args.plans and os.path.exists(os.path.join(tmpdir, 'plans.json')):
+            os.unlink(os.path.join(tmpdir, 'plans.json'))
+        os.rmdir(tmpdir)
+
+
+def run_all(args, plans, plans_path, invalid, device, bw):
+    chosen, unknown = select(plans, args.select)
+    for u in unknown:
+        print('no suite or problem named %r under %s' % (u, args.root), file=sys.stderr)
+    if not chosen and not invalid:
+        print('no problems found', file=sys.stderr)
+        return 2
+
+    results = [{'problem': '(spec)', 'ok': False, 'errors': [line], 'cases': []} for line in invalid]
+    for plan in chosen:
+        print('== %s' % os.path.relpath(plan['dir'], REPO), flush=True)
         if args.in_process:
-            res = run_worker(folder, args.perf, args.reps, bw, args.only)
+            res = run_worker(plan, args.perf, args.reps, bw, args.only)
         else:
             fd, tmp = tempfile.mkstemp(suffix='.json')
             os.close(fd)
-            cmd = [sys.executable, os.path.abspath(__file__), '--worker', folder, '--worker-out', tmp,
-                   '--reps', str(args.reps), '--only', args.only]
+            cmd = [sys.executable, os.path.abspath(__file__), '--worker', plan['name'], '--plans', plans_path,
+                   '--worker-out', tmp, '--reps', str(args.reps), '--only', args.only]
             if args.perf:
                 cmd.append('--perf')
             if bw:
@@ -1217,10 +932,11 @@ def main(argv=None):
                     raise RuntimeError('worker exited with %d: %s' % (p.returncode, (p.stderr or '')[-2000:]))
                 res = json.loads(txt)
             except subprocess.TimeoutExpired:
-                res = {'problem': name, 'ok': False, 'errors': ['timed out after %.0f s' % args.timeout],
+                res = {'problem': plan['name'], 'ok': False, 'errors': ['timed out after %.0f s' % args.timeout],
                        'cases': []}
             except Exception as e:
-                res = {'problem': name, 'ok': False, 'errors': ['%s: %s' % (type(e).__name__, e)], 'cases': []}
+                res = {'problem': plan['name'], 'ok': False, 'errors': ['%s: %s' % (type(e).__name__, e)],
+                       'cases': []}
             finally:
                 try:
                     os.unlink(tmp)

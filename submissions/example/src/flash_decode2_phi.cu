@@ -1,3 +1,5 @@
+#include <vector>
+
 extern "C" __global__ void flash_decode_stage2(const int* __restrict__ b_seqlen, const float* __restrict__ mid_o,
                                                const float* __restrict__ mid_o_logexpsum, float* __restrict__ out,
                                                int batch, int heads, int seq_block_num, int head_dim,
@@ -8,17 +10,20 @@ extern "C" __global__ void flash_decode_stage2(const int* __restrict__ b_seqlen,
     const int nblocks = (seqlen + block_seq - 1) / block_seq;
     const float* lse = mid_o_logexpsum + ((size_t)b * heads + h) * seq_block_num;
     const float* v = mid_o + ((size_t)b * heads + h) * seq_block_num * head_dim;
+    // The softmax weights of the splits, computed once and reused for every element.
+    float max_logic = -INFINITY;
+    for (int j = 0; j < nblocks; ++j)
+        max_logic = fmaxf(max_logic, lse[j]);
+    std::vector<float> weight(nblocks);
+    float sum_exp = 0.0f;
+    for (int j = 0; j < nblocks; ++j) {
+        weight[j] = expf(lse[j] - max_logic);
+        sum_exp += weight[j];
+    }
     for (int d = threadIdx.x; d < head_dim; d += blockDim.x) {
-        float max_logic = -INFINITY, sum_exp = 0.0f, acc = 0.0f;
-        for (int j = 0; j < nblocks; ++j) {
-            const float l = lse[j];
-            const float new_max = fmaxf(max_logic, l);
-            const float scale = expf(max_logic - new_max);
-            const float e = expf(l - new_max);
-            acc = acc * scale + e * v[(size_t)j * head_dim + d];
-            sum_exp = sum_exp * scale + e;
-            max_logic = new_max;
-        }
+        float acc = 0.0f;
+        for (int j = 0; j < nblocks; ++j)
+            acc += weight[j] * v[(size_t)j * head_dim + d];
         out[((size_t)b * heads + h) * head_dim + d] = acc / sum_exp;
     }
 }

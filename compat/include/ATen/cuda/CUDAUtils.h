@@ -1,0 +1,3 @@
+/* kscore compatibility header <ATen/cuda/CUDAUtils.h>, a stand-in: host-only (a PyTorch extension's wrapper), see
+ * kscore/torch.h. */
+#include <kscore/torch.h>

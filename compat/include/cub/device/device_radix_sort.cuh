@@ -1,0 +1,2 @@
+/* kscore compatibility header <cub/device/device_radix_sort.cuh>, a stand-in: see kscore/cub_device.h. */
+#include <kscore/cub_device.h>

@@ -1,0 +1,2 @@
+/* kscore compatibility header <cublas_v2.h>, a stand-in: cuBLAS is a host library, see kscore/cublas.h. */
+#include <kscore/cublas.h>

@@ -1,0 +1,4 @@
+/* kscore compatibility header <math.h>: see kscore/prelude.h (pre-included; this keeps the include valid). */
+extern "C++" {
+#include <kscore/prelude.h>
+}

@@ -1,0 +1,1 @@
+/* kscore compatibility header <nvToolsExt.h>, a stand-in: NVTX ranges are marked from the host; nothing is declared. */

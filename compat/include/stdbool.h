@@ -1,0 +1,1 @@
+/* kscore compatibility header <stdbool.h>: bool, true and false are C++ keywords. */

@@ -1,0 +1,2 @@
+/* kscore compatibility header <thrust/swap.h>, a stand-in: host-side thrust, see kscore/thrust.h. */
+#include <kscore/thrust.h>

@@ -1,0 +1,2 @@
+/* kscore compatibility header <thrust/transform.h>, a stand-in: host-side thrust, see kscore/thrust.h. */
+#include <kscore/thrust.h>

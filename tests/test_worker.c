@@ -1,0 +1,199 @@
+/* worker: the scoring process's side of a GPU worker, against fake workers (shell scripts that
+ * answer the protocol with canned replies), so what does not need a GPU is tested here: a worker's
+ * stdout and stderr are captured, capped and credited to the request that printed them, never
+ * written to the scorer's own output. */
+#include "ktest.h"
+#include "errors.h"
+#include "mem.h"
+#include "worker.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+/* One reply frame: header (magic "KSW1", type 100, 11 bytes of JSON, no blob) and {"ok":true}. */
+#define FRAME "printf 'KSW1d\\000\\000\\000\\013\\000\\000\\000\\000\\000\\000\\000\\000\\000\\000\\000\\000\\000\\000\\000{\"ok\":true}' >&3\n"
+/* Waits for the next request (reads a piece of it; the fake never looks at its content). */
+#define NEXT "dd bs=64 count=1 <&3 >/dev/null 2>&1\n"
+
+static const char *fake(const char *body)
+{
+	char *text = ks_asprintf("#!/bin/sh\nPATH=/usr/bin:/bin\n%s", body);
+	const char *path = kt_write("fake-worker", text, strlen(text));
+	ks_free(text);
+	KT_EQ_INT(chmod(path, 0755), 0);
+	return path;
+}
+
+/* The test's own stdout goes to a file, to see that nothing of the worker's lands there. */
+static const char *stdout_to_file(void)
+{
+	static char path[4200];
+	int fd;
+	snprintf(path, sizeof(path), "%s/score-stdout", kt_tmpdir());
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	KT_ASSERT(fd >= 0);
+	KT_ASSERT(dup2(fd, 1) == 1);
+	close(fd);
+	return path;
+}
+
+static size_t file_size(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? (size_t)st.st_size : (size_t)-1;
+}
+
+static void test_a_flood_of_output_is_drained_capped_and_kept_off_stdout(void)
+{
+	ks_worker_options o = KS_WORKER_OPTIONS_INIT;
+	const char *out = stdout_to_file();
+	ks_device_info info;
+	ks_worker *w = NULL;
+	size_t len;
+	uint64_t total;
+	char *text;
+
+	/* 3 MB before the first reply: far more than a pipe holds, so an undrained worker would
+	 * block and miss the deadline; a worker writing to a file would die of its zero file size */
+	o.exe = fake(NEXT "echo 'device says hello'\n"
+		     "yes xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx | head -c 3000000\n"
+		     "echo 'and on stderr' >&2\n" FRAME "exec sleep 60\n");
+	o.role = "candidate";
+	o.start_timeout_s = 20;
+	KT_ASSERT_MSG(ks_worker_start(&w, &info, &o) == 0, "%s", ks_error_msg());
+	text = ks_worker_take_output(w, &len, &total);
+	KT_EQ_INT(len, KS_WORKER_OUTPUT_KEEP);
+	KT_EQ_INT(strlen(text), KS_WORKER_OUTPUT_KEEP);
+	KT_EQ_INT(total, 18 + 3000000 + 14);
+	KT_ASSERT(!strncmp(text, "device says hello\nxxxx", 22));
+	ks_free(text);
+	fflush(stdout);
+	KT_EQ_INT(file_size(out), 0);
+	ks_worker_free(w);
+}
+
+static void test_output_is_credited_to_the_request_that_printed_it(void)
+{
+	ks_worker_options o = KS_WORKER_OPTIONS_INIT;
+	ks_device_info info;
+	ks_worker *w = NULL;
+	size_t len;
+	uint64_t total;
+	char *text;
+
+	stdout_to_file();
+	o.exe = fake(NEXT "echo first\n" FRAME NEXT "printf 'second\\n' >&2\n" FRAME "exec sleep 60\n");
+	o.start_timeout_s = 20;
+	KT_ASSERT_MSG(ks_worker_start(&w, &info, &o) == 0, "%s", ks_error_msg());
+	text = ks_worker_take_output(w, &len, &total);
+	KT_EQ_STR(text, "first\n");
+	KT_EQ_INT(total, 6);
+	ks_free(text);
+	ks_worker_unload(w, 3);
+	KT_ASSERT(ks_worker_alive(w));
+	text = ks_worker_take_output(w, &len, &total);
+	KT_EQ_STR(text, "second\n");
+	KT_EQ_INT(len, 7);
+	ks_free(text);
+	ks_worker_free(w);
+}
+
+/* A worker killed for missing its deadline: what it printed before is still its request's. */
+static void test_output_of_a_killed_worker_is_kept(void)
+{
+	ks_worker_options o = KS_WORKER_OPTIONS_INIT;
+	ks_device_info info;
+	ks_worker *w = NULL;
+	size_t len;
+	uint64_t total;
+	char *text;
+
+	stdout_to_file();
+	o.exe = fake(NEXT FRAME NEXT "echo 'last words'\nexec sleep 60\n");
+	o.start_timeout_s = 1;
+	KT_ASSERT_MSG(ks_worker_start(&w, &info, &o) == 0, "%s", ks_error_msg());
+	ks_free(ks_worker_take_output(w, &len, &total));
+	ks_worker_unload(w, 0); /* no reply: killed after start_timeout_s */
+	KT_ASSERT(!ks_worker_alive(w));
+	text = ks_worker_take_output(w, &len, &total);
+	KT_EQ_STR(text, "last words\n");
+	ks_free(text);
+	ks_worker_free(w);
+}
+
+/* Freeing a worker whose process has gone (its QUIT cannot be sent) keeps the message of the
+ * error being cleaned up after: "no CUDA driver", not "write failed: Broken pipe". */
+static void test_freeing_a_dead_worker_keeps_the_error_message(void)
+{
+	ks_worker_options o = KS_WORKER_OPTIONS_INIT;
+	ks_device_info info;
+	ks_worker *w = NULL;
+	stdout_to_file();
+	o.exe = fake(NEXT FRAME "exit 0\n");
+	o.start_timeout_s = 20;
+	KT_ASSERT_MSG(ks_worker_start(&w, &info, &o) == 0, "%s", ks_error_msg());
+	usleep(300 * 1000); /* the fake has exited: its end of the socket is closed */
+	ks_error_set(KS_EUNSUPPORTED, "the error the caller reports");
+	ks_worker_free(w);
+	KT_EQ_STR(ks_error_msg(), "the error the caller reports");
+}
+
+/* A gate that writes down what passes it: "s" or "x" (shared, exclusive) on entry, "." on leave. */
+static char g_gate_log[64];
+
+static void gate_note(char c)
+{
+	size_t n = strlen(g_gate_log);
+	if (n + 1 < sizeof(g_gate_log)) {
+		g_gate_log[n] = c;
+		g_gate_log[n + 1] = 0;
+	}
+}
+
+static void gate_enter(void *ud, int exclusive)
+{
+	(void)ud;
+	gate_note(exclusive ? 'x' : 's');
+}
+
+static void gate_leave(void *ud, int exclusive)
+{
+	(void)ud;
+	(void)exclusive;
+	gate_note('.');
+}
+
+/* Every GPU step of a worker passes its lane's gate (lanes.h): its start, each request, and its
+ * close, which the sanitizer's and profiler's workers wait for (their tools finish their logs
+ * then). An untimed request is shared; with `alone` (a profiler) every request is exclusive. */
+static void test_start_requests_and_close_pass_the_gate(void)
+{
+	ks_worker_gate gate = { gate_enter, gate_leave, NULL };
+	int alone;
+	for (alone = 0; alone < 2; alone++) {
+		ks_worker_options o = KS_WORKER_OPTIONS_INIT;
+		ks_device_info info;
+		ks_worker *w = NULL;
+		stdout_to_file();
+		g_gate_log[0] = 0;
+		o.exe = fake(NEXT FRAME NEXT FRAME NEXT "exit 0\n");
+		o.start_timeout_s = 20;
+		o.gate = &gate;
+		o.alone = alone;
+		KT_ASSERT_MSG(ks_worker_start(&w, &info, &o) == 0, "%s", ks_error_msg());
+		KT_EQ_STR(g_gate_log, "s.");
+		ks_worker_unload(w, 3);
+		KT_ASSERT(ks_worker_alive(w));
+		KT_EQ_STR(g_gate_log, alone ? "s.x." : "s.s.");
+		KT_ASSERT(ks_worker_close(w) >= -1);
+		KT_EQ_STR(g_gate_log, alone ? "s.x.s." : "s.s.s.");
+		ks_worker_free(w); /* closed already: no GPU work left, the gate is not asked again */
+		KT_EQ_STR(g_gate_log, alone ? "s.x.s." : "s.s.s.");
+	}
+}
+
+static const kt_test tests[] = { KT(test_freeing_a_dead_worker_keeps_the_error_message), KT(test_a_flood_of_output_is_drained_capped_and_kept_off_stdout),
+				 KT(test_output_is_credited_to_the_request_that_printed_it),
+				 KT(test_output_of_a_killed_worker_is_kept),
+				 KT(test_start_requests_and_close_pass_the_gate), { 0 } };
+KT_MAIN("worker", tests)
