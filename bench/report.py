@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Summarises a bench/run.sh work folder: wall times, per-kernel split, NVRTC cold vs cached,
-overhead ratio (wall / GPU time of the timed runs), repeatability, and the Nsight comparison."""
+overhead ratio (wall / GPU time of the timed runs), repeatability, and the Nsight comparison.
+Runs with several lanes (--devices) are reported the same way, with their lane count; on two lanes
+of one GPU the timed runs of the two lanes overlap, so their GPU time can exceed the wall time."""
 import csv, glob, json, math, os, statistics, sys
 
 work = sys.argv[1]
@@ -10,11 +12,13 @@ def load(name):
     p = os.path.join(work, name, "score.json")
     return json.load(open(p)) if os.path.exists(p) else None
 
-def walls():
-    w, cur = {}, None
-    for line in open(os.path.join(os.environ.get("OUT", work), "bench.log")) if False else []:
-        pass
-    return w
+def process_wall(name):
+    """The whole process's wall time (bench/run.sh's NAME.wall), None when not measured."""
+    p = os.path.join(work, name + ".wall")
+    try:
+        return float(open(p).read().strip())
+    except (OSError, ValueError):
+        return None
 
 def summary(name, rec):
     ks = rec["kernels"]
@@ -23,34 +27,58 @@ def summary(name, rec):
     timing_s = sum((k["seconds"]["timing"] or 0) for k in ks)
     gpu_s = sum((k["seconds"]["timed_gpu"] or 0) for k in ks)
     wall = rec["wall_seconds"]
-    row = {"kernels": len(ks), "wall_s": wall, "compile_s": compile_s, "check_s": check_s,
-           "timing_s": timing_s, "timed_gpu_s": gpu_s,
+    pwall = process_wall(name)
+    row = {"kernels": len(ks), "wall_s": wall, "process_wall_s": pwall, "compile_s": compile_s,
+           "check_s": check_s, "timing_s": timing_s, "timed_gpu_s": gpu_s,
            "overhead_ratio": wall / gpu_s if gpu_s > 0 else None,
+           "process_ratio": pwall / gpu_s if gpu_s > 0 and pwall else None,
+           "lanes": len(rec.get("devices") or []) or 1,
+           "shared_gpu": bool(rec["summary"].get("shared_gpu")),
            "nvrtc_per_kernel_s": statistics.median([k["seconds"]["compile"] or 0 for k in ks if k["compiled"]] or [0]),
            "cached": sum(1 for k in ks if k["compile"]["cached"]),
            "score": rec["summary"].get("score")}
     out[name] = row
     r = row
-    print(f"{name:22s} {r['kernels']:3d} kernels  wall {r['wall_s']:7.2f} s  compile {r['compile_s']:6.2f}  "
+    print(f"{name:26s} {r['kernels']:3d} kernels {r['lanes']} lane{'s' if r['lanes'] > 1 else ' '}"
+          f"{' (shared GPU)' if r['shared_gpu'] else '             '}  wall {r['wall_s']:7.2f} s "
+          f"(process {pwall if pwall is not None else float('nan'):6.2f})  compile {r['compile_s']:6.2f}  "
           f"check {r['check_s']:6.2f}  timing {r['timing_s']:7.2f}  timed GPU {r['timed_gpu_s']:6.2f} s  "
-          f"wall/GPU {r['overhead_ratio'] or float('nan'):5.2f}  NVRTC median {r['nvrtc_per_kernel_s']:.3f} s "
-          f"({r['cached']} cached)")
+          f"wall/GPU {r['overhead_ratio'] or float('nan'):5.2f} (process {r['process_ratio'] or float('nan'):5.2f})  "
+          f"NVRTC median {r['nvrtc_per_kernel_s']:.3f} s ({r['cached']} cached)")
     return row
 
-print("run                    kernels  wall, split (s)")
+print("run                        kernels, lanes, wall, split (s)")
 recs = {}
-for name in ["ex-cold", "ex-warm"] + sorted(os.path.basename(p) for p in glob.glob(os.path.join(work, "cand-*"))):
+names = ["ex-cold", "ex-warm"]
+for prefix in ("cand-", "dev00-"):
+    names += sorted(os.path.basename(p) for p in glob.glob(os.path.join(work, prefix + "*")) if os.path.isdir(p))
+for name in names:
     rec = load(name)
     if rec:
         recs[name] = rec
         summary(name, rec)
-cands = [n for n in recs if n.startswith("cand-")]
-if cands:
-    tot_wall = sum(recs[n]["wall_seconds"] for n in cands)
-    tot_gpu = sum(out[n]["timed_gpu_s"] for n in cands)
-    nk = sum(out[n]["kernels"] for n in cands)
-    out["suite"] = {"kernels": nk, "wall_s": tot_wall, "timed_gpu_s": tot_gpu}
-    print(f"whole suite: {nk} kernels, wall {tot_wall:.1f} s, timed GPU {tot_gpu:.1f} s, ratio {tot_wall / tot_gpu:.2f}")
+
+def suite(prefix, key, label):
+    runs = [n for n in recs if n.startswith(prefix)]
+    if not runs:
+        return
+    tot_wall = sum(recs[n]["wall_seconds"] for n in runs)
+    walls = [out[n]["process_wall_s"] for n in runs]
+    tot_pwall = sum(walls) if all(w is not None for w in walls) else None
+    tot_gpu = sum(out[n]["timed_gpu_s"] for n in runs)
+    nk = sum(out[n]["kernels"] for n in runs)
+    out[key] = {"kernels": nk, "wall_s": tot_wall, "process_wall_s": tot_pwall, "timed_gpu_s": tot_gpu,
+                "overhead_ratio": tot_wall / tot_gpu if tot_gpu > 0 else None,
+                "process_ratio": tot_pwall / tot_gpu if tot_gpu > 0 and tot_pwall else None}
+    r = out[key]
+    print(f"{label}: {nk} kernels, wall {tot_wall:.1f} s (process {tot_pwall if tot_pwall is not None else float('nan'):.1f}), "
+          f"timed GPU {tot_gpu:.1f} s, ratio {r['overhead_ratio'] or float('nan'):.2f} "
+          f"(process {r['process_ratio'] or float('nan'):.2f})")
+
+suite("cand-", "suite", "whole suite, one lane")
+suite("dev00-", "suite_devices_0_0", "whole suite, --devices 0,0 (two lanes, one GPU: timings shared)")
+if "suite" in out and "suite_devices_0_0" in out and out["suite_devices_0_0"]["wall_s"] > 0:
+    print(f"  --devices 0,0 against one lane: wall x{out['suite']['wall_s'] / out['suite_devices_0_0']['wall_s']:.2f} faster")
 
 print("\nper kernel (example, cached run):")
 if "ex-warm" in recs:
@@ -59,10 +87,12 @@ if "ex-warm" in recs:
         print(f"  {k['problem'] or '?':26s} compile {s['compile'] or 0:6.3f}  check {s['check'] or 0:6.3f}  "
               f"timing {s['timing'] or 0:6.3f}  timed GPU {s['timed_gpu'] or 0:6.3f}  exec {k['exec']}")
 
-if "ex-cold" in recs and "ex-warm" in recs:
-    print("\nrepeatability (same submission, same seed, two runs; perf cases over 50 us):")
+def compare(a_name, b_name, title, key):
+    if a_name not in recs or b_name not in recs:
+        return
+    print(f"\n{title}")
     rep = []
-    for a, b in zip(recs["ex-cold"]["kernels"], recs["ex-warm"]["kernels"]):
+    for a, b in zip(recs[a_name]["kernels"], recs[b_name]["kernels"]):
         if not a.get("speedup") or not b.get("speedup"):
             continue
         if min(p["ms"] for p in a["perf"]) < 0.05:
@@ -70,7 +100,14 @@ if "ex-cold" in recs and "ex-warm" in recs:
         d = abs(a["speedup"] - b["speedup"]) / a["speedup"]
         rep.append({"problem": a["problem"], "speedup_1": a["speedup"], "speedup_2": b["speedup"], "rel_diff": d})
         print(f"  {a['problem']:26s} {a['speedup']:.4f} vs {b['speedup']:.4f}  ({100 * d:.2f}%)")
-    out["repeatability"] = rep
+    out[key] = rep
+
+compare("ex-cold", "ex-warm", "repeatability (same submission, same seed, two runs; perf cases over 50 us):",
+        "repeatability")
+for n in sorted(recs):
+    if n.startswith("cand-") and "dev00-" + n[5:] in recs:
+        compare(n, "dev00-" + n[5:], f"one lane against --devices 0,0 ({n[5:]}; perf cases over 50 us; shared "
+                "timings are expected to be noisier):", "lanes_" + n[5:])
 
 ncu = os.path.join(work, "ncu.csv")
 if os.path.exists(ncu):

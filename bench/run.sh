@@ -3,9 +3,12 @@
 # Uses build/ (or a packed .gpu/ when KSCORE_BIN is set), writes logs and bench.json to $OUT
 # (default build/bench-out). Steps, each timed:
 #   1. the bundled example with an empty compile cache (cold NVRTC), then again (cached), same seed
-#   2. every honest-candidate file (the whole reference suite), cached
-#   3. repeatability: step 1's two runs compared kernel by kernel
-#   4. Nsight Compute (if present, --clock-control none) on one golden kernel, against kscore's median
+#   2. every honest-candidate file (the whole reference suite), from an empty compile cache
+#   3. the same files again with --devices 0,0 (two lanes on one GPU, timings marked shared), from an
+#      empty compile cache too
+#   4. repeatability: step 1's two runs compared kernel by kernel
+#   5. Nsight Compute (if present, --clock-control none) on one golden kernel, against kscore's median
+# Each run's process wall time goes to $work/<run>.wall (bench/report.py reads it).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
@@ -19,22 +22,37 @@ log="$out/bench.log"
 : >"$log"
 seed=20261122
 ex=submissions/example/reflexion_oneshot_tritonbench_4.json
-t() { /usr/bin/time -f "%e" -o "$work/time.$1" "$@" >/dev/null; }
+# run NAME ARGS...: score ARGS with the seed, into $work/NAME, its process wall time in $work/NAME.wall
+run() {
+	name=$1
+	shift
+	s=$(date +%s.%N)
+	"$bin" --require-gpu --seed $seed -q --out "$work/$name" "$@" 2>>"$log"
+	e=$(date +%s.%N)
+	echo "$e $s" | awk '{print $1 - $2}' >"$work/$name.wall"
+	echo "wall $(cat "$work/$name.wall")" >>"$log"
+}
 
 echo "== calibrate (measured once, then cached)" | tee -a "$log"
 "$bin" calibrate >>"$log" 2>&1
 echo "== example, cold compile cache" | tee -a "$log"
 rm -rf "$work/cache/kscore/cubin" "$work/cache/kscore/"[0-9a-f][0-9a-f] 2>/dev/null
-s=$(date +%s.%N); "$bin" --require-gpu --seed $seed -q --out "$work/ex-cold" "$ex" 2>>"$log"; e=$(date +%s.%N)
-echo "wall $(echo "$e $s" | awk '{print $1 - $2}')" >>"$log"
+run ex-cold "$ex"
 echo "== example, cached" | tee -a "$log"
-s=$(date +%s.%N); "$bin" --require-gpu --seed $seed -q --out "$work/ex-warm" "$ex" 2>>"$log"; e=$(date +%s.%N)
-echo "wall $(echo "$e $s" | awk '{print $1 - $2}')" >>"$log"
+run ex-warm "$ex"
+rm -rf "$work/cache/kscore/cubin" "$work/cache/kscore/"[0-9a-f][0-9a-f] 2>/dev/null
 for f in submissions/candidates/*.json; do
 	case "$f" in *expected*) continue ;; esac
 	n=$(basename "$f" .json)
 	echo "== suite candidates $n" | tee -a "$log"
-	"$bin" --require-gpu --seed $seed -q --out "$work/cand-$n" "$f" 2>>"$log"
+	run "cand-$n" "$f"
+done
+rm -rf "$work/cache/kscore/cubin" "$work/cache/kscore/"[0-9a-f][0-9a-f] 2>/dev/null
+for f in submissions/candidates/*.json; do
+	case "$f" in *expected*) continue ;; esac
+	n=$(basename "$f" .json)
+	echo "== suite candidates $n, --devices 0,0, cold compile cache" | tee -a "$log"
+	run "dev00-$n" --devices 0,0 "$f"
 done
 if command -v ncu >/dev/null 2>&1; then
 	echo "== Nsight Compute: sin_kernel golden, --clock-control none" | tee -a "$log"

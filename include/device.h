@@ -12,6 +12,7 @@ typedef struct {
 	int cc_major, cc_minor, sm_count, l2_bytes, max_shared_per_block;
 	int clock_khz, memory_clock_khz, memory_bus_bits, ecc, persisting_l2_max;
 	uint64_t memory_bytes;
+	int device_count;        /* devices the driver sees (after CUDA_VISIBLE_DEVICES) */
 } ks_device_info;
 
 #define KS_MAX_PARAMS 64

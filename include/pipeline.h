@@ -13,6 +13,8 @@
 #include "runner.h"
 #include "submission.h"
 
+#define KS_PIPELINE_MAX_LANES 64      /* lanes of one run (lanes.h) */
+
 typedef struct {
 	const char *refs;             /* reference problems folder (required) */
 	const char *suite;            /* NULL: every suite */
@@ -34,6 +36,11 @@ typedef struct {
 	int use_baseline;             /* golden times from a stored baseline (score baseline) */
 	const char *baseline;         /* its file; NULL: the device's default file in the cache */
 	uint64_t max_scratch_bytes;   /* scratch per launch plan (--max-scratch); 0: the default */
+	const int *devices;           /* --devices: one lane per ordinal (repeats allowed); NULL: one
+				       * lane on `device` */
+	size_t ndevices;
+	int devices_all;              /* one lane per GPU the driver sees */
+	int mixed_gpus;               /* allow GPUs of different models (same architecture) */
 	unsigned sanitize;            /* compute-sanitizer tools run on each correct kernel (sanitize.h);
 				       * 0: no sanitizer stage */
 	int profile;                  /* ks_profile_when (nvtool.h): which kernels ncu profiles */

@@ -17,6 +17,16 @@
 #include "config.h"
 #include "device.h"
 
+/* One lane of --devices, as score.json records it. */
+typedef struct {
+	int ordinal;
+	const ks_device_info *device;     /* NULL: it never started */
+	int shared;                       /* another lane ran on the same GPU: its timings are not clean */
+	const char *out;                  /* why it was taken out of the rotation; NULL: it was not */
+	const ks_ceilings *ceilings;      /* its GPU's (NULL: not timed or not measured) */
+	const char *golden_source;
+} ks_report_lane;
+
 typedef struct {
 	const char *out_dir;
 	const char *team;                 /* may be NULL */
@@ -40,6 +50,10 @@ typedef struct {
 	const ks_config *config;          /* the timing and roofline settings used (NULL: not timed) */
 	cJSON *status_start, *status_end; /* device clocks/temperature before and after timing */
 	const char *golden_source;        /* live co-run, or the stored baseline used */
+	const ks_report_lane *lanes;      /* the run's lanes (none without a GPU) */
+	size_t nlanes;
+	const int *kernel_lane;           /* per result: the lane that timed it, else the one that checked
+					   * it; -1: it ran on none */
 	const cJSON *nvtools;             /* the sanitizer and profiler stages' settings (NULL: none) */
 } ks_report;
 

@@ -30,6 +30,7 @@ typedef struct {
 	ks_plan_limits limits;
 	int golden_only;              /* no candidate worker is started with the runner (it still is on
 				       * first use); for tools that run golden kernels only */
+	const ks_worker_gate *gate;   /* shared with the other runners of one GPU (lanes.h); NULL: none */
 } ks_runner_options;
 
 /* The default per-run kernel timeout (--kernel-timeout), seconds. */
@@ -89,8 +90,8 @@ void ks_runner_golden_plan(ks_runner *r, ks_run_result *res, const ks_problem *p
 ks_worker *ks_runner_candidate_worker(ks_runner *r);
 
 /* A worker of its own (neither the golden nor the candidate worker) with the runner's executable,
- * device and harness kernels, started under the wrapper of *wo (a profiler or a sanitizer; exe,
- * device and role are filled in here), for running one kernel once more. Caller frees. */
+ * device, gate and harness kernels, started under the wrapper of *wo (a profiler or a sanitizer;
+ * exe, device, gate and role are filled in here), for running one kernel once more. Caller frees. */
 int ks_runner_start_wrapped(ks_runner *r, ks_worker **out, const char *role, const ks_worker_options *wo);
 
 /* The golden kernels' image of p, borrowed from the runner; -1 when p has none. */

@@ -38,6 +38,8 @@ enum {
 	KS_SO_RECALIBRATE,
 	KS_SO_BASELINE,
 	KS_SO_MAX_SCRATCH,
+	KS_SO_DEVICES,
+	KS_SO_MIXED_GPUS,
 	KS_SO_SANITIZE,
 	KS_SO_NO_SANITIZE,
 	KS_SO_PROFILE
@@ -56,6 +58,8 @@ enum {
 	{ "require-gpu", no_argument, 0, KS_SO_REQUIRE_GPU },                                \
 	{ "arch", required_argument, 0, KS_SO_ARCH },                                        \
 	{ "device", required_argument, 0, KS_SO_DEVICE },                                    \
+	{ "devices", required_argument, 0, KS_SO_DEVICES },                                  \
+	{ "mixed-gpus", no_argument, 0, KS_SO_MIXED_GPUS },                                  \
 	{ "seed", required_argument, 0, KS_SO_SEED },                                        \
 	{ "jobs", required_argument, 0, 'j' },                                               \
 	{ "cache-dir", required_argument, 0, KS_SO_CACHE_DIR },                              \
@@ -84,6 +88,11 @@ typedef struct {
 	int ks[32];
 	size_t nks;
 	int compile_only, require_gpu, no_cache, device, jobs;
+	int devices[KS_PIPELINE_MAX_LANES]; /* --devices LIST (--device N is the same option): one lane
+					     * per item, repeats allowed; device is the first */
+	size_t ndevices;           /* 0: one lane on `device` */
+	int devices_all;           /* --devices all */
+	int mixed_gpus;            /* --mixed-gpus */
 	int no_timing, recalibrate;
 	int use_baseline;          /* --baseline: stored golden times */
 	const char *baseline;      /* --baseline=FILE; NULL: the device's default file */
@@ -119,6 +128,10 @@ int ks_scoreopts_finish(ks_scoreopts *o);
 
 /* Prints the help lines of these options (two-space indented, as `score --help`). */
 void ks_scoreopts_usage(FILE *f);
+
+/* What a Slurm shard of `score batch --slurm` asks for with these options: 0 GPUs (compile-only),
+ * -1 (a whole node, --devices all), else enough GPUs for the highest ordinal listed. */
+int ks_scoreopts_slurm_gpus(const ks_scoreopts *o);
 
 /* Fills a pipeline's options from *o. refs and cache_dir (NULL: no compile cache) are borrowed;
  * progress is left off (the caller decides). */

@@ -47,6 +47,15 @@ typedef struct {
 
 typedef struct ks_worker ks_worker;
 
+/* Lets several workers share one GPU without disturbing a measurement (lanes.h): every request
+ * is bracketed by enter/leave, with exclusive = 1 for a timed one (time runs, verified runs,
+ * calibration), which then runs alone on the GPU. */
+typedef struct {
+	void (*enter)(void *ud, int exclusive);
+	void (*leave)(void *ud, int exclusive);
+	void *ud;
+} ks_worker_gate;
+
 typedef struct {
 	const char *exe;         /* path of kscore-worker */
 	int device;
@@ -63,9 +72,12 @@ typedef struct {
 	const char *const *wrapper_env;
 	const char *wrapper_output;
 	double exit_grace_s;
+	const ks_worker_gate *gate; /* NULL: the worker has the GPU to itself */
+	int alone;               /* every request counts as timed at the gate (a profiler: its counters
+				  * see the whole GPU) */
 } ks_worker_options;
 
-#define KS_WORKER_OPTIONS_INIT { NULL, 0, "worker", 120.0, 16ull << 30, NULL, NULL, NULL, 60.0 }
+#define KS_WORKER_OPTIONS_INIT { NULL, 0, "worker", 120.0, 16ull << 30, NULL, NULL, NULL, 60.0, NULL, 0 }
 
 /* Starts a worker and initialises CUDA in it. On success *info describes the device. Fails with
  * KS_EUNSUPPORTED when the machine has no usable driver or device (message says which), or

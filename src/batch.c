@@ -373,7 +373,7 @@ static int submit_slurm(bt_batch *b)
 			b->m->nteams);
 		so.shards = (unsigned)b->m->nteams;
 	}
-	so.gpus = b->so.compile_only ? 0 : 1;
+	so.gpus = ks_scoreopts_slurm_gpus(&b->so);
 	if (ks_slurm_scripts(&array, &collect, &so) < 0) {
 		fprintf(stderr, "score batch: error: %s\n", ks_error_msg());
 		rc = KS_EXIT_USAGE;

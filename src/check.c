@@ -9,7 +9,10 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef struct {
 	const ks_problem *p;
@@ -21,54 +24,132 @@ typedef struct {
 			   * the goldens compiled here: those jobs come first), -1 when none is needed */
 } prep;
 
-/* The compile stage runs in a thread of its own while this one checks each entry on the GPU as
- * soon as its kernel and its problem's golden kernel are compiled: cold compiles overlap the GPU
- * work instead of preceding it. Compiles are CPU work in sandboxed child processes; the checks
- * are GPU round trips, so the two hardly compete. */
-typedef struct {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	unsigned char *ready;        /* per job, set by the compile thread */
-	int finished;
-	ks_compile_job *jobs;
+/* ---- compiled golden kernels, kept for the whole session and handed to every runner */
+
+typedef struct gstore_entry {
+	const ks_problem *p;
+	int ok;
+	void *cubin;
+	size_t len;
+	char **lowered;
 	size_t n;
+	struct gstore_entry *next;
+} gstore_entry;
+
+struct ks_golden_store {
+	pthread_mutex_t mu;
+	gstore_entry *head;
+};
+
+ks_golden_store *ks_golden_store_new(void)
+{
+	ks_golden_store *s = ks_calloc(1, sizeof(*s));
+	pthread_mutex_init(&s->mu, NULL);
+	return s;
+}
+
+void ks_golden_store_free(ks_golden_store *s)
+{
+	gstore_entry *e;
+	if (!s)
+		return;
+	while ((e = s->head)) {
+		s->head = e->next;
+		ks_free(e->cubin);
+		ks_free_strv(e->lowered, e->n);
+		ks_free(e);
+	}
+	pthread_mutex_destroy(&s->mu);
+	ks_free(s);
+}
+
+/* Entries are never changed once in the list: what find returns may be read without the lock. */
+static const gstore_entry *store_find(ks_golden_store *s, const ks_problem *p)
+{
+	gstore_entry *e;
+	pthread_mutex_lock(&s->mu);
+	for (e = s->head; e && e->p != p; e = e->next)
+		;
+	pthread_mutex_unlock(&s->mu);
+	return e;
+}
+
+static void store_put(ks_golden_store *s, const ks_problem *p, const ks_compile_job *g)
+{
+	gstore_entry *e = ks_calloc(1, sizeof(*e));
+	size_t i;
+	e->p = p;
+	e->ok = g->status == KS_COMPILE_OK;
+	if (e->ok) {
+		e->cubin = ks_malloc(g->cubin_len);
+		memcpy(e->cubin, g->cubin, g->cubin_len);
+		e->len = g->cubin_len;
+		e->n = g->nnames;
+		e->lowered = ks_calloc(e->n + 1, sizeof(char *));
+		for (i = 0; i < e->n; i++)
+			e->lowered[i] = ks_strdup(g->lowered[i]);
+	} else
+		fprintf(stderr, "score: error: %s/golden.cu does not compile (%s): %s\n", p->dir,
+			ks_compile_status_name(g->status), g->log ? g->log : "");
+	pthread_mutex_lock(&s->mu);
+	e->next = s->head;
+	s->head = e;
+	pthread_mutex_unlock(&s->mu);
+}
+
+int ks_golden_store_register(ks_golden_store *s, ks_runner *runner, const ks_problem *p)
+{
+	const gstore_entry *e = store_find(s, p);
+	if (!e || !e->ok)
+		return ks_error_set(KS_ERROR, "the golden kernel of %s does not compile", p->name);
+	if (!ks_runner_has_golden(runner, p))
+		ks_runner_add_golden(runner, p, e->cubin, e->len, e->lowered, e->n);
+	return 0;
+}
+
+int ks_golden_store_image(ks_candidate_image *img, ks_golden_store *s, const ks_problem *p)
+{
+	const gstore_entry *e = store_find(s, p);
+	memset(img, 0, sizeof(*img));
+	if (!e || !e->ok)
+		return ks_error_set(KS_ENOTFOUND, "the golden kernel of %s was not compiled", p->name);
+	img->cubin = e->cubin;
+	img->len = e->len;
+	img->lowered = e->lowered;
+	img->nlowered = e->n;
+	img->problem = p;
+	return 0;
+}
+
+/* ---- one submission's entries: compiled in a thread of their own, handed over one by one */
+
+/* The compile stage runs in a thread of its own and hands each entry to the GPU lanes as soon as
+ * its kernel and its problem's golden kernel are compiled: cold compiles overlap the GPU work
+ * instead of preceding it. Compiles are CPU work in sandboxed child processes; the checks are GPU
+ * round trips, so the two hardly compete. */
+struct ks_check_batch {
+	ks_kernel_result *out;
+	const ks_entry *const *entries;
+	size_t n;
+	prep *pr;
+	ks_compile_job *jobs;
+	size_t njobs, ng;
+	int *entry_of;                /* per job: its entry (-1 for golden jobs) */
+	unsigned char *jready, *final;
+	const ks_problem **gprob;
+	char ***gnames;
+	size_t *gn;
+	char **glabels, **clabels;
+	ks_candidate_image *img;      /* per entry, views into jobs and pr */
+	ks_golden_store *store;
+	int gpu, threaded;
+	ks_check_options o;
 	ks_compile_options co;
-	char *err;                   /* why the compiler could not run at all */
-} compile_bg;
-
-static void bg_done(void *ud, size_t i)
-{
-	compile_bg *b = ud;
-	pthread_mutex_lock(&b->mu);
-	b->ready[i] = 1;
-	pthread_cond_broadcast(&b->cv);
-	pthread_mutex_unlock(&b->mu);
-}
-
-static void *bg_main(void *ud)
-{
-	compile_bg *b = ud;
-	int rc = ks_compile_run_cb(b->jobs, b->n, &b->co, bg_done, b);
-	pthread_mutex_lock(&b->mu);
-	if (rc < 0)
-		b->err = ks_strdup(ks_error_msg());
-	b->finished = 1;
-	pthread_cond_broadcast(&b->cv);
-	pthread_mutex_unlock(&b->mu);
-	return NULL;
-}
-
-/* Waits until job i is final; 0, or -1 when the compiler could not run at all. */
-static int bg_wait(compile_bg *b, size_t i)
-{
-	int rc;
-	pthread_mutex_lock(&b->mu);
-	while (!b->ready[i] && !b->finished)
-		pthread_cond_wait(&b->cv, &b->mu);
-	rc = b->ready[i] ? 0 : -1;
-	pthread_mutex_unlock(&b->mu);
-	return rc;
-}
+	void (*ready)(void *ud, size_t i);
+	void *ud;
+	pthread_t th;
+	char *err;                    /* why the compiler could not run at all */
+};
 
 static void init_result(ks_kernel_result *r, const ks_entry *e, size_t pass)
 {
@@ -423,35 +504,136 @@ void ks_candidate_image_clear(ks_candidate_image *img)
 	memset(img, 0, sizeof(*img));
 }
 
-void ks_check_entries(ks_kernel_result *out, ks_candidate_image *images, const ks_entry *const *entries,
-		      const size_t *pass, size_t n, ks_runner *runner, const ks_check_options *o)
+/* Everything about entry i that needs no GPU, once its compiles are final; hands it to the lanes
+ * when it is to be run. In the compile thread (or the caller's, after the compiles). */
+static void finalize(ks_check_batch *b, size_t i)
 {
-	prep *pr = ks_calloc(n + 1, sizeof(*pr));
-	ks_compile_job *jobs = ks_calloc(2 * n + 1, sizeof(*jobs));
-	const ks_problem **gprob = ks_calloc(n + 1, sizeof(*gprob));
-	char ***gnames = ks_calloc(n + 1, sizeof(char **));
-	size_t *gn = ks_calloc(n + 1, sizeof(size_t));
-	char **glabels = ks_calloc(n + 1, sizeof(char *));
-	char **clabels = ks_calloc(n + 1, sizeof(char *));
-	int *gdone = ks_calloc(n + 1, sizeof(int));
-	size_t njobs = 0, ng = 0, i, j, done = 0;
-	ks_compile_options co = o->compile;
-	const char *why_not_run = o->compile_only ? "compile-only" : "no GPU";
-	ks_candidate_image img;
-	compile_bg bg;
-	pthread_t th;
-	int threaded = 0;
+	ks_kernel_result *r = &b->out[i];
+	prep *pr = &b->pr[i];
+	ks_compile_job *jb = &b->jobs[pr->job];
+	const gstore_entry *g;
+	const char *why_not_run = b->o.compile_only ? "compile-only" : "no GPU";
 
-	memset(&bg, 0, sizeof(bg));
-	if (runner)
-		co.arch = ks_runner_arch(runner);
+	if (b->final[i])
+		return;
+	b->final[i] = 1;
+	if (!b->jready[pr->job]) {
+		ks_kernel_result_fail(r, KS_REASON_COMPILE_CRASH, "%s", b->err ? b->err : "the compiler did not run");
+		return;
+	}
+	r->compile_s = jb->seconds;
+	r->compile_cached = jb->cached;
+	r->compile_log = log_excerpt(jb->log, b->o.max_log_excerpt);
+	if (jb->status != KS_COMPILE_OK) {
+		char *line = first_error_line(jb->log);
+		/* A missing header's first line is kscore's: which header, and what instead. */
+		if (jb->status == KS_COMPILE_NOHEADER)
+			ks_kernel_result_fail(r, KS_REASON_MISSING_HEADER, "%.*s", (int)strcspn(jb->log, "\n"),
+					      jb->log);
+		else
+			ks_kernel_result_fail(r, compile_reason(jb->status), "%s: %s",
+					      ks_compile_status_name(jb->status), line);
+		ks_free(line);
+		return;
+	}
+	r->compiled = 1;
+	if (!b->gpu) {
+		char *bad = NULL;
+		/* the worker's parameter check, from the image: a kernel that cannot be launched with its
+		 * plan does not count as compiled */
+		if (ks_cubin_check_launch(&bad, jb->cubin, jb->cubin_len, jb->lowered, jb->nnames, pr->p,
+					  &pr->launch) == 1) {
+			r->compiled = 0;
+			ks_kernel_result_fail(r, KS_REASON_LAUNCH_ERROR, "%s (read from the compiled image; not "
+					      "run, %s)", bad, why_not_run);
+		} else
+			ks_kernel_result_fail(r, KS_REASON_NOT_RUN, "compiled for %s; not run (%s)", b->co.arch,
+					      why_not_run);
+		ks_free(bad);
+		return;
+	}
+	g = store_find(b->store, pr->p);
+	if (!g || !g->ok) {
+		ks_kernel_result_fail(r, KS_REASON_PROBLEM_INVALID, "the golden kernel of %s does not compile",
+				      pr->p->name);
+		return;
+	}
+	b->img[i].cubin = jb->cubin;
+	b->img[i].len = jb->cubin_len;
+	b->img[i].lowered = jb->lowered;
+	b->img[i].nlowered = jb->nnames;
+	b->img[i].launch = pr->launch;
+	b->img[i].problem = pr->p;
+	if (b->ready)
+		b->ready(b->ud, i);
+}
+
+static void bg_done(void *ud, size_t j)
+{
+	ks_check_batch *b = ud;
+	size_t i;
+	b->jready[j] = 1;
+	if (j < b->ng) {
+		store_put(b->store, b->gprob[j], &b->jobs[j]);
+		for (i = 0; i < b->n; i++)
+			if (b->pr[i].gjob == (int)j && b->pr[i].job >= 0 && b->jready[b->pr[i].job])
+				finalize(b, i);
+	} else {
+		i = (size_t)b->entry_of[j];
+		if (b->pr[i].gjob < 0 || b->jready[b->pr[i].gjob])
+			finalize(b, i);
+	}
+}
+
+static void *bg_main(void *ud)
+{
+	ks_check_batch *b = ud;
+	int rc;
+	/* Below the GPU workers: a kernel may be timed while others still compile, and a worker that
+	 * waits for a CPU would stretch its timed runs. The nice value of a thread is inherited by the
+	 * compilers it starts. */
+	if (b->gpu && b->threaded)
+		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
+	rc = ks_compile_run_cb(b->jobs, b->njobs, &b->co, bg_done, b);
+	if (rc < 0)
+		b->err = ks_strdup(ks_error_msg());
+	return NULL;
+}
+
+int ks_check_batch_start(ks_check_batch **out, ks_kernel_result *results, const ks_entry *const *entries,
+			 const size_t *pass, size_t n, ks_golden_store *store, int gpu, const ks_check_options *o,
+			 void (*ready)(void *ud, size_t i), void *ud)
+{
+	ks_check_batch *b = ks_calloc(1, sizeof(*b));
+	size_t i, j;
+
+	b->out = results;
+	b->entries = entries;
+	b->n = n;
+	b->store = store;
+	b->gpu = gpu && store;
+	b->o = *o;
+	b->co = o->compile;
+	b->ready = ready;
+	b->ud = ud;
+	b->pr = ks_calloc(n + 1, sizeof(*b->pr));
+	b->jobs = ks_calloc(2 * n + 1, sizeof(*b->jobs));
+	b->entry_of = ks_calloc(2 * n + 1, sizeof(int));
+	b->gprob = ks_calloc(n + 1, sizeof(*b->gprob));
+	b->gnames = ks_calloc(n + 1, sizeof(char **));
+	b->gn = ks_calloc(n + 1, sizeof(size_t));
+	b->glabels = ks_calloc(n + 1, sizeof(char *));
+	b->clabels = ks_calloc(n + 1, sizeof(char *));
+	b->img = ks_calloc(n + 1, sizeof(*b->img));
+	b->final = ks_calloc(n + 1, 1);
 	/* Golden kernels first: they are the heaviest compiles (tuned tensor-core code) and every check
 	 * needs one; then the entries' kernels in entry order, the order they are checked in. */
 	for (i = 0; i < n; i++) {
 		const ks_entry *e = entries[i];
-		ks_kernel_result *r = &out[i];
+		ks_kernel_result *r = &results[i];
+		prep *pr = &b->pr[i];
 		init_result(r, e, pass ? pass[i] : 0);
-		pr[i].job = pr[i].gjob = -1;
+		pr->job = pr->gjob = -1;
 		if (e->error) {
 			/* duplicates are not compiled: only the first entry for a problem counts */
 			ks_kernel_result_fail(r, e->fault == KS_ENTRY_DUPLICATE ? KS_REASON_DUPLICATE
@@ -459,8 +641,8 @@ void ks_check_entries(ks_kernel_result *out, ks_candidate_image *images, const k
 					      : KS_REASON_BAD_ENTRY, "%s", e->error);
 			continue;
 		}
-		pr[i].p = ks_problem_set_find(o->problems, e->problem);
-		if (!pr[i].p) {
+		pr->p = ks_problem_set_find(o->problems, e->problem);
+		if (!pr->p) {
 			ks_kernel_result_fail(r, KS_REASON_UNKNOWN_PROBLEM,
 					      "\"%s\" names no problem in the reference tests (%zu problems "
 					      "loaded)", e->file, o->problems ? o->problems->n : 0);
@@ -477,158 +659,144 @@ void ks_check_entries(ks_kernel_result *out, ks_candidate_image *images, const k
 						      e->extract_note ? e->extract_note : "empty predict");
 			continue;
 		}
-		if (choose_launch(&pr[i], r, e, o) < 0)
+		if (choose_launch(pr, r, e, o) < 0)
 			continue;
-		clabels[i] = ks_asprintf("pass %zu entry %zu (%s)", r->pass, e->index, e->file);
-		pr[i].job = 0; /* numbered below, after the goldens */
-		if (!runner || ks_runner_has_golden(runner, pr[i].p))
+		b->clabels[i] = ks_asprintf("pass %zu entry %zu (%s)", r->pass, e->index, e->file);
+		pr->job = 0; /* numbered below, after the goldens */
+		if (!b->gpu || store_find(store, pr->p))
 			continue;
-		for (j = 0; j < ng; j++)
-			if (gprob[j] == pr[i].p)
+		for (j = 0; j < b->ng; j++)
+			if (b->gprob[j] == pr->p)
 				break;
-		if (j == ng) {
-			gprob[ng] = pr[i].p;
-			ks_plan_kernel_names(&gnames[ng], &gn[ng], &pr[i].p->golden_launch);
-			glabels[ng] = ks_asprintf("golden kernel of %s", pr[i].p->name);
-			jobs[ng].source = gprob[ng]->golden_src;
-			jobs[ng].names = (const char *const *)gnames[ng];
-			jobs[ng].nnames = gn[ng];
-			jobs[ng].label = glabels[ng];
-			ng++;
+		if (j == b->ng) {
+			ks_compile_job *g = &b->jobs[b->ng];
+			b->gprob[j] = pr->p;
+			ks_plan_kernel_names(&b->gnames[j], &b->gn[j], &pr->p->golden_launch);
+			b->glabels[j] = ks_asprintf("golden kernel of %s", pr->p->name);
+			g->source = pr->p->golden_src;
+			g->names = (const char *const *)b->gnames[j];
+			g->nnames = b->gn[j];
+			g->label = b->glabels[j];
+			b->entry_of[j] = -1;
+			b->ng++;
 		}
-		pr[i].gjob = (int)j;
+		pr->gjob = (int)j;
 	}
-	njobs = ng;
+	b->njobs = b->ng;
 	for (i = 0; i < n; i++) {
-		if (pr[i].job < 0)
+		prep *pr = &b->pr[i];
+		if (pr->job < 0)
 			continue;
-		pr[i].job = (int)njobs;
-		jobs[njobs].source = entries[i]->code;
-		jobs[njobs].names = (const char *const *)pr[i].names;
-		jobs[njobs].nnames = pr[i].nnames;
-		jobs[njobs].label = clabels[i];
-		njobs++;
+		pr->job = (int)b->njobs;
+		b->jobs[b->njobs].source = entries[i]->code;
+		b->jobs[b->njobs].names = (const char *const *)pr->names;
+		b->jobs[b->njobs].nnames = pr->nnames;
+		b->jobs[b->njobs].label = b->clabels[i];
+		b->entry_of[b->njobs] = (int)i;
+		b->njobs++;
 	}
-	if (o->progress && njobs)
-		o->progress(o->progress_ud, 0, n, "compiling");
-	bg.ready = ks_calloc(njobs + 1, 1);
-	bg.jobs = jobs;
-	bg.n = njobs;
-	bg.co = co;
-	if (njobs) {
-		pthread_mutex_init(&bg.mu, NULL);
-		pthread_cond_init(&bg.cv, NULL);
-		threaded = pthread_create(&th, NULL, bg_main, &bg) == 0;
-		if (!threaded)
-			bg_main(&bg); /* no thread to be had: compile everything first */
-	}
-	for (i = 0; i < n; i++) {
-		ks_compile_job *jb;
-		ks_kernel_result *r = &out[i];
-		if (pr[i].job < 0)
-			continue;
-		if (bg_wait(&bg, (size_t)pr[i].job) < 0 || (pr[i].gjob >= 0 && bg_wait(&bg, (size_t)pr[i].gjob) < 0)) {
-			ks_kernel_result_fail(r, KS_REASON_COMPILE_CRASH, "%s", bg.err ? bg.err : "the compiler did not run");
-			continue;
-		}
-		if (pr[i].gjob >= 0 && !gdone[pr[i].gjob]) {
-			ks_compile_job *g = &jobs[pr[i].gjob];
-			gdone[pr[i].gjob] = 1;
-			if (g->status == KS_COMPILE_OK)
-				ks_runner_add_golden(runner, pr[i].p, g->cubin, g->cubin_len, g->lowered, g->nnames);
-			else
-				fprintf(stderr, "score: error: %s/golden.cu does not compile (%s): %s\n",
-					pr[i].p->dir, ks_compile_status_name(g->status), g->log);
-		}
-		jb = &jobs[pr[i].job];
-		r->compile_s = jb->seconds;
-		r->compile_cached = jb->cached;
-		r->compile_log = log_excerpt(jb->log, o->max_log_excerpt);
-		if (jb->status != KS_COMPILE_OK) {
-			char *line = first_error_line(jb->log);
-			/* A missing header's first line is kscore's: which header, and what instead. */
-			if (jb->status == KS_COMPILE_NOHEADER)
-				ks_kernel_result_fail(r, KS_REASON_MISSING_HEADER, "%.*s",
-						      (int)strcspn(jb->log, "\n"), jb->log);
-			else
-				ks_kernel_result_fail(r, compile_reason(jb->status), "%s: %s",
-						      ks_compile_status_name(jb->status), line);
-			ks_free(line);
-			continue;
-		}
-		r->compiled = 1;
-		if (!runner) {
-			char *bad = NULL;
-			/* the worker's parameter check, from the image: a kernel that cannot be launched
-			 * with its plan does not count as compiled */
-			if (ks_cubin_check_launch(&bad, jb->cubin, jb->cubin_len, jb->lowered, jb->nnames,
-						  pr[i].p, &pr[i].launch) == 1) {
-				r->compiled = 0;
-				ks_kernel_result_fail(r, KS_REASON_LAUNCH_ERROR, "%s (read from the compiled "
-						      "image; not run, %s)", bad, why_not_run);
-			} else
-				ks_kernel_result_fail(r, KS_REASON_NOT_RUN, "compiled for %s; not run (%s)",
-						      co.arch, why_not_run);
-			ks_free(bad);
-			continue;
-		}
-		if (!ks_runner_has_golden(runner, pr[i].p)) {
-			ks_kernel_result_fail(r, KS_REASON_PROBLEM_INVALID,
-					      "the golden kernel of %s does not compile", pr[i].p->name);
-			continue;
-		}
-		memset(&img, 0, sizeof(img));
-		img.cubin = jb->cubin;
-		img.len = jb->cubin_len;
-		img.lowered = jb->lowered;
-		img.nlowered = jb->nnames;
-		img.launch = pr[i].launch;
-		img.problem = pr[i].p;
-		if (o->progress)
-			o->progress(o->progress_ud, done, n, r->problem);
-		{
-			struct timespec a, b;
-			clock_gettime(CLOCK_MONOTONIC, &a);
-			check_one(r, &img, runner, o);
-			clock_gettime(CLOCK_MONOTONIC, &b);
-			r->check_s = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) * 1e-9;
-		}
-		done++;
-		if (images) {
-			images[i] = img;
-			jb->cubin = NULL;
-			jb->lowered = NULL;
-			memset(&pr[i].launch, 0, sizeof(pr[i].launch));
+	b->jready = ks_calloc(b->njobs + 1, 1);
+	/* before the first ready call, which may come before this returns */
+	*out = b;
+	if (b->njobs) {
+		b->threaded = 1;
+		if (pthread_create(&b->th, NULL, bg_main, b) != 0) {
+			b->threaded = 0;
+			bg_main(b); /* no thread to be had: compile everything first */
 		}
 	}
-	if (njobs) {
-		/* every job this loop waited for is final; the thread may still be finishing others */
-		if (threaded)
-			pthread_join(th, NULL);
-		pthread_mutex_destroy(&bg.mu);
-		pthread_cond_destroy(&bg.cv);
+	return 0;
+}
+
+void ks_check_batch_wait(ks_check_batch *b)
+{
+	size_t i;
+	if (b->threaded) {
+		pthread_join(b->th, NULL);
+		b->threaded = 0;
 	}
-	if (o->progress)
-		o->progress(o->progress_ud, n, n, "done");
-	for (i = 0; i < njobs; i++)
-		ks_compile_job_clear(&jobs[i]);
-	for (i = 0; i < n; i++) {
-		ks_launch_clear(&pr[i].launch);
-		ks_free_strv(pr[i].names, pr[i].nnames);
-		ks_free(clabels[i]);
+	/* the compiler reports every job, even when it cannot run; this is for the unexpected */
+	for (i = 0; i < b->n; i++)
+		if (b->pr[i].job >= 0 && !b->final[i])
+			finalize(b, i);
+}
+
+const ks_candidate_image *ks_check_batch_image(const ks_check_batch *b, size_t i)
+{
+	return b->img[i].cubin ? &b->img[i] : NULL;
+}
+
+void ks_check_batch_free(ks_check_batch *b)
+{
+	size_t i;
+	if (!b)
+		return;
+	ks_check_batch_wait(b);
+	for (i = 0; i < b->njobs; i++)
+		ks_compile_job_clear(&b->jobs[i]);
+	for (i = 0; i < b->n; i++) {
+		ks_launch_clear(&b->pr[i].launch);
+		ks_free_strv(b->pr[i].names, b->pr[i].nnames);
+		ks_free(b->clabels[i]);
 	}
-	for (j = 0; j < ng; j++) {
-		ks_free_strv(gnames[j], gn[j]);
-		ks_free(glabels[j]);
+	for (i = 0; i < b->ng; i++) {
+		ks_free_strv(b->gnames[i], b->gn[i]);
+		ks_free(b->glabels[i]);
 	}
-	ks_free(bg.ready);
-	ks_free(bg.err);
-	ks_free(pr);
-	ks_free(jobs);
-	ks_free(gprob);
-	ks_free(gnames);
-	ks_free(gn);
-	ks_free(gdone);
-	ks_free(glabels);
-	ks_free(clabels);
+	ks_free(b->err);
+	ks_free(b->pr);
+	ks_free(b->jobs);
+	ks_free(b->entry_of);
+	ks_free(b->jready);
+	ks_free(b->final);
+	ks_free(b->gprob);
+	ks_free(b->gnames);
+	ks_free(b->gn);
+	ks_free(b->glabels);
+	ks_free(b->clabels);
+	ks_free(b->img);
+	ks_free(b);
+}
+
+void ks_check_entry(ks_kernel_result *r, const ks_candidate_image *img, ks_runner *runner,
+		    ks_golden_store *store, const ks_check_options *o)
+{
+	struct timespec a, b;
+	if (ks_golden_store_register(store, runner, img->problem) < 0) {
+		ks_kernel_result_fail(r, KS_REASON_PROBLEM_INVALID, "%s", ks_error_msg());
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	check_one(r, img, runner, o);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	r->check_s = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) * 1e-9;
+}
+
+void ks_check_reset(ks_kernel_result *r)
+{
+	size_t i;
+	for (i = 0; i < r->nkernels; i++)
+		ks_free(r->kernels[i].name);
+	ks_free(r->kernels);
+	r->kernels = NULL;
+	r->nkernels = 0;
+	for (i = 0; i < r->ncases; i++) {
+		ks_free(r->cases[i].label);
+		ks_free(r->cases[i].detail);
+	}
+	ks_free(r->cases);
+	r->cases = NULL;
+	r->ncases = 0;
+	ks_free(r->detail);
+	r->detail = NULL;
+	/* what it printed on the lost GPU: it prints again where it is checked next */
+	ks_free(r->device_output);
+	r->device_output = NULL;
+	r->device_output_bytes = 0;
+	r->device_output_raw = 0;
+	cJSON_Delete(r->sanitizer);
+	r->sanitizer = NULL;
+	r->reason = KS_REASON_OK;
+	r->ran = r->call = r->exec = 0;
+	r->check_s = 0;
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 int ks_fs_read_fd(char **out, size_t *len, int fd, size_t max)
@@ -66,7 +67,9 @@ int ks_fs_read(char **out, size_t *len, const char *path, size_t max)
 
 int ks_fs_write_atomic(const char *path, const void *data, size_t len)
 {
-	char *tmp = ks_asprintf("%s.tmp.%ld", path, (long)getpid());
+	/* the thread's id (the pid in the main thread): two threads writing one path (a cache entry)
+	 * must not share a temporary file */
+	char *tmp = ks_asprintf("%s.tmp.%ld", path, (long)syscall(SYS_gettid));
 	const char *p = data;
 	int fd, rc = 0;
 

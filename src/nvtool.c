@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,12 +101,16 @@ typedef struct golden_profile {
 	struct golden_profile *next;
 } golden_profile;
 
+/* Shared by the threads of every GPU lane (lanes.h): mu guards the tools' paths and notes (a
+ * stage stops for everyone), prof_mu makes profiles one at a time (two ncu sessions cannot share
+ * the GPUs' counters) and guards what only profiles touch (skip, goldens). */
 struct ks_nvtool {
 	ks_nvtool_options o;
 	char *sanitizer, *ncu;
 	char *san_note, *ncu_note;    /* why a stage is off, or stopped */
 	unsigned char skip[KS_PM_COUNT]; /* metrics this ncu does not know */
 	golden_profile *goldens;
+	pthread_mutex_t mu, prof_mu;
 };
 
 static double now_s(void)
@@ -119,6 +124,8 @@ void ks_nvtool_new(ks_nvtool **out, const ks_nvtool_options *o)
 {
 	ks_nvtool *t = ks_calloc(1, sizeof(*t));
 	t->o = *o;
+	pthread_mutex_init(&t->mu, NULL);
+	pthread_mutex_init(&t->prof_mu, NULL);
 	if (!t->o.prog)
 		t->o.prog = "score";
 	if (o->sanitize && !(t->sanitizer = ks_nvtool_find("compute-sanitizer"))) {
@@ -150,13 +157,17 @@ void ks_nvtool_free(ks_nvtool *t)
 	ks_free(t->ncu);
 	ks_free(t->san_note);
 	ks_free(t->ncu_note);
+	pthread_mutex_destroy(&t->mu);
+	pthread_mutex_destroy(&t->prof_mu);
 	ks_free(t);
 }
 
 cJSON *ks_nvtool_json(const ks_nvtool *t)
 {
 	cJSON *o = cJSON_CreateObject(), *s, *a;
+	pthread_mutex_t *mu = (pthread_mutex_t *)&t->mu; /* a lock, not the tool's state */
 	int i;
+	pthread_mutex_lock(mu);
 	s = cJSON_AddObjectToObject(o, "sanitizer");
 	a = cJSON_AddArrayToObject(s, "tools");
 	for (i = 0; i < KS_SAN_NTOOLS; i++)
@@ -174,7 +185,33 @@ cJSON *ks_nvtool_json(const ks_nvtool *t)
 		cJSON_AddStringToObject(s, "note", t->ncu_note);
 	else
 		cJSON_AddNullToObject(s, "note");
+	pthread_mutex_unlock(mu);
 	return o;
+}
+
+/* A copy of a tool's path (NULL once its stage is off), for one thread's runs. */
+static char *tool_path(ks_nvtool *t, char *const *which)
+{
+	char *c;
+	pthread_mutex_lock(&t->mu);
+	c = *which ? ks_strdup(*which) : NULL;
+	pthread_mutex_unlock(&t->mu);
+	return c;
+}
+
+/* Turns a stage off for the rest of the session (every lane), saying why once. */
+static void tool_off(ks_nvtool *t, char **which, char **note, const char *why, const char *warning)
+{
+	pthread_mutex_lock(&t->mu);
+	if (*which) {
+		if (warning)
+			fprintf(stderr, "%s", warning);
+		ks_free(*note);
+		*note = ks_strdup(why);
+		ks_free(*which);
+		*which = NULL;
+	}
+	pthread_mutex_unlock(&t->mu);
 }
 
 /* ---- one run under a tool */
@@ -262,13 +299,15 @@ static void job_result_clear(job_result *j)
  * output, as <seq>-<tag>.log and .out: the raw material of tests/gpu/capture-nvtools.sh. */
 static void keep_copy(const char *tag, const char *log, size_t log_len, const char *out)
 {
-	static unsigned seq;
+	static _Atomic unsigned seq; /* lane threads run tools at once */
 	const char *dir = getenv("KSCORE_NVTOOL_KEEP");
 	char name[96], *p;
+	unsigned n;
 	size_t i;
 	if (!dir || !*dir || ks_fs_mkdir_p(dir, 0755) < 0)
 		return;
-	snprintf(name, sizeof(name), "%03u-%s", seq++, tag);
+	n = seq++;
+	snprintf(name, sizeof(name), "%03u-%s", n, tag);
 	for (i = 0; name[i]; i++)
 		if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
 		      (name[i] >= '0' && name[i] <= '9') || name[i] == '-' || name[i] == '_'))
@@ -282,10 +321,12 @@ static void keep_copy(const char *tag, const char *log, size_t log_len, const ch
 }
 
 /* Starts a worker under tool_argv (whose --log-file is dir/log), loads the module, runs the plan
- * once on inputs only (nothing is fetched back), and lets the worker and the tool exit. */
+ * once on inputs only (nothing is fetched back), and lets the worker and the tool exit. The worker
+ * shares the runner's GPU through its gate: never during a timed request, and with `alone` its
+ * requests are alone on the GPU themselves. */
 static void run_under(job_result *jr, ks_runner *run, const char *role, const char *tag, char *const *tool_argv,
 		      const char *dir, const void *cubin, size_t len, char *const *lowered, size_t n,
-		      const ks_plan *plan, double timeout_s)
+		      const ks_plan *plan, double timeout_s, int alone)
 {
 	ks_worker_options wo = KS_WORKER_OPTIONS_INIT;
 	ks_fetch_mode *fetch = ks_calloc(plan->nbufs + 1, sizeof(ks_fetch_mode));
@@ -304,6 +345,7 @@ static void run_under(job_result *jr, ks_runner *run, const char *role, const ch
 	wo.wrapper = (const char *const *)tool_argv;
 	wo.wrapper_env = env;
 	wo.wrapper_output = outp;
+	wo.alone = alone;
 	if (ks_runner_start_wrapped(run, &w, role, &wo) < 0) {
 		jr->error = ks_strdup(ks_error_msg());
 		goto read;
@@ -363,9 +405,11 @@ void ks_nvtool_sanitize(ks_nvtool *t, ks_kernel_result *r, const ks_candidate_im
 	ks_plan plan;
 	cJSON *rec, *tools, *findings;
 	double t0 = now_s();
+	char *san;
 	int i;
 
-	if (!t || !t->sanitizer || !t->o.sanitize || !r->exec || !img->cubin || !p || !p->ncorrectness)
+	if (!t || !t->o.sanitize || !r->exec || !img->cubin || !p || !p->ncorrectness ||
+	    !(san = tool_path(t, &t->sanitizer)))
 		return;
 	memset(&plan, 0, sizeof(plan));
 	rec = cJSON_CreateObject();
@@ -378,7 +422,7 @@ void ks_nvtool_sanitize(ks_nvtool *t, ks_kernel_result *r, const ks_candidate_im
 		cJSON_AddStringToObject(rec, "error", ks_error_msg());
 		goto done;
 	}
-	for (i = 0; i < KS_SAN_NTOOLS && r->exec && t->sanitizer; i++) {
+	for (i = 0; i < KS_SAN_NTOOLS && r->exec && san; i++) {
 		unsigned bit = 1u << i;
 		const char *name = ks_sanitize_tool_name(bit);
 		char *dir, *logp, **argv = NULL, *detail = NULL, *why = NULL;
@@ -393,12 +437,12 @@ void ks_nvtool_sanitize(ks_nvtool *t, ks_kernel_result *r, const ks_candidate_im
 			break;
 		}
 		logp = ks_path_join(dir, "log");
-		ks_sanitize_argv(&argv, &an, t->sanitizer, bit, logp);
+		ks_sanitize_argv(&argv, &an, san, bit, logp);
 		{
 			char tag[80];
 			snprintf(tag, sizeof(tag), "%s-%.40s-p%zue%zu", name, p->name, r->pass, r->index);
 			run_under(&jr, run, "candidate", tag, argv, dir, img->cubin, img->len, img->lowered, img->nlowered,
-				  &plan, run_timeout(t));
+				  &plan, run_timeout(t), 0);
 		}
 		ks_fs_rm_rf(dir);
 		ks_sanitize_parse(&rep, jr.log, jr.log_len);
@@ -447,12 +491,14 @@ void ks_nvtool_sanitize(ks_nvtool *t, ks_kernel_result *r, const ks_candidate_im
 			cJSON_AddStringToObject(tr, "error", why);
 			if (jr.stage == 0) {
 				/* it cannot start a worker at all: say so once and stop trying */
-				fprintf(stderr, "%s: warning: compute-sanitizer cannot run here (%s); the sanitizer stage "
-					"is off for the rest of this run\n", t->o.prog, why);
-				ks_free(t->san_note);
-				t->san_note = ks_asprintf("compute-sanitizer could not start a worker: %s", why);
-				ks_free(t->sanitizer);
-				t->sanitizer = NULL;
+				char *note = ks_asprintf("compute-sanitizer could not start a worker: %s", why);
+				char *warn = ks_asprintf("%s: warning: compute-sanitizer cannot run here (%s); the "
+							 "sanitizer stage is off for the rest of this run\n", t->o.prog, why);
+				tool_off(t, &t->sanitizer, &t->san_note, note, warn);
+				ks_free(note);
+				ks_free(warn);
+				ks_free(san);
+				san = NULL;
 			} else
 				fprintf(stderr, "%s: warning: the %s run of %s (pass %zu, entry %zu) could not finish (%s); "
 					"not charged to the kernel\n", t->o.prog, name, r->problem ? r->problem : "?", r->pass,
@@ -474,6 +520,7 @@ void ks_nvtool_sanitize(ks_nvtool *t, ks_kernel_result *r, const ks_candidate_im
 		ks_free(dir);
 	}
 done:
+	ks_free(san);
 	ks_json_add_num(rec, "seconds", now_s() - t0);
 	cJSON_Delete(r->sanitizer);
 	r->sanitizer = rec;
@@ -485,7 +532,13 @@ done:
 
 int ks_nvtool_wants_profile(const ks_nvtool *t, const ks_kernel_result *r)
 {
-	if (!t || !t->ncu || t->o.profile == KS_PROFILE_NEVER || !r->exec || !r->timed || !r->nperf)
+	int on;
+	if (!t || t->o.profile == KS_PROFILE_NEVER || !r->exec || !r->timed || !r->nperf)
+		return 0;
+	pthread_mutex_lock((pthread_mutex_t *)&t->mu); /* a lock, not the tool's state */
+	on = t->ncu != NULL;
+	pthread_mutex_unlock((pthread_mutex_t *)&t->mu);
+	if (!on)
 		return 0;
 	return t->o.profile == KS_PROFILE_ALL || (r->speedup > 0 && r->speedup < 1);
 }
@@ -518,7 +571,8 @@ static void plan_names(char ***out, size_t *nout, const ks_plan *plan, char *con
 	*nout = n;
 }
 
-/* Profiles one plan under ncu into *out; on failure *err says why (caller frees). */
+/* Profiles one plan under ncu into *out; on failure *err says why (caller frees). Under prof_mu:
+ * t->ncu changes only here, and under mu as well for the other readers. */
 static void profile_one(ks_nvtool *t, ks_runner *run, const char *role, const char *tag, const void *cubin, size_t len,
 			char *const *lowered, size_t nl, const ks_plan *plan, char **names, size_t nnames,
 			ks_profile_data *out, char **err, double *secs)
@@ -576,7 +630,8 @@ static void profile_one(ks_nvtool *t, ks_runner *run, const char *role, const ch
 		argv[k++] = "--log-file";
 		argv[k++] = logp;
 		argv[k] = NULL;
-		run_under(&jr, run, role, tag, (char *const *)argv, dir, cubin, len, lowered, nl, plan, run_timeout(t));
+		run_under(&jr, run, role, tag, (char *const *)argv, dir, cubin, len, lowered, nl, plan, run_timeout(t),
+			  1);
 		ks_fs_rm_rf(dir);
 		*secs += jr.seconds;
 		ks_profile_parse(out, jr.log, jr.log_len);
@@ -590,14 +645,13 @@ static void profile_one(ks_nvtool *t, ks_runner *run, const char *role, const ch
 			char *c = tool_complaint(&jr);
 			ks_free(*err);
 			if (perm) {
+				char *warn;
 				*err = ks_strdup("ncu may not read the GPU's performance counters (ERR_NVGPUCTRPERM: "
 						 "profiling is restricted to administrators on this machine)");
-				fprintf(stderr, "%s: warning: --profile: %s; no profiles for the rest of this run\n",
-					t->o.prog, *err);
-				ks_free(t->ncu_note);
-				t->ncu_note = ks_strdup(*err);
-				ks_free(t->ncu);
-				t->ncu = NULL;
+				warn = ks_asprintf("%s: warning: --profile: %s; no profiles for the rest of this run\n",
+						   t->o.prog, *err);
+				tool_off(t, &t->ncu, &t->ncu_note, *err, warn);
+				ks_free(warn);
 			} else if (jr.stage < 3)
 				*err = ks_asprintf("ncu could not run the kernel: %s%s%s", jr.error, c ? ": " : "",
 						   c ? c : "");
@@ -613,12 +667,11 @@ static void profile_one(ks_nvtool *t, ks_runner *run, const char *role, const ch
 				    (ks_profile_failed_metrics(t->skip, jr.log, jr.log_len) +
 				     ks_profile_failed_metrics(t->skip, jr.out, strlen(jr.out))) > 0;
 			if (!perm && jr.stage == 0 && attempt == 0 && !retry) {
-				fprintf(stderr, "%s: warning: --profile: ncu cannot start a worker here (%s); no profiles for "
-					"the rest of this run\n", t->o.prog, *err ? *err : "?");
-				ks_free(t->ncu_note);
-				t->ncu_note = ks_strdup(*err ? *err : "ncu cannot start a worker");
-				ks_free(t->ncu);
-				t->ncu = NULL;
+				char *warn = ks_asprintf("%s: warning: --profile: ncu cannot start a worker here (%s); "
+							 "no profiles for the rest of this run\n", t->o.prog,
+							 *err ? *err : "?");
+				tool_off(t, &t->ncu, &t->ncu_note, *err ? *err : "ncu cannot start a worker", warn);
+				ks_free(warn);
 			}
 			job_result_clear(&jr);
 			ks_free(dir);
@@ -687,6 +740,7 @@ void ks_nvtool_profile(ks_nvtool *t, ks_kernel_result *r, const ks_candidate_ima
 
 	if (!ks_nvtool_wants_profile(t, r) || !img->cubin || !p || !(pc = largest_case(r)) || pc->case_index >= p->nperf)
 		return;
+	pthread_mutex_lock(&t->prof_mu);
 	memset(&cplan, 0, sizeof(cplan));
 	memset(&gplan, 0, sizeof(gplan));
 	memset(&cdata, 0, sizeof(cdata));
@@ -761,6 +815,7 @@ done:
 	ks_plan_clear(&cplan);
 	ks_plan_clear(&gplan);
 	ks_env_free(&env);
+	pthread_mutex_unlock(&t->prof_mu);
 }
 
 /* ---- text for performance_analysis.txt */

@@ -95,6 +95,57 @@ static cJSON *device_json(const ks_report *rep)
 	return o;
 }
 
+/* Which GPU ran a kernel, and whether it had that GPU to itself. */
+static int kernel_shared(const ks_report *rep, size_t i)
+{
+	int l = rep->kernel_lane ? rep->kernel_lane[i] : -1;
+	return l >= 0 && (size_t)l < rep->nlanes && rep->lanes[l].shared;
+}
+
+static cJSON *kernel_gpu_json(const ks_report *rep, size_t i)
+{
+	int l = rep->kernel_lane ? rep->kernel_lane[i] : -1;
+	const ks_report_lane *ln;
+	cJSON *o;
+	if (l < 0 || (size_t)l >= rep->nlanes)
+		return cJSON_CreateNull();
+	ln = &rep->lanes[l];
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "lane", l);
+	cJSON_AddNumberToObject(o, "ordinal", ln->ordinal);
+	add_str(o, "uuid", ln->device ? ln->device->uuid : NULL);
+	return o;
+}
+
+static cJSON *lanes_json(const ks_report *rep)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t i, k;
+	for (i = 0; i < rep->nlanes; i++) {
+		const ks_report_lane *ln = &rep->lanes[i];
+		cJSON *o = cJSON_CreateObject();
+		size_t nk = 0;
+		for (k = 0; rep->kernel_lane && k < rep->nresults; k++)
+			nk += rep->kernel_lane[k] == (int)i;
+		cJSON_AddNumberToObject(o, "lane", (double)i);
+		cJSON_AddNumberToObject(o, "ordinal", ln->ordinal);
+		add_str(o, "name", ln->device ? ln->device->name : NULL);
+		add_str(o, "uuid", ln->device ? ln->device->uuid : NULL);
+		add_str(o, "pci_bus_id", ln->device ? ln->device->pci_bus_id : NULL);
+		cJSON_AddBoolToObject(o, "shared_gpu", ln->shared);
+		cJSON_AddStringToObject(o, "status", !ln->device ? "not_started" : ln->out ? "failed" : "ok");
+		add_str(o, "failure", ln->out);
+		cJSON_AddNumberToObject(o, "kernels", (double)nk);
+		if (ln->ceilings)
+			cJSON_AddItemToObject(o, "ceilings", ks_ceilings_json(ln->ceilings));
+		else
+			cJSON_AddNullToObject(o, "ceilings");
+		add_str(o, "golden_times", ln->golden_source);
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
 static void add_timing_summary(cJSON *o, const ks_file_metrics *m)
 {
 	if (!m->timed) {
@@ -147,6 +198,7 @@ cJSON *ks_report_record(const ks_report *rep)
 	if (!rep->gpu)
 		add_str(o, "no_gpu_reason", rep->no_gpu_reason);
 	cJSON_AddItemToObject(o, "device", device_json(rep));
+	cJSON_AddItemToObject(o, "devices", lanes_json(rep));
 	x = cJSON_AddObjectToObject(o, "toolchain");
 	add_str(x, "nvrtc_version", rep->nvrtc_version);
 	add_str(x, "compat_sha256", rep->compat_sha256);
@@ -167,6 +219,13 @@ cJSON *ks_report_record(const ks_report *rep)
 	ks_json_add_num(sum, "call_accuracy", fm.call_accuracy);
 	ks_json_add_num(sum, "exec_accuracy", fm.exec_accuracy);
 	add_timing_summary(sum, &fm);
+	{
+		int shared = 0;
+		for (i = 0; i < rep->nlanes; i++)
+			shared |= rep->lanes[i].shared;
+		/* timings from lanes that shared a GPU are never clean: a leaderboard must say so */
+		cJSON_AddBoolToObject(sum, "shared_gpu", shared);
+	}
 	a = cJSON_AddArrayToObject(sum, "passes");
 	for (i = 0; i < s->npasses; i++) {
 		size_t first = 0, n = 0, k;
@@ -204,8 +263,12 @@ cJSON *ks_report_record(const ks_report *rep)
 		cJSON_AddItemToArray(pk, p);
 	}
 	a = cJSON_AddArrayToObject(o, "kernels");
-	for (i = 0; i < rep->nresults; i++)
-		cJSON_AddItemToArray(a, ks_kernel_result_json(&rep->results[i]));
+	for (i = 0; i < rep->nresults; i++) {
+		cJSON *k = ks_kernel_result_json(&rep->results[i]);
+		cJSON_AddItemToObject(k, "gpu", kernel_gpu_json(rep, i));
+		cJSON_AddBoolToObject(k, "shared_gpu", kernel_shared(rep, i));
+		cJSON_AddItemToArray(a, k);
+	}
 	a = cJSON_AddArrayToObject(o, "suspicious");
 	for (i = 0; i < rep->nresults; i++) {
 		const ks_kernel_result *r = &rep->results[i];
@@ -331,6 +394,11 @@ static int write_perf_files(const ks_report *rep, const char *dir)
 	}
 	if (rep->device)
 		ks_buf_printf(&txt, "device: %s, %s\n", rep->device->name, rep->arch ? rep->arch : "");
+	for (k = 0; rep->nlanes > 1 && k < rep->nlanes; k++)
+		ks_buf_printf(&txt, "lane %zu: GPU %d%s%s%s\n", k, rep->lanes[k].ordinal,
+			      rep->lanes[k].shared ? " (shared with another lane: timings not clean)" : "",
+			      rep->lanes[k].out ? ", taken out of the rotation: " : "",
+			      rep->lanes[k].out ? rep->lanes[k].out : "");
 	if (rep->ceilings)
 		ks_buf_printf(&txt, "measured ceilings: %.0f GB/s, FP32 %.1f TFLOP/s, FP16 tensor %.0f TFLOP/s, "
 			      "BF16 tensor %.0f TFLOP/s\n", rep->ceilings->bandwidth_gbps,
@@ -362,6 +430,10 @@ static int write_perf_files(const ks_report *rep, const char *dir)
 				ks_buf_printf(&txt, "   not timed: %s\n", r->timing_error);
 			if (r->suspicious)
 				ks_buf_printf(&txt, "   SUSPICIOUS: %s\n", r->suspicious_why);
+			if (rep->nlanes > 1 && rep->kernel_lane && rep->kernel_lane[k] >= 0)
+				ks_buf_printf(&txt, "   ran on lane %d (GPU %d)%s\n", rep->kernel_lane[k],
+					      rep->lanes[rep->kernel_lane[k]].ordinal,
+					      kernel_shared(rep, k) ? ", a GPU shared with another lane: timings not clean" : "");
 			if (r->device_output_bytes)
 				device_output_text(&txt, r);
 			for (c = 0; c < r->nkernels; c++)

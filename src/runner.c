@@ -78,6 +78,7 @@ static ks_worker_options worker_options(const ks_runner *r, const char *role)
 	wo.exe = r->worker_exe;
 	wo.device = r->opts.device;
 	wo.role = role;
+	wo.gate = r->opts.gate;
 	return wo;
 }
 
@@ -109,6 +110,7 @@ int ks_runner_start_wrapped(ks_runner *r, ks_worker **out, const char *role, con
 	o.exe = base.exe;
 	o.device = base.device;
 	o.role = role;
+	o.gate = base.gate; /* the tool's runs share the runner's GPU like its own workers' */
 	return start_worker_with(r, out, &o);
 }
 

@@ -59,6 +59,40 @@ static int parse_u64(uint64_t *out, const char *s, uint64_t max, int hex)
 	return 0;
 }
 
+/* --devices: "all", or 1 to KS_PIPELINE_MAX_LANES ordinals from 0 to 1023, comma-separated, none
+ * empty (repeats allowed). Returns 0 or -1; *o is changed only on success. */
+static int parse_devices(ks_scoreopts *o, const char *s)
+{
+	int dev[KS_PIPELINE_MAX_LANES];
+	size_t n = 0;
+	if (!strcmp(s, "all")) {
+		o->devices_all = 1;
+		o->ndevices = 0;
+		o->device = 0;
+		return 0;
+	}
+	for (;;) {
+		const char *end = strchr(s, ',');
+		size_t len = end ? (size_t)(end - s) : strlen(s);
+		char item[8] = "";
+		uint64_t v = 0;
+		if (len == 0 || len >= sizeof(item) || n == KS_PIPELINE_MAX_LANES)
+			return -1;
+		memcpy(item, s, len);
+		if (parse_u64(&v, item, 1023, 0) < 0)
+			return -1;
+		dev[n++] = (int)v;
+		if (!end)
+			break;
+		s = end + 1;
+	}
+	memcpy(o->devices, dev, n * sizeof(dev[0]));
+	o->ndevices = n;
+	o->device = dev[0];
+	o->devices_all = 0;
+	return 0;
+}
+
 /* -k: comma-separated k values; every item a number from 1 to 100000, none empty, none twice. */
 static int parse_ks(ks_scoreopts *o, const char *s)
 {
@@ -185,9 +219,15 @@ int ks_scoreopts_parse(ks_scoreopts *o, int code, const char *arg)
 		o->arch = arg;
 		return 1;
 	case KS_SO_DEVICE:
-		if (parse_u64(&u, arg, 1023, 0) < 0)
-			return ks_error_set(KS_EINVALID, "--device takes a device ordinal from 0 to 1023");
-		o->device = (int)u;
+	case KS_SO_DEVICES:
+		if (parse_devices(o, arg) < 0)
+			return ks_error_set(KS_EINVALID, "%s takes a device ordinal from 0 to 1023, a comma-separated "
+					    "list of them (one lane each, at most %d; a GPU listed twice runs two "
+					    "lanes), or all", code == KS_SO_DEVICE ? "--device" : "--devices",
+					    KS_PIPELINE_MAX_LANES);
+		return 1;
+	case KS_SO_MIXED_GPUS:
+		o->mixed_gpus = 1;
 		return 1;
 	case KS_SO_SEED:
 		if (parse_u64(&o->seed, arg, UINT64_MAX, 1) < 0)
@@ -318,7 +358,10 @@ void ks_scoreopts_usage(FILE *f)
 	      "      --compile-only        compile only, run nothing (for machines without a GPU)\n"
 	      "      --require-gpu         fail (exit 69) instead of falling back to compile-only\n"
 	      "      --arch ARCH           NVRTC target when no GPU decides it (default: sm_90a)\n"
-	      "      --device N            CUDA device ordinal (default: 0)\n"
+	      "      --devices LIST|all    GPUs to score on, one lane per item: ordinals (0,1), a GPU\n"
+	      "                            twice (0,0: two lanes on one GPU, timings marked shared),\n"
+	      "                            or all (default: 0; --device N is the same option)\n"
+	      "      --mixed-gpus          allow GPUs of different models in one run\n"
 	      "      --seed N              base seed for inputs (default: random; recorded in score.json)\n"
 	      "  -j, --jobs N              parallel compiles (default: number of CPUs)\n"
 	      "      --cache-dir DIR       cache folder (default: $XDG_CACHE_HOME/kscore)\n"
@@ -361,6 +404,10 @@ void ks_scoreopts_pipeline(ks_pipeline_options *po, const ks_scoreopts *o, const
 	po->require_gpu = o->require_gpu;
 	po->arch = o->arch;
 	po->device = o->device;
+	po->devices = o->ndevices ? o->devices : NULL;
+	po->ndevices = o->ndevices;
+	po->devices_all = o->devices_all;
+	po->mixed_gpus = o->mixed_gpus;
 	po->jobs = o->jobs;
 	po->cache_dir = cache_dir;
 	po->kernel_timeout_s = o->kernel_timeout;
@@ -383,4 +430,18 @@ void ks_scoreopts_pipeline(ks_pipeline_options *po, const ks_scoreopts *o, const
 		po->sanitize = mask;
 	}
 	po->profile = o->profile;
+}
+
+int ks_scoreopts_slurm_gpus(const ks_scoreopts *o)
+{
+	int most = o->device;
+	size_t i;
+	if (o->compile_only)
+		return 0;
+	if (o->devices_all)
+		return -1;
+	for (i = 0; i < o->ndevices; i++)
+		if (o->devices[i] > most)
+			most = o->devices[i];
+	return most + 1;
 }

@@ -508,6 +508,8 @@ static int build_payload(cJSON **out, char key[65], const cJSON *rec, const char
 	copy_num(o, "fast_2", summary);
 	copy_num(o, "kernels", summary);
 	copy_num(o, "suspicious", summary);
+	/* timings of lanes that shared a GPU (--devices 0,0) are not clean: the leaderboard must know */
+	cJSON_AddBoolToObject(o, "shared_gpu", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(summary, "shared_gpu")));
 	arr = cJSON_AddArrayToObject(p, "kernels");
 	cJSON_ArrayForEach(k, kernels)
 	{
@@ -522,6 +524,7 @@ static int build_payload(cJSON **out, char key[65], const cJSON *rec, const char
 		copy_num(e, "speedup", k);
 		copy_num(e, "score", k);
 		copy_bool(e, "suspicious", k);
+		cJSON_AddBoolToObject(e, "shared_gpu", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(k, "shared_gpu")));
 		cJSON_AddItemToArray(arr, e);
 	}
 	arr = cJSON_AddArrayToObject(p, "suspicious");

@@ -278,7 +278,7 @@ static int spawn(ks_worker *w)
  * (docs/benchmarks.md). Read once; never on by default. */
 static int trace_on(void)
 {
-	static int on = -1;
+	static _Atomic int on = -1; /* lane threads ask at once */
 	if (on < 0) {
 		const char *e = getenv("KSCORE_TRACE");
 		on = e && *e && strcmp(e, "0") != 0;
@@ -369,14 +369,24 @@ static ks_run_status call_once(ks_worker *w, ks_msg *reply, uint32_t type, const
 static ks_run_status call(ks_worker *w, ks_msg *reply, uint32_t type, const cJSON *req,
 			  const void *blob, uint64_t len, double timeout_s, char **why)
 {
-	double t0;
+	const ks_worker_gate *g = w->opts.gate;
+	int ex = w->opts.alone || type == KS_MSG_TIME_RUN || type == KS_MSG_TIME_VERIFY || type == KS_MSG_CALIBRATE;
+	double tg = trace_on() ? mono_ms() : 0, t0 = 0;
 	ks_run_status st;
-	if (!trace_on())
-		return call_once(w, reply, type, req, blob, len, timeout_s, why);
-	t0 = mono_ms();
+	int pid = (int)w->pid;
+	if (g)
+		g->enter(g->ud, ex);
+	if (trace_on())
+		t0 = mono_ms();
 	st = call_once(w, reply, type, req, blob, len, timeout_s, why);
-	fprintf(stderr, "kscore-trace: %.3f %s %u %.3f %llu %llu\n", t0, w->role, (unsigned)type, mono_ms() - t0,
-		(unsigned long long)len, (unsigned long long)reply->blob_len);
+	/* the worker's pid tells the workers of several lanes apart; the last figure is the time
+	 * the request waited for its GPU (the gate) before it was sent */
+	if (trace_on())
+		fprintf(stderr, "kscore-trace: %.3f %s %u %.3f %llu %llu %d %.3f\n", t0, w->role, (unsigned)type,
+			mono_ms() - t0, (unsigned long long)len, (unsigned long long)reply->blob_len, pid,
+			t0 - tg);
+	if (g)
+		g->leave(g->ud, ex);
 	return st;
 }
 
@@ -481,6 +491,7 @@ int ks_worker_ready(ks_worker *w, ks_device_info *info)
 	info->memory_bus_bits = get_int(reply.json, "memory_bus_bits");
 	info->ecc = get_int(reply.json, "ecc");
 	info->persisting_l2_max = get_int(reply.json, "persisting_l2_max");
+	info->device_count = get_int(reply.json, "device_count");
 	ks_json_num(&mem, reply.json, "memory_bytes", 0);
 	info->memory_bytes = (uint64_t)mem;
 	ks_msg_clear(&reply);
@@ -498,14 +509,18 @@ int ks_worker_start(ks_worker **out, ks_device_info *info, const ks_worker_optio
 	ks_worker *w;
 	int rc;
 	*out = NULL;
-	if ((rc = ks_worker_spawn(&w, opts)) < 0)
-		return rc;
-	if ((rc = ks_worker_ready(w, info)) < 0) {
+	/* a context being created is GPU work too: not during a timed request of a sibling */
+	if (opts->gate)
+		opts->gate->enter(opts->gate->ud, 0);
+	if ((rc = ks_worker_spawn(&w, opts)) == 0)
+		rc = ks_worker_ready(w, info);
+	if (opts->gate)
+		opts->gate->leave(opts->gate->ud, 0);
+	if (rc == 0)
+		*out = w;
+	else if (w)
 		ks_worker_free(w);
-		return rc;
-	}
-	*out = w;
-	return 0;
+	return rc;
 }
 
 static cJSON *names_json(char *const *names, size_t n)
@@ -877,8 +892,13 @@ int ks_worker_alive(const ks_worker *w)
 
 int ks_worker_close(ks_worker *w)
 {
+	const ks_worker_gate *g;
 	if (!w)
 		return -1;
+	/* a context torn down is GPU work too (a dead worker's is gone already; never nested in a
+	 * request, whose failures kill the worker themselves) */
+	if ((g = w->alive ? w->opts.gate : NULL))
+		g->enter(g->ud, 0);
 	if (w->alive) {
 		/* a worker that has exited already makes this fail: that must not replace the message
 		 * of the error the caller is cleaning up after */
@@ -888,6 +908,8 @@ int ks_worker_close(ks_worker *w)
 		ks_free(msg);
 	}
 	end_worker(w);
+	if (g)
+		g->leave(g->ud, 0);
 	return w->exit_status;
 }
 

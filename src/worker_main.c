@@ -108,6 +108,7 @@ static void do_hello(wk_ctx *w, const cJSON *req)
 	cJSON_AddStringToObject(j, "name", name);
 	cJSON_AddStringToObject(j, "uuid", uuid);
 	cJSON_AddStringToObject(j, "pci_bus_id", pci);
+	cJSON_AddNumberToObject(j, "device_count", count);
 	cJSON_AddNumberToObject(j, "driver_version", drv);
 	cJSON_AddNumberToObject(j, "cc_major", wk_attr(w, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR));
 	cJSON_AddNumberToObject(j, "cc_minor", wk_attr(w, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));

@@ -203,12 +203,38 @@ static void test_failed_runs_are_charged_by_kind(void)
 	KT_EQ_INT(ks_check_run_failure(&r), KS_REASON_LAUNCH_ERROR);
 }
 
+/* An entry whose GPU failed during its checks is checked again on another lane (--devices): what
+ * the lost run recorded goes, the sanitizer's record and what the kernel printed included (it
+ * prints again where it runs next), and what came before the GPU (compile) stays. */
+static void test_a_reset_entry_keeps_only_what_came_before_the_gpu(void)
+{
+	ks_kernel_result r;
+	memset(&r, 0, sizeof(r));
+	r.compiled = r.ran = r.call = 1;
+	r.compile_s = 1.5;
+	r.device_output = ks_strdup("hello from the lost GPU\n");
+	r.device_output_bytes = r.device_output_raw = 24;
+	r.sanitizer = cJSON_CreateObject();
+	ks_kernel_result_fail(&r, KS_REASON_FAULT, "the worker died");
+	ks_check_reset(&r);
+	KT_EQ_INT(r.reason, KS_REASON_OK);
+	KT_ASSERT(r.detail == NULL && !r.ran && !r.call && !r.exec);
+	KT_ASSERT(r.device_output == NULL);
+	KT_EQ_INT(r.device_output_bytes, 0);
+	KT_EQ_INT(r.device_output_raw, 0);
+	KT_ASSERT(r.sanitizer == NULL);
+	KT_ASSERT(r.compiled);
+	KT_NEAR(r.compile_s, 1.5, 1e-12);
+	ks_kernel_result_clear(&r);
+}
+
 static const kt_test tests[] = {
 	KT(test_an_identical_run_passes),
 	KT(test_wrong_and_unwritten_outputs),
 	KT(test_writes_outside_a_buffer),
 	KT(test_modified_inputs),
 	KT(test_failed_runs_are_charged_by_kind),
+	KT(test_a_reset_entry_keeps_only_what_came_before_the_gpu),
 	{ NULL, NULL }
 };
 

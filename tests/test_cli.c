@@ -720,6 +720,60 @@ static void test_check_refs_refuses_sizes_that_wrap(void)
 		    "the byte count overflows 64 bits");
 }
 
+/* --devices: a list of ordinals (repeats allowed), or all; anything else is a usage error. */
+static void test_devices_option_values(void)
+{
+	static const char *bad[] = { "''", "0,,1", ",0", "0,", "all,0", "0,all", "-1", "1024", "0x1", "a", "'0 ,1'",
+				     NULL };
+	char args[512];
+	size_t i;
+	for (i = 0; bad[i]; i++) {
+		snprintf(args, sizeof(args), "--compile-only --devices %s x.json", bad[i]);
+		KT_ASSERT_MSG(score(args) == 64, "--devices %s accepted", bad[i]);
+		KT_CONTAINS(g_err, "--devices takes a device ordinal from 0 to 1023, a comma-separated list");
+	}
+	KT_EQ_INT(score("--compile-only --device 0,x x.json"), 64);
+	KT_CONTAINS(g_err, "--device takes");
+	KT_EQ_INT(score("batch --compile-only --devices 0,,1 m.json"), 64);
+	KT_CONTAINS(g_err, "--devices takes");
+	KT_EQ_INT(score("--compile-only --devices all --mixed-gpus --help"), 0);
+}
+
+/* Without a GPU, any device list falls back to compile-only like one device, with the driver's
+ * reason: the second lane's cleanup used to replace it with "worker connection: write failed". */
+static void test_devices_without_a_gpu_fall_back_to_compile_only(void)
+{
+	static const char *lists[] = { "0", "0,1", "0,0", "all", "3,1,3", NULL };
+	char args[8192];
+	size_t i;
+	int round;
+	if (has_gpu())
+		KT_SKIP("this machine has a GPU; the fallback path needs one without");
+	for (i = 0; lists[i]; i++)
+		for (round = 0; round < 3; round++) {
+			cJSON *j;
+			char *t;
+			snprintf(args, sizeof(args), "--devices %s --refs tests/fixtures/problems --out '%s/r' "
+				 "tests/fixtures/cli/good.json", lists[i], kt_tmpdir());
+			KT_EQ_INT(score(args), 3);
+			KT_CONTAINS(g_err, "no usable GPU (");
+			KT_NOT_CONTAINS(g_err, "worker connection");
+			KT_NOT_CONTAINS(g_err, "lane");
+			t = slurp("r/score.json");
+			KT_EQ_INT(ks_json_parse(&j, t, strlen(t), 64, "score.json"), 0);
+			KT_EQ_STR(cJSON_GetObjectItem(j, "mode")->valuestring, "compile-only");
+			KT_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItem(j, "devices")), 0);
+			KT_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "shared_gpu")));
+			KT_ASSERT(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "kernels"), 0),
+							       "gpu")));
+			cJSON_Delete(j);
+			ks_free(t);
+		}
+	snprintf(args, sizeof(args), "--require-gpu --devices 0,0 --refs tests/fixtures/problems --out '%s/r' "
+		 "tests/fixtures/cli/good.json", kt_tmpdir());
+	KT_EQ_INT(score(args), 69);
+	KT_CONTAINS(g_err, "no usable GPU");
+}
 
 /* ---- duplicates and bytes that code cannot hold, end to end */
 
@@ -1058,7 +1112,8 @@ static const kt_test tests[] = {
 	KT(test_batch_results_folder_rule), KT(test_baseline_out_replaces_only_a_baseline),
 	KT(test_man_page_matches_help), KT(test_make_install_places_man_page_and_docs),
 	KT(test_bad_option_values_are_usage_errors), KT(test_hostile_plans_and_signatures_in_compile_only_mode),
-	KT(test_check_refs_refuses_sizes_that_wrap),
+	KT(test_check_refs_refuses_sizes_that_wrap), KT(test_devices_option_values),
+	KT(test_devices_without_a_gpu_fall_back_to_compile_only),
 	KT(test_duplicates_are_reported_and_not_counted),
 	KT(test_bytes_the_code_cannot_hold_leave_every_output_valid), KT(test_triton_answers_are_named_not_cuda),
 	KT(test_cli_refs_options_and_loading), KT(test_cli_usage_error_and_colour), { 0 }

@@ -286,24 +286,151 @@ static void test_gpu_bundled_example_gets_its_expected_verdicts(void)
 	ks_free(t);
 }
 
+/* ---- --devices: lanes (one GPU is enough: 0,0 runs two lanes on it) */
+
+/* The bundled example with `extra` options, into folder `out`; checks its verdicts against
+ * expected.json and returns the record. */
+static cJSON *score_example(const char *extra, const char *out)
+{
+	char args[12000], *t = NULL;
+	cJSON *j, *exp = NULL;
+	const cJSON *k;
+	int wrong = 0;
+	snprintf(args, sizeof(args), "--require-gpu --seed 777 %s --out '%s/%s' "
+		 "submissions/example/reflexion_oneshot_tritonbench_4.json", extra, kt_tmpdir(), out);
+	KT_EQ_INT(score(args), 1);
+	snprintf(args, sizeof(args), "%s/score.json", out);
+	j = load_json(args);
+	KT_EQ_INT(ks_fs_read(&t, NULL, "submissions/example/expected.json", 1 << 20), 0);
+	KT_EQ_INT(ks_json_parse(&exp, t, strlen(t), 16, "expected"), 0);
+	cJSON_ArrayForEach(k, cJSON_GetObjectItem(j, "kernels"))
+	{
+		const char *prob = cJSON_GetObjectItem(k, "problem")->valuestring;
+		const cJSON *e = cJSON_GetObjectItem(exp, prob);
+		int call = cJSON_IsTrue(cJSON_GetObjectItem(k, "call")), ex = cJSON_IsTrue(cJSON_GetObjectItem(k, "exec"));
+		if (!e || call != cJSON_IsTrue(cJSON_GetObjectItem(e, "call")) ||
+		    ex != cJSON_IsTrue(cJSON_GetObjectItem(e, "exec"))) {
+			fprintf(stderr, "  %s (%s): call %d exec %d (%s)\n", prob, extra, call, ex,
+				cJSON_GetObjectItem(k, "reason")->valuestring);
+			wrong++;
+		}
+	}
+	KT_ASSERT_MSG(wrong == 0, "%d kernels of the example got an unexpected verdict with %s", wrong, extra);
+	KT_EQ_INT(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "suspicious")->valuedouble, 0);
+	cJSON_Delete(exp);
+	ks_free(t);
+	return j;
+}
+
+static const cJSON *devices_of(const cJSON *j)
+{
+	return cJSON_GetObjectItem(j, "devices");
+}
+
+static void test_gpu_two_lanes_on_one_gpu_give_the_same_verdicts_marked_shared(void)
+{
+	cJSON *one, *two;
+	const cJSON *a, *b;
+	int lanes_used[2] = { 0, 0 };
+	need_gpu();
+	one = score_example("", "one");
+	two = score_example("--devices 0,0", "two");
+	KT_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(one, "summary"), "shared_gpu")));
+	KT_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(two, "summary"), "shared_gpu")));
+	KT_EQ_INT(cJSON_GetArraySize(devices_of(one)), 1);
+	KT_EQ_INT(cJSON_GetArraySize(devices_of(two)), 2);
+	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(devices_of(two), 0), "uuid")->valuestring,
+		  cJSON_GetObjectItem(cJSON_GetArrayItem(devices_of(two), 1), "uuid")->valuestring);
+	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(devices_of(two), 1), "status")->valuestring, "ok");
+	/* the same reasons, kernel by kernel, and every kernel that ran is marked */
+	for (a = cJSON_GetObjectItem(one, "kernels")->child, b = cJSON_GetObjectItem(two, "kernels")->child; a && b;
+	     a = a->next, b = b->next) {
+		const cJSON *g = cJSON_GetObjectItem(b, "gpu");
+		KT_EQ_STR(cJSON_GetObjectItem(a, "reason")->valuestring, cJSON_GetObjectItem(b, "reason")->valuestring);
+		KT_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(a, "shared_gpu")));
+		if (cJSON_IsObject(g)) {
+			KT_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(b, "shared_gpu")));
+			lanes_used[cJSON_GetObjectItem(g, "lane")->valueint & 1] = 1;
+		}
+		/* timed alike (timings on a shared GPU are noisier: not compared) */
+		KT_EQ_INT(cJSON_IsNumber(cJSON_GetObjectItem(a, "speedup")), cJSON_IsNumber(cJSON_GetObjectItem(b, "speedup")));
+	}
+	KT_ASSERT(!a && !b);
+	KT_ASSERT_MSG(lanes_used[0] && lanes_used[1], "one lane did all the work");
+	cJSON_Delete(one);
+	cJSON_Delete(two);
+}
+
+static void test_gpu_a_failing_lane_hands_its_work_to_the_other(void)
+{
+	cJSON *j;
+	const cJSON *d, *k;
+	setenv("KSCORE_TEST_FAIL_LANE", "1:1", 1);
+	need_gpu();
+	j = score_example("--devices 0,0", "r");
+	KT_CONTAINS(g_err, "lane 1 (GPU 0");
+	KT_CONTAINS(g_err, "is out of the rotation: KSCORE_TEST_FAIL_LANE");
+	KT_CONTAINS(g_err, "its work goes to the other lanes");
+	d = cJSON_GetArrayItem(devices_of(j), 1);
+	KT_EQ_STR(cJSON_GetObjectItem(d, "status")->valuestring, "failed");
+	KT_CONTAINS(cJSON_GetObjectItem(d, "failure")->valuestring, "KSCORE_TEST_FAIL_LANE");
+	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(devices_of(j), 0), "status")->valuestring, "ok");
+	/* nothing was charged for it: no kernel is not_run or crashed */
+	cJSON_ArrayForEach(k, cJSON_GetObjectItem(j, "kernels"))
+	{
+		KT_ASSERT(strcmp(cJSON_GetObjectItem(k, "reason")->valuestring, "not_run"));
+		KT_ASSERT(strcmp(cJSON_GetObjectItem(k, "reason")->valuestring, "crash"));
+	}
+	/* it finished one item (each of its two runners may have been in the middle of one more) */
+	KT_ASSERT(cJSON_GetObjectItem(d, "kernels")->valueint <= 2);
+	cJSON_Delete(j);
+}
+
+static void test_gpu_a_lane_that_cannot_start_is_left_out(void)
+{
+	cJSON *j;
+	const cJSON *d;
+	need_gpu();
+	setenv("KSCORE_TEST_FAIL_LANE", "1", 1);
+	j = score_example("--devices 0,0", "r");
+	KT_CONTAINS(g_err, "lane 1 (GPU 0) could not start: KSCORE_TEST_FAIL_LANE");
+	d = cJSON_GetArrayItem(devices_of(j), 1);
+	KT_EQ_STR(cJSON_GetObjectItem(d, "status")->valuestring, "not_started");
+	KT_EQ_INT(cJSON_GetObjectItem(d, "kernels")->valueint, 0);
+	/* the lane that is left is not marked shared: it had the GPU to itself */
+	KT_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "shared_gpu")));
+	cJSON_Delete(j);
+}
+
+static void test_gpu_devices_all_is_every_visible_gpu(void)
+{
+	cJSON *j;
+	need_gpu();
+	j = score_example("--devices all", "r");
+	KT_ASSERT(cJSON_GetArraySize(devices_of(j)) >= 1);
+	KT_EQ_INT(cJSON_GetObjectItem(cJSON_GetArrayItem(devices_of(j), 0), "ordinal")->valueint, 0);
+	KT_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "shared_gpu")));
+	cJSON_Delete(j);
+}
+
 /* ---- the sanitizer and profile stages (nvtool.h): need compute-sanitizer / ncu on the host */
 
-/* Writes the entries idx[0..n) of tests/fixtures/gpu/nvtools.json to a folder <tmp>/<name>, one file
- * per entry (a pass each: the fixture tries several kernels per problem, and within one file only
- * the first entry for a problem counts), so that kernels[i] of the result is entry idx[i]. */
+/* Writes the entries idx[0..n) of tests/fixtures/gpu/nvtools.json to the folder <tmp>/<name>, one
+ * file (one pass) per entry: several of them are kernels for one problem, and within one file only
+ * the first entry for a problem counts. kernels[i] of the result is then entry idx[i]. */
 static void nvtools_subset(const char *name, const int *idx, int n)
 {
-	char *t = NULL, path[4400];
-	cJSON *all = NULL, *one;
+	char *t = NULL, dir[4400], path[4500];
+	cJSON *all = NULL;
 	int i;
+	snprintf(dir, sizeof(dir), "%s/%s", kt_tmpdir(), name);
+	KT_EQ_INT(ks_fs_mkdir_p(dir, 0755), 0);
 	KT_EQ_INT(ks_fs_read(&t, NULL, "tests/fixtures/gpu/nvtools.json", 1 << 20), 0);
 	KT_EQ_INT(ks_json_parse(&all, t, strlen(t), 16, "nvtools.json"), 0);
-	snprintf(path, sizeof(path), "%s/%s", kt_tmpdir(), name);
-	KT_EQ_INT(ks_fs_mkdir_p(path, 0755), 0);
 	for (i = 0; i < n; i++) {
-		one = cJSON_CreateArray();
+		cJSON *one = cJSON_CreateArray();
 		cJSON_AddItemToArray(one, cJSON_Duplicate(cJSON_GetArrayItem(all, idx[i]), 1));
-		snprintf(path, sizeof(path), "%s/%s/e%03d.json", kt_tmpdir(), name, i);
+		snprintf(path, sizeof(path), "%s/e%03d.json", dir, i);
 		KT_EQ_INT(ks_json_write_file(path, one, 1), 0);
 		cJSON_Delete(one);
 	}
@@ -431,6 +558,58 @@ static void test_gpu_profile_names_uncoalesced_access_and_register_pressure(void
 	KT_CONTAINS(t, "\"speed_up\"");
 	KT_CONTAINS(t, "\"profiles\"");
 	ks_free(t);
+	cJSON_Delete(j);
+}
+
+/* Both tool stages with two lanes on one GPU (--devices 0,0), timing on: each lane thread runs the
+ * sanitizer after a kernel's checks and ncu after its timing, on the lane's GPU behind its gate,
+ * while the other threads check and time; the verdicts are those of one lane, no stage stops, and
+ * the profiles come out whole (ncu runs one at a time). */
+static void test_gpu_tool_stages_on_two_lanes_keep_their_verdicts(void)
+{
+	static const int idx[] = { 2, 4, 5, 3, 0 };
+	char args[12000], *all;
+	cJSON *j;
+	const cJSON *ks, *k, *p, *nv;
+	int i;
+	need_gpu();
+	need_tool("compute-sanitizer");
+	need_tool("ncu");
+	nvtools_subset("lanes", idx, 5);
+	snprintf(args, sizeof(args), "--require-gpu --devices 0,0 --sanitize=memcheck,racecheck --profile=all "
+		 "--refs tests/fixtures/problems --out '%s/r' '%s/lanes'", kt_tmpdir(), kt_tmpdir());
+	KT_EQ_INT(score(args), 1);
+	j = load_json("r/score.json");
+	ks = cJSON_GetObjectItem(j, "kernels");
+	KT_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItem(j, "devices")), 2);
+	KT_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "shared_gpu")));
+	k = cJSON_GetArrayItem(ks, 0);
+	KT_ASSERT_MSG(!strcmp(kstr(k, "reason"), "sanitizer") && strstr(kstr(k, "detail"), "memcheck"),
+		      "the overrun got %s: %s", kstr(k, "reason"), kstr(k, "detail"));
+	KT_ASSERT(!cJSON_GetObjectItem(k, "profile")); /* never timed, never profiled */
+	k = cJSON_GetArrayItem(ks, 3);
+	KT_ASSERT_MSG(!strcmp(kstr(k, "reason"), "sanitizer") && strstr(kstr(k, "detail"), "racecheck"),
+		      "the race got %s: %s", kstr(k, "reason"), kstr(k, "detail"));
+	for (i = 1; i <= 4; i += i == 2 ? 2 : 1) {
+		k = cJSON_GetArrayItem(ks, i);
+		KT_ASSERT_MSG(!strcmp(kstr(k, "reason"), "ok"), "kernel %d got %s: %s", i, kstr(k, "reason"),
+			      kstr(k, "detail"));
+		KT_ASSERT_MSG(cJSON_IsNumber(cJSON_GetObjectItem(k, "speedup")), "kernel %d was not timed: %s", i,
+			      kstr(k, "timing_error"));
+		KT_ASSERT(cJSON_IsObject(cJSON_GetObjectItem(k, "gpu")));
+		p = cJSON_GetObjectItem(k, "profile");
+		KT_ASSERT_MSG(cJSON_IsObject(p), "kernel %d has no profile", i);
+		KT_ASSERT_MSG(cJSON_IsNull(cJSON_GetObjectItem(p, "error")), "kernel %d: %s", i, kstr(p, "error"));
+		KT_ASSERT(cJSON_IsObject(cJSON_GetObjectItem(p, "golden")));
+	}
+	all = cJSON_PrintUnformatted(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(ks, 4), "profile"),
+							 "diagnosis"));
+	KT_ASSERT_MSG(strstr(all, "uncoalesced") != NULL, "no word of coalescing: %s", all);
+	free(all);
+	nv = cJSON_GetObjectItem(j, "nvtools");
+	KT_ASSERT(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(nv, "sanitizer"), "note")));
+	KT_ASSERT(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(nv, "profiler"), "note")));
+	KT_NOT_CONTAINS(g_err, "out of the rotation");
 	cJSON_Delete(j);
 }
 
@@ -604,10 +783,13 @@ static const kt_test tests[] = {
 	KT(test_gpu_stored_baseline_replaces_live_golden_timing),
 	KT(test_gpu_timing_catches_planted_cheats_and_spares_honest_kernels),
 	KT(test_gpu_correct_kernels_pass), KT(test_gpu_adversarial_kernels_fail_with_their_reason_in_one_run),
-	KT(test_gpu_same_seed_same_verdicts),
+	KT(test_gpu_same_seed_same_verdicts), KT(test_gpu_two_lanes_on_one_gpu_give_the_same_verdicts_marked_shared),
+	KT(test_gpu_a_failing_lane_hands_its_work_to_the_other), KT(test_gpu_a_lane_that_cannot_start_is_left_out),
+	KT(test_gpu_devices_all_is_every_visible_gpu),
 	KT(test_gpu_sanitizer_fails_a_write_64k_past_the_output_and_passes_clean_kernels),
 	KT(test_gpu_profile_names_uncoalesced_access_and_register_pressure),
 	KT(test_gpu_profile_without_ncu_says_so_and_scores),
+	KT(test_gpu_tool_stages_on_two_lanes_keep_their_verdicts),
 	KT(test_gpu_device_printf_is_captured_and_a_debug_print_scores_correct),
 	KT(test_gpu_a_printf_flood_costs_bounded_time_and_memory), { 0 }
 };

@@ -216,6 +216,70 @@ static void test_max_scratch(void)
 	KT_ASSERT(po.max_scratch_bytes == (1ull << 40));
 }
 
+/* --devices LIST|all (and --device, the same option): lanes for the pipeline and the Slurm shard. */
+static void test_devices(void)
+{
+	static const char *bad[] = { "", ",", "0,", ",0", "0,,1", "all,1", "1,all", "ALL", "-1", "+1", "1024",
+				     "0x1", "1 ", "99999999999999999999", NULL };
+	char many[512] = "";
+	ks_scoreopts o;
+	ks_pipeline_options po;
+	size_t i;
+
+	ks_scoreopts_init(&o);
+	ks_scoreopts_pipeline(&po, &o, "R", NULL);
+	KT_EQ_INT(po.ndevices, 0);   /* one lane on --device's default, 0 */
+	KT_ASSERT(po.devices == NULL && !po.devices_all && !po.mixed_gpus);
+	KT_EQ_INT(ks_scoreopts_slurm_gpus(&o), 1);
+
+	KT_EQ_INT(one(&o, "--devices", "2,0,2"), 1);
+	KT_EQ_INT(o.ndevices, 3);
+	KT_EQ_INT(o.devices[0], 2);
+	KT_EQ_INT(o.devices[1], 0);
+	KT_EQ_INT(o.devices[2], 2);
+	KT_EQ_INT(o.device, 2);
+	KT_EQ_INT(ks_scoreopts_slurm_gpus(&o), 3); /* ordinals 0..2 must exist in the allocation */
+	ks_scoreopts_pipeline(&po, &o, "R", NULL);
+	KT_EQ_INT(po.ndevices, 3);
+	KT_EQ_INT(po.devices[2], 2);
+
+	KT_EQ_INT(one(&o, "--device", "0,0"), 1); /* a synonym, lists and all */
+	KT_EQ_INT(o.ndevices, 2);
+	KT_EQ_INT(ks_scoreopts_slurm_gpus(&o), 1);
+	KT_EQ_INT(one(&o, "--devices", "all"), 1);
+	KT_ASSERT(o.devices_all);
+	KT_EQ_INT(o.ndevices, 0);
+	KT_EQ_INT(ks_scoreopts_slurm_gpus(&o), -1); /* a whole node */
+	ks_scoreopts_pipeline(&po, &o, "R", NULL);
+	KT_ASSERT(po.devices_all && po.devices == NULL);
+	{
+		char *argv[] = { "x", "--devices", "all", "--device", "1", "--mixed-gpus", "--compile-only", NULL };
+		KT_EQ_INT(run(&o, 6, argv), 1);
+		KT_ASSERT(!o.devices_all && o.ndevices == 1 && o.devices[0] == 1 && o.mixed_gpus);
+		KT_EQ_INT(run(&o, 7, argv), 1);
+		KT_EQ_INT(ks_scoreopts_slurm_gpus(&o), 0);
+		ks_scoreopts_pipeline(&po, &o, "R", NULL);
+		KT_ASSERT(po.mixed_gpus);
+	}
+
+	for (i = 0; bad[i]; i++) {
+		KT_ASSERT_MSG(one(&o, "--devices", bad[i]) == KS_EINVALID, "--devices \"%s\" accepted", bad[i]);
+		KT_CONTAINS(ks_error_msg(), "--devices takes a device ordinal from 0 to 1023");
+	}
+	KT_EQ_INT(one(&o, "--device", "x"), KS_EINVALID);
+	KT_CONTAINS(ks_error_msg(), "--device takes");
+	/* at most 64 lanes */
+	for (i = 0; i < 64; i++)
+		snprintf(many + strlen(many), sizeof(many) - strlen(many), "%s%zu", i ? "," : "", i % 8);
+	KT_EQ_INT(one(&o, "--devices", many), 1);
+	KT_EQ_INT(o.ndevices, 64);
+	strcat(many, ",0");
+	KT_EQ_INT(one(&o, "--devices", many), KS_EINVALID);
+	KT_CONTAINS(ks_error_msg(), "at most 64");
+	KT_EQ_INT(one(&o, "--devices", "1023"), 1);
+	KT_EQ_INT(ks_scoreopts_slurm_gpus(&o), 1024);
+}
+
 /* --sanitize[=TOOLS], --no-sanitize and --profile[=WHEN]: the stage options reach the pipeline,
  * with the command's default (sanitize.h) when neither sanitize option is given. */
 static void test_sanitize_and_profile_options(void)
@@ -248,7 +312,7 @@ static void test_sanitize_and_profile_options(void)
 static const kt_test tests[] = {
 	KT(test_defaults), KT(test_values_are_parsed), KT(test_bad_values_are_usage_errors),
 	KT(test_arch_must_be_a_real_architecture), KT(test_numbers_are_strict),
-	KT(test_pass_at_k_list), KT(test_max_scratch),
+	KT(test_pass_at_k_list), KT(test_max_scratch), KT(test_devices),
 	KT(test_sanitize_and_profile_options), { 0 }
 };
 KT_MAIN("scoreopts", tests)

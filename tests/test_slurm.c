@@ -367,6 +367,17 @@ static void test_slurm_dry_run_prints_the_scripts(void)
 	KT_NOT_CONTAINS(out, "'--shards'");
 	KT_NOT_CONTAINS(out, "'--time=10'");
 	ks_free(out);
+	/* --devices: a whole node per shard for all, enough GPUs for a list */
+	KT_EQ_INT(run_batch(NULL, "manifest.json --slurm --shards 2 --dry-run --devices all"), 0);
+	out = slurp("stdout.txt");
+	KT_CONTAINS(out, "#SBATCH --exclusive\n#SBATCH --nodes=1\n");
+	KT_NOT_CONTAINS(out, "--gres");
+	KT_CONTAINS(out, "'--devices' 'all'");
+	ks_free(out);
+	KT_EQ_INT(run_batch(NULL, "manifest.json --slurm --shards 2 --dry-run --devices 0,2"), 0);
+	out = slurp("stdout.txt");
+	KT_CONTAINS(out, "#SBATCH --gres=gpu:3\n");
+	ks_free(out);
 	{
 		char *p = ks_asprintf("%s/results/slurm/shards.sh", kt_tmpdir());
 		KT_ASSERT_MSG(!ks_fs_exists(p), "--dry-run wrote the scripts");

@@ -994,6 +994,51 @@ static void test_optional_fields_may_be_missing(void)
 	ks_free(dir);
 }
 
+static void mark_shared(cJSON *r)
+{
+	cJSON_AddBoolToObject(cJSON_GetObjectItem(r, "summary"), "shared_gpu", 1);
+	cJSON_AddBoolToObject(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "kernels"), 0), "shared_gpu", 1);
+}
+
+static void other_team(cJSON *r)
+{
+	cJSON_ReplaceItemInObject(r, "team", cJSON_CreateString("bar"));
+}
+
+/* Timings from two lanes on one GPU (--devices 0,0) are never published as clean; a record
+ * without the flag (one lane) is clean. */
+static void test_shared_gpu_timings_are_flagged_in_the_payload(void)
+{
+	sleeps z = { 0 };
+	server s;
+	ks_upload_options o;
+	ks_upload_report rep;
+	char *dir = result_dir("r1", "score.json", mark_shared), *clean = result_dir("r2", "score.json", other_team);
+	cJSON *reqs, *p;
+
+	server_start(&s, "{}", 0);
+	base_opts(&o, s.url, &z);
+	KT_EQ_INT(ks_upload_result_dir(&rep, dir, &o), 0);
+	ks_upload_report_clear(&rep);
+	KT_EQ_INT(ks_upload_result_dir(&rep, clean, &o), 0);
+	ks_upload_report_clear(&rep);
+	reqs = requests(&s);
+	KT_EQ_INT(cJSON_GetArraySize(reqs), 2);
+	p = cJSON_Parse(rq_str(reqs, 0, "body"));
+	KT_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(p, "summary"), "shared_gpu")));
+	KT_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(p, "kernels"), 0), "shared_gpu")));
+	KT_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(p, "kernels"), 1), "shared_gpu")));
+	cJSON_Delete(p);
+	p = cJSON_Parse(rq_str(reqs, 1, "body"));
+	KT_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(p, "summary"), "shared_gpu")));
+	KT_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(p, "kernels"), 0), "shared_gpu")));
+	cJSON_Delete(p);
+	cJSON_Delete(reqs);
+	server_stop(&s);
+	ks_free(dir);
+	ks_free(clean);
+}
+
 static const char *check_msg(const char *endpoint, ks_upload_mode mode, const char *token)
 {
 	ks_upload_options o = KS_UPLOAD_OPTIONS_INIT;
@@ -1368,6 +1413,7 @@ static const kt_test tests[] = {
 	KT(test_gradio_post_without_event_id_fails),
 	KT(test_bad_records_are_refused_naming_file_and_field),
 	KT(test_optional_fields_may_be_missing),
+	KT(test_shared_gpu_timings_are_flagged_in_the_payload),
 	KT(test_endpoint_rules),
 	KT(test_https_verification_is_always_on),
 	KT(test_setup_merges_config_and_command_line),

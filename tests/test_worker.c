@@ -138,7 +138,62 @@ static void test_freeing_a_dead_worker_keeps_the_error_message(void)
 	KT_EQ_STR(ks_error_msg(), "the error the caller reports");
 }
 
+/* A gate that writes down what passes it: "s" or "x" (shared, exclusive) on entry, "." on leave. */
+static char g_gate_log[64];
+
+static void gate_note(char c)
+{
+	size_t n = strlen(g_gate_log);
+	if (n + 1 < sizeof(g_gate_log)) {
+		g_gate_log[n] = c;
+		g_gate_log[n + 1] = 0;
+	}
+}
+
+static void gate_enter(void *ud, int exclusive)
+{
+	(void)ud;
+	gate_note(exclusive ? 'x' : 's');
+}
+
+static void gate_leave(void *ud, int exclusive)
+{
+	(void)ud;
+	(void)exclusive;
+	gate_note('.');
+}
+
+/* Every GPU step of a worker passes its lane's gate (lanes.h): its start, each request, and its
+ * close, which the sanitizer's and profiler's workers wait for (their tools finish their logs
+ * then). An untimed request is shared; with `alone` (a profiler) every request is exclusive. */
+static void test_start_requests_and_close_pass_the_gate(void)
+{
+	ks_worker_gate gate = { gate_enter, gate_leave, NULL };
+	int alone;
+	for (alone = 0; alone < 2; alone++) {
+		ks_worker_options o = KS_WORKER_OPTIONS_INIT;
+		ks_device_info info;
+		ks_worker *w = NULL;
+		stdout_to_file();
+		g_gate_log[0] = 0;
+		o.exe = fake(NEXT FRAME NEXT FRAME NEXT "exit 0\n");
+		o.start_timeout_s = 20;
+		o.gate = &gate;
+		o.alone = alone;
+		KT_ASSERT_MSG(ks_worker_start(&w, &info, &o) == 0, "%s", ks_error_msg());
+		KT_EQ_STR(g_gate_log, "s.");
+		ks_worker_unload(w, 3);
+		KT_ASSERT(ks_worker_alive(w));
+		KT_EQ_STR(g_gate_log, alone ? "s.x." : "s.s.");
+		KT_ASSERT(ks_worker_close(w) >= -1);
+		KT_EQ_STR(g_gate_log, alone ? "s.x.s." : "s.s.s.");
+		ks_worker_free(w); /* closed already: no GPU work left, the gate is not asked again */
+		KT_EQ_STR(g_gate_log, alone ? "s.x.s." : "s.s.s.");
+	}
+}
+
 static const kt_test tests[] = { KT(test_freeing_a_dead_worker_keeps_the_error_message), KT(test_a_flood_of_output_is_drained_capped_and_kept_off_stdout),
 				 KT(test_output_is_credited_to_the_request_that_printed_it),
-				 KT(test_output_of_a_killed_worker_is_kept), { 0 } };
+				 KT(test_output_of_a_killed_worker_is_kept),
+				 KT(test_start_requests_and_close_pass_the_gate), { 0 } };
 KT_MAIN("worker", tests)

@@ -1,0 +1,52 @@
+/* fsutil tests: atomic writes from several threads of one process (lane threads writing one cache
+ * entry at once) never leave a mixed or truncated file and never fail. */
+#include "ktest.h"
+#include "fsutil.h"
+#include "errors.h"
+#include "mem.h"
+
+#include <pthread.h>
+
+#define BIG (1u << 20)
+
+typedef struct {
+	const char *path;
+	char fill;
+	int failures;
+} writer;
+
+static void *write_many(void *arg)
+{
+	writer *w = arg;
+	char *buf = ks_malloc(BIG);
+	int i;
+	memset(buf, w->fill, BIG);
+	for (i = 0; i < 40; i++)
+		if (ks_fs_write_atomic(w->path, buf, BIG) < 0)
+			w->failures++;
+	ks_free(buf);
+	return NULL;
+}
+
+static void test_atomic_writes_from_two_threads_never_mix(void)
+{
+	char path[4200], *text = NULL;
+	writer a = { NULL, 'a', 0 }, b = { NULL, 'b', 0 };
+	pthread_t ta, tb;
+	size_t len = 0, i;
+	snprintf(path, sizeof(path), "%s/entry", kt_tmpdir());
+	a.path = b.path = path;
+	KT_EQ_INT(pthread_create(&ta, NULL, write_many, &a), 0);
+	KT_EQ_INT(pthread_create(&tb, NULL, write_many, &b), 0);
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	KT_EQ_INT(a.failures + b.failures, 0);
+	KT_EQ_INT(ks_fs_read(&text, &len, path, 2 * BIG), 0);
+	KT_EQ_INT(len, BIG);
+	for (i = 1; i < len; i++)
+		KT_ASSERT_MSG(text[i] == text[0], "byte %zu is %c, byte 0 is %c: two writes mixed", i, text[i], text[0]);
+	ks_free(text);
+}
+
+static const kt_test tests[] = { KT(test_atomic_writes_from_two_threads_never_mix), { 0 } };
+KT_MAIN("fsutil", tests)

@@ -1,0 +1,472 @@
+/* lanes tests: the --devices scheduler with fake lanes (no GPU): every item runs exactly once,
+ * checks before timings, a lane that loses its GPU leaves the rotation and its item runs
+ * elsewhere, items no lane can take are handed back, threads set up and tear down their own
+ * workers, and the GPU gate keeps timed requests alone and in order. */
+#include "ktest.h"
+#include "lanes.h"
+#include "errors.h"
+#include "mem.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#define NITEMS 200
+
+typedef struct {
+	pthread_mutex_t mu;
+	int runs[KS_LANES_KINDS][NITEMS];      /* times each item ran to completion */
+	int lane_of[KS_LANES_KINDS][NITEMS];
+	int orphaned[KS_LANES_KINDS][NITEMS];
+	char orphan_why[512];
+	int lost[KS_LANES_MAX];
+	char lost_why[KS_LANES_MAX][128];
+	int fail_lane;          /* this lane loses its GPU on its first item (-1: none) */
+	int fail_start_lane;    /* this lane cannot start (-1: none) */
+	int poison_item;        /* kind 0 item that makes every lane it runs on fail (-1: none) */
+	int follow_up;          /* a kind 0 item queues the same item of kind 1 */
+	ks_lanes *l;
+	pthread_t started_by[KS_LANES_MAX][KS_LANES_THREADS];
+	int started[KS_LANES_MAX][KS_LANES_THREADS], stopped[KS_LANES_MAX][KS_LANES_THREADS];
+	int stop_same_thread;
+	int order[2 * NITEMS], norder;
+	/* a blocker: item 0 of kind 0 waits until `release` */
+	int block, release, blocked;
+	pthread_cond_t cv;
+} fake;
+
+static void fake_init(fake *f)
+{
+	memset(f, 0, sizeof(*f));
+	pthread_mutex_init(&f->mu, NULL);
+	pthread_cond_init(&f->cv, NULL);
+	f->fail_lane = f->fail_start_lane = f->poison_item = -1;
+	f->stop_same_thread = 1;
+}
+
+static int f_start(void *ud, size_t lane, size_t thread, char **why)
+{
+	fake *f = ud;
+	pthread_mutex_lock(&f->mu);
+	f->started_by[lane][thread] = pthread_self();
+	f->started[lane][thread] = 1;
+	pthread_mutex_unlock(&f->mu);
+	if ((int)lane == f->fail_start_lane) {
+		*why = ks_strdup("no CUDA device 9 (the driver sees 1)");
+		return -1;
+	}
+	return 0;
+}
+
+static void f_stop(void *ud, size_t lane, size_t thread)
+{
+	fake *f = ud;
+	pthread_mutex_lock(&f->mu);
+	f->stopped[lane][thread]++;
+	if (!pthread_equal(f->started_by[lane][thread], pthread_self()))
+		f->stop_same_thread = 0;
+	pthread_mutex_unlock(&f->mu);
+}
+
+static ks_lane_outcome f_run(void *ud, size_t lane, size_t thread, int kind, size_t item, char **why)
+{
+	fake *f = ud;
+	(void)thread;
+	if (f->block && kind == 0 && item == 0) {
+		pthread_mutex_lock(&f->mu);
+		f->blocked = 1;
+		pthread_cond_broadcast(&f->cv);
+		while (!f->release)
+			pthread_cond_wait(&f->cv, &f->mu);
+		pthread_mutex_unlock(&f->mu);
+	}
+	if ((int)lane == f->fail_lane || (kind == 0 && (int)item == f->poison_item)) {
+		*why = ks_asprintf("a fresh worker on lane %zu could not start", lane);
+		return KS_LANE_LOST;
+	}
+	{
+		struct timespec ts = { 0, 200000 };
+		nanosleep(&ts, NULL);
+	}
+	pthread_mutex_lock(&f->mu);
+	f->runs[kind][item]++;
+	f->lane_of[kind][item] = (int)lane;
+	if (f->norder < 2 * NITEMS)
+		f->order[f->norder++] = kind * 1000 + (int)item;
+	pthread_mutex_unlock(&f->mu);
+	if (f->follow_up && kind == 0)
+		ks_lanes_push(f->l, 1, item);
+	return KS_LANE_DONE;
+}
+
+static void f_orphan(void *ud, int kind, size_t item, const char *why)
+{
+	fake *f = ud;
+	f->orphaned[kind][item]++;
+	snprintf(f->orphan_why, sizeof(f->orphan_why), "%s", why);
+}
+
+static void f_lost(void *ud, size_t lane, const char *why)
+{
+	fake *f = ud;
+	f->lost[lane]++;
+	snprintf(f->lost_why[lane], sizeof(f->lost_why[lane]), "%s", why);
+}
+
+static ks_lanes *make(fake *f, size_t nlanes, size_t nthreads)
+{
+	ks_lane_setup s = { f_start, f_stop, f };
+	ks_lanes *l = NULL;
+	size_t i;
+	KT_EQ_INT(ks_lanes_new(&l, &s), 0);
+	for (i = 0; i < nlanes; i++)
+		KT_EQ_INT(ks_lanes_add(l, nthreads), (int)i);
+	ks_lanes_wait_started(l);
+	f->l = l;
+	return l;
+}
+
+static void round_of(fake *f, ks_lanes *l, size_t n)
+{
+	ks_lane_work w = { f_run, f_orphan, f_lost, f, 0 };
+	size_t i;
+	ks_lanes_begin(l, &w, n);
+	for (i = 0; i < n; i++)
+		ks_lanes_push(l, 0, i);
+	ks_lanes_end(l);
+}
+
+static void test_every_item_runs_exactly_once_over_lanes_and_threads(void)
+{
+	fake f;
+	ks_lanes *l;
+	int used[KS_LANES_MAX] = { 0 }, nused = 0;
+	size_t i;
+	fake_init(&f);
+	f.follow_up = 1;
+	l = make(&f, 3, 2);
+	KT_EQ_INT(ks_lanes_count(l), 3);
+	KT_EQ_INT(ks_lanes_live(l), 3);
+	round_of(&f, l, NITEMS);
+	for (i = 0; i < NITEMS; i++) {
+		KT_EQ_INT(f.runs[0][i], 1);
+		KT_EQ_INT(f.runs[1][i], 1); /* pushed by the lane thread that ran kind 0 */
+		used[f.lane_of[0][i]] = 1;
+	}
+	for (i = 0; i < 3; i++)
+		nused += used[i];
+	KT_ASSERT_MSG(nused >= 2, "only %d of 3 lanes took work", nused);
+	/* a second round on the same threads */
+	memset(f.runs, 0, sizeof(f.runs));
+	round_of(&f, l, 10);
+	for (i = 0; i < 10; i++)
+		KT_EQ_INT(f.runs[0][i], 1);
+	ks_lanes_free(l);
+	for (i = 0; i < 3; i++) {
+		KT_EQ_INT(f.stopped[i][0], 1);
+		KT_EQ_INT(f.stopped[i][1], 1);
+	}
+	KT_ASSERT_MSG(f.stop_same_thread, "a lane's workers were torn down by another thread than the one that "
+			 "started them");
+}
+
+/* Checks come before timings: kind 0 waiting is taken before kind 1 waiting. */
+static void test_kind_zero_is_taken_first(void)
+{
+	fake f;
+	ks_lanes *l;
+	ks_lane_work w = { f_run, f_orphan, f_lost, NULL, 0 };
+	int i;
+	fake_init(&f);
+	f.block = 1;
+	w.ud = &f;
+	l = make(&f, 1, 1);
+	ks_lanes_begin(l, &w, 10);
+	ks_lanes_push(l, 0, 0);
+	pthread_mutex_lock(&f.mu);
+	while (!f.blocked)
+		pthread_cond_wait(&f.cv, &f.mu);
+	pthread_mutex_unlock(&f.mu);
+	for (i = 1; i < 5; i++)
+		ks_lanes_push(l, 1, (size_t)i);
+	for (i = 1; i < 5; i++)
+		ks_lanes_push(l, 0, (size_t)i);
+	pthread_mutex_lock(&f.mu);
+	f.release = 1;
+	pthread_cond_broadcast(&f.cv);
+	pthread_mutex_unlock(&f.mu);
+	ks_lanes_end(l);
+	KT_EQ_INT(f.norder, 9);
+	for (i = 0; i < 5; i++)
+		KT_EQ_INT(f.order[i], i);           /* checks, in push order */
+	for (i = 5; i < 9; i++)
+		KT_EQ_INT(f.order[i], 1000 + i - 4); /* then timings */
+	ks_lanes_free(l);
+}
+
+static void test_a_lost_lane_leaves_and_its_item_runs_elsewhere(void)
+{
+	fake f;
+	ks_lanes *l;
+	size_t i;
+	fake_init(&f);
+	f.fail_lane = 1;
+	l = make(&f, 2, 2);
+	round_of(&f, l, 50);
+	for (i = 0; i < 50; i++) {
+		KT_EQ_INT(f.runs[0][i], 1);
+		KT_EQ_INT(f.orphaned[0][i], 0);
+		KT_EQ_INT(f.lane_of[0][i], 0);
+	}
+	KT_EQ_INT(f.lost[1], 1);  /* said once, although both its threads failed */
+	KT_EQ_INT(f.lost[0], 0);
+	KT_CONTAINS(f.lost_why[1], "could not start");
+	KT_ASSERT(!ks_lanes_alive(l, 1));
+	KT_ASSERT(ks_lanes_alive(l, 0));
+	KT_EQ_INT(ks_lanes_live(l), 1);
+	KT_CONTAINS(ks_lanes_why(l, 1), "lane 1 could not start");
+	KT_ASSERT(ks_lanes_why(l, 0) == NULL);
+	/* its threads stopped (and freed their workers) as soon as it was out */
+	KT_EQ_INT(f.stopped[1][0] + f.stopped[1][1], 2);
+	/* the next round runs on the lane left */
+	memset(f.runs, 0, sizeof(f.runs));
+	round_of(&f, l, 20);
+	for (i = 0; i < 20; i++)
+		KT_EQ_INT(f.runs[0][i], 1);
+	KT_EQ_INT(f.lost[1], 1);
+	ks_lanes_free(l);
+}
+
+static void test_with_every_lane_lost_the_work_is_handed_back(void)
+{
+	fake f;
+	ks_lanes *l;
+	size_t i;
+	int orphans = 0;
+	fake_init(&f);
+	f.fail_lane = 0;
+	l = make(&f, 1, 2);
+	round_of(&f, l, 30);
+	for (i = 0; i < 30; i++) {
+		KT_EQ_INT(f.runs[0][i], 0);
+		orphans += f.orphaned[0][i];
+		KT_ASSERT(f.orphaned[0][i] <= 1);
+	}
+	KT_EQ_INT(orphans, 30);
+	KT_CONTAINS(f.orphan_why, "every GPU lane is out");
+	KT_CONTAINS(f.orphan_why, "lane 0: a fresh worker on lane 0 could not start");
+	/* a later round: nothing to run it on, handed back at once */
+	memset(f.orphaned, 0, sizeof(f.orphaned));
+	round_of(&f, l, 3);
+	KT_EQ_INT(f.orphaned[0][0] + f.orphaned[0][1] + f.orphaned[0][2], 3);
+	ks_lanes_free(l);
+}
+
+/* An item that takes down every lane it touches is not passed around for ever. */
+static void test_an_item_lost_on_two_lanes_is_handed_back(void)
+{
+	fake f;
+	ks_lanes *l;
+	size_t i;
+	fake_init(&f);
+	f.poison_item = 7;
+	l = make(&f, 3, 1);
+	round_of(&f, l, 40);
+	KT_EQ_INT(f.orphaned[0][7], 1);
+	KT_EQ_INT(f.runs[0][7], 0);
+	KT_CONTAINS(f.orphan_why, "failed while it ran on 2 lanes");
+	KT_EQ_INT(ks_lanes_live(l), 1);
+	for (i = 0; i < 40; i++)
+		if (i != 7)
+			KT_EQ_INT(f.runs[0][i], 1);
+	ks_lanes_free(l);
+}
+
+static void test_a_lane_that_cannot_start_is_out_from_the_start(void)
+{
+	fake f;
+	ks_lanes *l;
+	size_t i;
+	fake_init(&f);
+	f.fail_start_lane = 0;
+	l = make(&f, 2, 2);
+	KT_ASSERT(!ks_lanes_alive(l, 0));
+	KT_CONTAINS(ks_lanes_why(l, 0), "no CUDA device 9");
+	KT_EQ_INT(f.stopped[0][0] + f.stopped[0][1], 2);
+	round_of(&f, l, 20);
+	for (i = 0; i < 20; i++) {
+		KT_EQ_INT(f.runs[0][i], 1);
+		KT_EQ_INT(f.lane_of[0][i], 1);
+	}
+	KT_EQ_INT(f.lost[0], 0); /* out before the round: not a loss during it */
+	ks_lanes_remove(l, 1, "another GPU model");
+	KT_EQ_INT(ks_lanes_live(l), 0);
+	KT_CONTAINS(ks_lanes_why(l, 1), "another GPU model");
+	ks_lanes_free(l);
+	KT_ASSERT(f.stop_same_thread);
+}
+
+static void test_lane_and_thread_limits(void)
+{
+	fake f;
+	ks_lanes *l;
+	ks_lane_setup s = { f_start, f_stop, NULL };
+	size_t i;
+	fake_init(&f);
+	s.ud = &f;
+	KT_EQ_INT(ks_lanes_new(&l, &s), 0);
+	KT_EQ_INT(ks_lanes_add(l, 0), KS_EINVALID);
+	KT_EQ_INT(ks_lanes_add(l, KS_LANES_THREADS + 1), KS_EINVALID);
+	for (i = 0; i < KS_LANES_MAX; i++)
+		KT_EQ_INT(ks_lanes_add(l, 1), (int)i);
+	KT_EQ_INT(ks_lanes_add(l, 1), KS_ELIMIT);
+	KT_CONTAINS(ks_error_msg(), "at most 64 lanes");
+	ks_lanes_wait_started(l);
+	KT_EQ_INT(ks_lanes_live(l), KS_LANES_MAX);
+	ks_lanes_free(l);
+	ks_lanes_free(NULL);
+}
+
+/* ---- the gate */
+
+typedef struct {
+	atomic_int inside_shared, inside_excl, overlap, exclusive_runs;
+} gate_counts;
+
+typedef struct {
+	ks_lanes *l;
+	gate_counts *c;
+	unsigned seed;
+} gate_load;
+
+static void *hammer(void *arg)
+{
+	gate_load *g = arg;
+	unsigned s = g->seed;
+	int i;
+	for (i = 0; i < 300; i++) {
+		int ex;
+		s = s * 1103515245u + 12345u;
+		ex = (s >> 16) % 4 == 0;
+		ks_lanes_gate_enter(g->l, 0, ex);
+		if (ex) {
+			atomic_fetch_add(&g->c->exclusive_runs, 1);
+			if (atomic_fetch_add(&g->c->inside_excl, 1) != 0 || atomic_load(&g->c->inside_shared) != 0)
+				atomic_store(&g->c->overlap, 1);
+		} else {
+			atomic_fetch_add(&g->c->inside_shared, 1);
+			if (atomic_load(&g->c->inside_excl) != 0)
+				atomic_store(&g->c->overlap, 1);
+		}
+		{
+			struct timespec ts = { 0, 20000 };
+			nanosleep(&ts, NULL);
+		}
+		if (ex)
+			atomic_fetch_sub(&g->c->inside_excl, 1);
+		else
+			atomic_fetch_sub(&g->c->inside_shared, 1);
+		ks_lanes_gate_leave(g->l, 0, ex);
+	}
+	return NULL;
+}
+
+static void test_gate_keeps_timed_requests_alone(void)
+{
+	fake f;
+	ks_lanes *l;
+	gate_counts c;
+	gate_load g[6];
+	pthread_t th[6];
+	int i;
+	fake_init(&f);
+	l = make(&f, 1, 1);
+	memset(&c, 0, sizeof(c));
+	for (i = 0; i < 6; i++) {
+		g[i].l = l;
+		g[i].c = &c;
+		g[i].seed = (unsigned)i + 1;
+		KT_EQ_INT(pthread_create(&th[i], NULL, hammer, &g[i]), 0);
+	}
+	for (i = 0; i < 6; i++)
+		pthread_join(th[i], NULL);
+	KT_EQ_INT(atomic_load(&c.overlap), 0);
+	KT_ASSERT(atomic_load(&c.exclusive_runs) > 100);
+	ks_lanes_free(l);
+}
+
+typedef struct {
+	ks_lanes *l;
+	int ex;
+	atomic_int *seq;
+	int at;           /* the sequence number at which it got in */
+	atomic_int in;
+} gate_req;
+
+static void *one_request(void *arg)
+{
+	gate_req *r = arg;
+	ks_lanes_gate_enter(r->l, 0, r->ex);
+	r->at = atomic_fetch_add(r->seq, 1);
+	atomic_store(&r->in, 1);
+	ks_lanes_gate_leave(r->l, 0, r->ex);
+	return NULL;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+/* A request that comes after a waiting timed request does not jump the queue. */
+static void test_gate_admits_in_arrival_order(void)
+{
+	fake f;
+	ks_lanes *l;
+	atomic_int seq = 0;
+	gate_req b = { 0 }, c = { 0 };
+	pthread_t tb, tc;
+	fake_init(&f);
+	l = make(&f, 1, 1);
+	ks_lanes_gate_enter(l, 0, 0); /* an untimed request in progress */
+	b.l = c.l = l;
+	b.ex = 1;
+	c.ex = 0;
+	b.seq = c.seq = &seq;
+	KT_EQ_INT(pthread_create(&tb, NULL, one_request, &b), 0);
+	sleep_ms(50);
+	KT_EQ_INT(pthread_create(&tc, NULL, one_request, &c), 0);
+	sleep_ms(50);
+	KT_EQ_INT(atomic_load(&b.in), 0); /* waits for the untimed request to end */
+	KT_EQ_INT(atomic_load(&c.in), 0); /* waits behind the timed one, although only untimed runs */
+	ks_lanes_gate_leave(l, 0, 0);
+	pthread_join(tb, NULL);
+	pthread_join(tc, NULL);
+	KT_EQ_INT(b.at, 0);
+	KT_EQ_INT(c.at, 1);
+	/* untimed requests share the GPU */
+	ks_lanes_gate_enter(l, 0, 0);
+	memset(&c, 0, sizeof(c));
+	c.l = l;
+	c.seq = &seq;
+	KT_EQ_INT(pthread_create(&tc, NULL, one_request, &c), 0);
+	pthread_join(tc, NULL);
+	KT_EQ_INT(atomic_load(&c.in), 1);
+	ks_lanes_gate_leave(l, 0, 0);
+	ks_lanes_free(l);
+}
+
+static const kt_test tests[] = {
+	KT(test_every_item_runs_exactly_once_over_lanes_and_threads),
+	KT(test_kind_zero_is_taken_first),
+	KT(test_a_lost_lane_leaves_and_its_item_runs_elsewhere),
+	KT(test_with_every_lane_lost_the_work_is_handed_back),
+	KT(test_an_item_lost_on_two_lanes_is_handed_back),
+	KT(test_a_lane_that_cannot_start_is_out_from_the_start),
+	KT(test_lane_and_thread_limits),
+	KT(test_gate_keeps_timed_requests_alone),
+	KT(test_gate_admits_in_arrival_order),
+	{ 0 }
+};
+KT_MAIN("lanes", tests)
