@@ -754,8 +754,11 @@ static void test_gpu_a_printf_flood_costs_bounded_time_and_memory(void)
 	cJSON *j;
 	need_gpu();
 	sub = fixture_part("tests/fixtures/gpu/device_printf.json", "flood", idx, 1);
-	snprintf(args, sizeof(args), "--require-gpu --json --refs tests/fixtures/problems --out '%s/r' '%s'", kt_tmpdir(),
-		 sub);
+	/* checks only: at the perf size (4096 blocks of 256 threads, each printing) every launch takes
+	 * seconds, so timing it ends in a `timeout`, which is the right verdict there; the checks'
+	 * small cases print megabytes all the same */
+	snprintf(args, sizeof(args), "--require-gpu --no-timing --json --refs tests/fixtures/problems --out '%s/r' '%s'",
+		 kt_tmpdir(), sub);
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	out = score_stdout(args, 1);
 	clock_gettime(CLOCK_MONOTONIC, &b);
