@@ -468,8 +468,13 @@ static int parse_team(ks_manifest_team *t, const cJSON *o, size_t i, const char 
 		return ks_error_set(KS_EINVALID, "%s: \"repo\" is empty", where);
 	if (!*ref)
 		return ks_error_set(KS_EINVALID, "%s: \"ref\" is empty", where);
-	if ((rc = json_paths(&t->submission, o, where)) < 0 || (rc = json_base(&t->base, o, where)) < 0)
+	if ((rc = json_paths(&t->submission, o, where)) < 0)
 		return rc;
+	if ((rc = json_base(&t->base, o, where)) < 0) {
+		/* the team is not added: what was parsed of it goes with it */
+		ks_manifest_paths_clear(&t->submission);
+		return rc;
+	}
 	t->name = ks_strdup(s);
 	t->folder = ks_manifest_folder_name(s);
 	t->repo = repo_location(repo, dir);
