@@ -1,5 +1,6 @@
 #include "model.h"
 #include "batch.h"
+#include "buf.h"
 #include "errors.h"
 #include "fsutil.h"
 #include "jsonutil.h"
@@ -112,7 +113,22 @@ static void kernel_load(ks_export_kernel *k, const cJSON *o)
 	k->suspicious = jbool(o, "suspicious") == 1;
 	k->suspicious_why = jstr(o, "suspicious_why");
 	k->entry_sha256 = jstr(o, "entry_sha256");
-	k->output = jstr(o, "device_output");
+	/* score.json: {"text", "bytes", "truncated"} (what the kernel printed); older files: a string */
+	x = cJSON_GetObjectItemCaseSensitive(o, "device_output");
+	k->output = cJSON_IsObject(x) ? jstr(x, "text") : jstr(o, "device_output");
+	k->output_truncated = cJSON_IsObject(x) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "truncated"));
+	/* the profile stage's diagnosis (--profile): one sentence a line */
+	a = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "profile"), "diagnosis");
+	if (cJSON_IsArray(a)) {
+		ks_buf d = KS_BUF_INIT(64u << 10);
+		cJSON_ArrayForEach(x, a)
+			if (cJSON_IsString(x)) {
+				ks_buf_puts(&d, x->valuestring);
+				ks_buf_puts(&d, "\n");
+			}
+		k->diagnosis = d.len ? ks_buf_take(&d, NULL) : NULL;
+		ks_buf_free(&d);
+	}
 	a = cJSON_GetObjectItemCaseSensitive(o, "kernels");
 	if (cJSON_IsArray(a) && cJSON_GetArraySize(a) > 0) {
 		k->fns = ks_calloc((size_t)cJSON_GetArraySize(a), sizeof(*k->fns));
@@ -163,6 +179,7 @@ static void kernel_clear(ks_export_kernel *k)
 	ks_free(k->code);
 	ks_free(k->code_note);
 	ks_free(k->output);
+	ks_free(k->diagnosis);
 	for (i = 0; i < k->nfns; i++)
 		ks_free(k->fns[i].name);
 	ks_free(k->fns);

@@ -49,6 +49,8 @@ typedef struct {
 	char *code;                    /* the extracted CUDA source, when it could be found */
 	char *code_note;               /* why there is no code, or where it came from */
 	char *output;                  /* device output (the GEAK record's stdout), when any */
+	int output_truncated;          /* it printed more than was kept */
+	char *diagnosis;               /* --profile's diagnosis, one sentence a line; NULL when none */
 } ks_export_kernel;
 
 typedef struct {

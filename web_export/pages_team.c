@@ -395,8 +395,21 @@ static void kernel_section(ks_html *h, const ks_export_model *m, const ks_export
 		ks_html_raw(h, "</details>\n");
 	}
 	if (k->output && *k->output) {
-		ks_html_raw(h, "<p>Device output:</p>");
+		ks_html_raw(h, k->output_truncated ? "<p>Device output (the first 4 KiB of it):</p>"
+						   : "<p>Device output:</p>");
 		pre_block(h, "log", k->output);
+	}
+	if (k->diagnosis && *k->diagnosis) {
+		const char *p = k->diagnosis;
+		ks_html_raw(h, "<p>Why it is slow (Nsight Compute, against the golden kernel):</p><ul class=\"diagnosis\">");
+		while (*p) {
+			size_t n = strcspn(p, "\n");
+			ks_html_raw(h, "<li>");
+			ks_html_textn(h, p, n);
+			ks_html_raw(h, "</li>");
+			p += n + (p[n] == '\n');
+		}
+		ks_html_raw(h, "</ul>\n");
 	}
 	code_block(h, k);
 	ks_html_raw(h, "</section>\n");

@@ -456,6 +456,43 @@ static void test_site_of_the_recorded_gpu_batch(void)
 	ks_free(fx);
 }
 
+/* What a kernel printed (score.json's device_output object) and the profile stage's diagnosis
+ * reach the team page, as text. */
+static void test_device_output_and_diagnosis_on_the_team_page(void)
+{
+	char *fx = ks_asprintf("%s/web_export/tests/fixtures/gpu-batch/results", fx_root());
+	char *sp, *text, *page;
+	const char *in[1];
+	cJSON *j = NULL, *k, *prof, *diag, *dout;
+	fx_sh("cp -r '%s' '%s/results'", fx, kt_tmpdir());
+	sp = ks_strdup(fx_tmp("results/bravo/score.json"));
+	text = fx_read(sp);
+	KT_EQ_INT(ks_json_parse(&j, text, strlen(text), 64, sp), 0);
+	k = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "kernels"), 0);
+	cJSON_DeleteItemFromObject(k, "device_output");
+	dout = cJSON_AddObjectToObject(k, "device_output");
+	cJSON_AddStringToObject(dout, "text", "<b>row 0</b> says hello\n");
+	cJSON_AddNumberToObject(dout, "bytes", 1e6);
+	cJSON_AddBoolToObject(dout, "truncated", 1);
+	prof = cJSON_AddObjectToObject(k, "profile");
+	diag = cJSON_AddArrayToObject(prof, "diagnosis");
+	cJSON_AddItemToArray(diag, cJSON_CreateString("memory-bound at 41% of DRAM bandwidth"));
+	cJSON_AddItemToArray(diag, cJSON_CreateString("global loads are uncoalesced <8 sectors>"));
+	KT_EQ_INT(ks_json_write_file(sp, j, 1), 0);
+	in[0] = fx_tmp("results");
+	KT_EQ_INT(export_to(in, 1, fx_tmp("site"), NULL, 0), 0);
+	page = fx_read("site/team-bravo.html");
+	KT_CONTAINS(page, "Device output (the first 4 KiB of it)");
+	KT_CONTAINS(page, "&lt;b&gt;row 0&lt;/b&gt; says hello");
+	KT_CONTAINS(page, "<li>memory-bound at 41% of DRAM bandwidth</li>");
+	KT_CONTAINS(page, "uncoalesced &lt;8 sectors&gt;");
+	cJSON_Delete(j);
+	ks_free(page);
+	ks_free(text);
+	ks_free(sp);
+	ks_free(fx);
+}
+
 static void test_hostile_and_broken_input(void)
 {
 	char *res = ks_strdup(fx_tmp("results")), *site = ks_strdup(fx_tmp("site")), *t, *index, *p;
@@ -694,7 +731,7 @@ static const kt_test tests[] = {
 	KT(test_fastp_and_charts),
 	KT(test_fixture_model_and_ranking),
 	KT(test_sorting_rule),
-	KT(test_site_of_the_fixture), KT(test_site_of_the_recorded_gpu_batch),
+	KT(test_site_of_the_fixture), KT(test_site_of_the_recorded_gpu_batch), KT(test_device_output_and_diagnosis_on_the_team_page),
 	KT(test_hostile_and_broken_input),
 	KT(test_site_folder_rule),
 	KT(test_cli_usage),
