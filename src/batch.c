@@ -11,6 +11,7 @@
 #include "outdir.h"
 #include "paths.h"
 #include "slurm.h"
+#include "version.h"
 
 #include <curl/curl.h>
 
@@ -22,9 +23,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef KS_VERSION
-#define KS_VERSION "0.0.0"
-#endif
 
 static int write_leaderboard(bt_batch *b)
 {

@@ -10,14 +10,12 @@
 #include "outdir.h"
 #include "submission.h"
 #include "utf8.h"
+#include "version.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#ifndef KS_VERSION
-#define KS_VERSION "0.0.0"
-#endif
 
 #define TEAM_SCHEMA "kscore.batch-team/1"
 #define MAX_LATER 100

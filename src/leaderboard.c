@@ -6,15 +6,13 @@
 #include "jsonutil.h"
 #include "mem.h"
 #include "utf8.h"
+#include "version.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#ifndef KS_VERSION
-#define KS_VERSION "0.0.0"
-#endif
 
 #define MAX_RECORD_BYTES (1024u << 20)
 

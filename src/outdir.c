@@ -3,6 +3,7 @@
 #include "fsutil.h"
 #include "jsonutil.h"
 #include "mem.h"
+#include "version.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -13,9 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#ifndef KS_VERSION
-#define KS_VERSION "0.0.0"
-#endif
 
 #define MARK_MAX 4096u             /* the mark is one short line */
 #define HEAD_MAX 4096u             /* a legacy record's schema is its first key */

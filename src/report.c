@@ -8,15 +8,13 @@
 #include "nvtool.h"
 #include "outdir.h"
 #include "utf8.h"
+#include "version.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#ifndef KS_VERSION
-#define KS_VERSION "0.0.0"
-#endif
 
 static void stamp(char *buf, size_t n, time_t t, const char *fmt)
 {

@@ -2,14 +2,12 @@
 #include "html.h"
 #include "jsonutil.h"
 #include "mem.h"
+#include "version.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#ifndef KS_VERSION
-#define KS_VERSION "0.0.0"
-#endif
 
 static void add_str(cJSON *o, const char *k, const char *v)
 {

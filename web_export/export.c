@@ -7,6 +7,7 @@
 #include "mem.h"
 #include "model.h"
 #include "pages.h"
+#include "version.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -17,9 +18,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef KS_VERSION
-#define KS_VERSION "0.0.0"
-#endif
 
 /* A page is bounded by the result files it shows (score.json is capped at 512 MiB). */
 #define MAX_PAGE ((size_t)1 << 30)

@@ -1,14 +1,12 @@
 #include "pages.h"
 #include "svg.h"
 #include "mem.h"
+#include "version.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#ifndef KS_VERSION
-#define KS_VERSION "0.0.0"
-#endif
 
 /* The site may only load its own files: a page that ended up carrying injected markup still
  * cannot run inline script or reach the network. */
