@@ -122,6 +122,15 @@ void ks_export_team_link(ks_html *h, const ks_export_team *t)
 	ks_html_raw(h, "</a>");
 }
 
+void ks_export_row_team(ks_html *h, const ks_export_team *t)
+{
+	ks_html_raw(h, "<tr><td data-v=\"");
+	ks_html_text(h, t->name);
+	ks_html_raw(h, "\">");
+	ks_export_team_link(h, t);
+	ks_html_raw(h, "</td>");
+}
+
 static const char ranking_rule[] =
 	"Teams are ranked by this rule, the one leaderboard.csv uses: results measured on a GPU first, then "
 	"compile-only results, then teams without a result. GPU results by score (the sum of the speedups of "

@@ -50,6 +50,9 @@ void ks_export_badge(ks_html *h, const ks_export_kernel *k);
 /* Team page link of a team (its slug is the exporter's own, never untrusted text). */
 void ks_export_team_link(ks_html *h, const ks_export_team *t);
 
+/* Opens a table row with the team's cell: its name as the sort value, its page link as content. */
+void ks_export_row_team(ks_html *h, const ks_export_team *t);
+
 /* A score-like number in a sentence ("1.234", "n/a"). */
 void ks_export_num(ks_html *h, double v, int digits);
 

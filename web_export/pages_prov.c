@@ -41,11 +41,7 @@ static void runs_table(ks_html *h, const ks_export_model *m)
 		const ks_export_team *t = &m->teams[i];
 		if (!t->has_result)
 			continue;
-		ks_html_raw(h, "<tr><td data-v=\"");
-		ks_html_text(h, t->name);
-		ks_html_raw(h, "\">");
-		ks_export_team_link(h, t);
-		ks_html_raw(h, "</td>");
+		ks_export_row_team(h, t);
 		ks_export_td_text(h, t->created);
 		ks_export_td_text(h, t->mode);
 		ks_export_td_text(h, t->device_name);
@@ -164,11 +160,7 @@ static void commits(ks_html *h, const ks_export_model *m)
 		const ks_export_team *t = &m->teams[i];
 		if (!t->repository)
 			continue;
-		ks_html_raw(h, "<tr><td data-v=\"");
-		ks_html_text(h, t->name);
-		ks_html_raw(h, "\">");
-		ks_export_team_link(h, t);
-		ks_html_raw(h, "</td>");
+		ks_export_row_team(h, t);
 		ks_export_td_text(h, t->repository);
 		ks_export_td_text(h, t->ref);
 		ks_export_td_text(h, t->commit);
