@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Summarises a bench/run.sh work folder: wall times, per-kernel split, NVRTC cold vs cached,
-overhead ratio (wall / GPU time of the timed runs), repeatability, and the Nsight comparison.
+overhead ratio (wall / GPU time of the timed runs), the timing protocol's share (GPU time its timed
+batches hold the GPU for, flushes and poison fills included, over the runs' own), repeatability, and the Nsight comparison.
 Runs with several lanes (--devices) are reported the same way, with their lane count; on two lanes
 of one GPU the timed runs of the two lanes overlap, so their GPU time can exceed the wall time."""
 import csv, glob, json, math, os, statistics, sys
@@ -26,11 +27,15 @@ def summary(name, rec):
     check_s = sum((k["seconds"]["check"] or 0) for k in ks)
     timing_s = sum((k["seconds"]["timing"] or 0) for k in ks)
     gpu_s = sum((k["seconds"]["timed_gpu"] or 0) for k in ks)
+    busy_s = sum((k["seconds"].get("timed_busy") or 0) for k in ks)
     wall = rec["wall_seconds"]
     pwall = process_wall(name)
     row = {"kernels": len(ks), "wall_s": wall, "process_wall_s": pwall, "compile_s": compile_s,
            "check_s": check_s, "timing_s": timing_s, "timed_gpu_s": gpu_s,
+           "timed_busy_s": busy_s,
            "overhead_ratio": wall / gpu_s if gpu_s > 0 else None,
+           "protocol_ratio": busy_s / gpu_s if gpu_s > 0 and busy_s > 0 else None,
+           "wall_over_busy": wall / busy_s if busy_s > 0 else None,
            "process_ratio": pwall / gpu_s if gpu_s > 0 and pwall else None,
            "lanes": len(rec.get("devices") or []) or 1,
            "shared_gpu": bool(rec["summary"].get("shared_gpu")),
@@ -44,6 +49,8 @@ def summary(name, rec):
           f"(process {pwall if pwall is not None else float('nan'):6.2f})  compile {r['compile_s']:6.2f}  "
           f"check {r['check_s']:6.2f}  timing {r['timing_s']:7.2f}  timed GPU {r['timed_gpu_s']:6.2f} s  "
           f"wall/GPU {r['overhead_ratio'] or float('nan'):5.2f} (process {r['process_ratio'] or float('nan'):5.2f})  "
+          f"busy {r['timed_busy_s']:6.2f} s (busy/GPU {r['protocol_ratio'] or float('nan'):4.2f}, "
+          f"wall/busy {r['wall_over_busy'] or float('nan'):4.2f})  "
           f"NVRTC median {r['nvrtc_per_kernel_s']:.3f} s ({r['cached']} cached)")
     return row
 
@@ -66,14 +73,19 @@ def suite(prefix, key, label):
     walls = [out[n]["process_wall_s"] for n in runs]
     tot_pwall = sum(walls) if all(w is not None for w in walls) else None
     tot_gpu = sum(out[n]["timed_gpu_s"] for n in runs)
+    tot_busy = sum(out[n]["timed_busy_s"] for n in runs)
     nk = sum(out[n]["kernels"] for n in runs)
     out[key] = {"kernels": nk, "wall_s": tot_wall, "process_wall_s": tot_pwall, "timed_gpu_s": tot_gpu,
+                "timed_busy_s": tot_busy,
+                "protocol_ratio": tot_busy / tot_gpu if tot_gpu > 0 and tot_busy > 0 else None,
+                "wall_over_busy": tot_wall / tot_busy if tot_busy > 0 else None,
                 "overhead_ratio": tot_wall / tot_gpu if tot_gpu > 0 else None,
                 "process_ratio": tot_pwall / tot_gpu if tot_gpu > 0 and tot_pwall else None}
     r = out[key]
     print(f"{label}: {nk} kernels, wall {tot_wall:.1f} s (process {tot_pwall if tot_pwall is not None else float('nan'):.1f}), "
           f"timed GPU {tot_gpu:.1f} s, ratio {r['overhead_ratio'] or float('nan'):.2f} "
-          f"(process {r['process_ratio'] or float('nan'):.2f})")
+          f"(process {r['process_ratio'] or float('nan'):.2f}); timed batches held the GPU {tot_busy:.1f} s "
+          f"(busy/GPU {r['protocol_ratio'] or float('nan'):.2f}, wall/busy {r['wall_over_busy'] or float('nan'):.2f})")
 
 suite("cand-", "suite", "whole suite, one lane")
 suite("dev00-", "suite_devices_0_0", "whole suite, --devices 0,0 (two lanes, one GPU: timings shared)")
@@ -85,7 +97,8 @@ if "ex-warm" in recs:
     for k in recs["ex-warm"]["kernels"]:
         s = k["seconds"]
         print(f"  {k['problem'] or '?':26s} compile {s['compile'] or 0:6.3f}  check {s['check'] or 0:6.3f}  "
-              f"timing {s['timing'] or 0:6.3f}  timed GPU {s['timed_gpu'] or 0:6.3f}  exec {k['exec']}")
+              f"timing {s['timing'] or 0:6.3f}  timed GPU {s['timed_gpu'] or 0:6.3f}  "
+              f"busy {s.get('timed_busy') or 0:6.3f}  exec {k['exec']}")
 
 def compare(a_name, b_name, title, key):
     if a_name not in recs or b_name not in recs:

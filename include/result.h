@@ -128,6 +128,9 @@ typedef struct {
 
 	double check_s, timing_s;   /* wall time of the check and timing stages */
 	double timing_gpu_ms;       /* GPU time of the timed runs themselves (both kernels) */
+	double timing_busy_ms;      /* GPU time of their timed batches as a whole: the runs with the
+				     * fills, poison, L2 flushes and kept samples around each; what the
+				     * timing protocol holds the GPU for, alone */
 } ks_kernel_result;
 
 void ks_kernel_result_clear(ks_kernel_result *r);

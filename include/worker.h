@@ -115,12 +115,13 @@ void ks_worker_run(ks_worker *w, ks_run_result *res, int module, const ks_plan *
  * seed, and an L2 flush buffer of flush_bytes; time_run runs the plan once per entry of sets[]
  * (a set index each), before each run and outside the timed window poisoning its outputs (and
  * restoring inout tensors, resetting scratch), then flushing L2, and writes one event time per run
- * to ms[]; time_verify refills a set from a new seed, runs it once (timed) and returns
+ * to ms[] and, when span_ms is not NULL, the GPU time of the whole batch (every run with what
+ * precedes and follows it: fills, flushes, kept samples) to *span_ms; time_verify refills a set from a new seed, runs it once (timed) and returns
  * its buffers like ks_worker_run; time_end frees the session. */
 void ks_worker_time_start(ks_worker *w, ks_run_result *res, int module, const ks_plan *plan,
 			  const uint64_t *seeds, size_t nsets, uint64_t flush_bytes, double timeout_s);
 void ks_worker_time_run(ks_worker *w, ks_run_result *res, const int *sets, size_t n, double *ms,
-			double timeout_s);
+			double *span_ms, double timeout_s);
 void ks_worker_time_verify(ks_worker *w, ks_run_result *res, const ks_plan *plan, int set, uint64_t seed,
 			   const ks_fetch_mode *fetch, uint64_t sample_k, double timeout_s);
 void ks_worker_time_end(ks_worker *w);

@@ -79,7 +79,8 @@ typedef struct {
 	CUdeviceptr sum;          /* WK_MAX_SUMS u64 slots for the checksums of one fetch */
 	CUdeviceptr gath;         /* sampled elements of every buffer of a fetch */
 	uint64_t gath_bytes;
-	CUevent ev[2 * KS_PROTO_MAX_RUNS]; /* two per timed run, created once and reused */
+	CUevent ev[2 * KS_PROTO_MAX_RUNS + 2]; /* two per timed run and two around a batch, created once
+						 * and reused */
 	int nev;
 	wk_timing t;
 } wk_ctx;

@@ -544,7 +544,7 @@ static void reset_timing(ks_kernel_result *r, output_mark *m)
 	ks_free(r->timing_error);
 	r->timing_error = NULL;
 	r->timed = 0;
-	r->timing_s = r->timing_gpu_ms = 0;
+	r->timing_s = r->timing_gpu_ms = r->timing_busy_ms = 0;
 	if (!r->exec) {
 		/* the failure charged during timing was the GPU's */
 		ks_free(r->detail);

@@ -177,6 +177,7 @@ cJSON *ks_kernel_result_json(const ks_kernel_result *r)
 	ks_json_add_num(a, "check", r->check_s);
 	ks_json_add_num(a, "timing", r->timing_s);
 	ks_json_add_num(a, "timed_gpu", r->timing_gpu_ms / 1e3);
+	ks_json_add_num(a, "timed_busy", r->timing_busy_ms / 1e3);
 	a = cJSON_AddArrayToObject(o, "cases");
 	for (i = 0; i < r->ncases; i++) {
 		const ks_case_result *c = &r->cases[i];

@@ -781,7 +781,7 @@ void ks_worker_time_start_checked(ks_worker *w, ks_run_result *res, int module, 
 }
 
 void ks_worker_time_run(ks_worker *w, ks_run_result *res, const int *sets, size_t n, double *ms,
-			double timeout_s)
+			double *span_ms, double timeout_s)
 {
 	cJSON *req = cJSON_CreateObject(), *ra = cJSON_AddArrayToObject(req, "runs");
 	const cJSON *a, *x;
@@ -793,6 +793,10 @@ void ks_worker_time_run(ks_worker *w, ks_run_result *res, const int *sets, size_
 	cJSON_AddBoolToObject(req, "flush", 1);
 	if (request(w, res, &reply, KS_MSG_TIME_RUN, req, NULL, 0, timeout_s) == 0) {
 		a = cJSON_GetObjectItemCaseSensitive(reply.json, "ms");
+		if (span_ms) {
+			*span_ms = 0;
+			ks_json_num(span_ms, reply.json, "span_ms", 0);
+		}
 		i = 0;
 		cJSON_ArrayForEach(x, a)
 		{

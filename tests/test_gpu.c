@@ -781,6 +781,37 @@ static void test_gpu_a_printf_flood_costs_bounded_time_and_memory(void)
 	cJSON_Delete(j);
 }
 
+/* seconds.timed_busy brackets each timed batch on the GPU: it holds the runs' own event times
+ * and, since every run is preceded by an L2 flush, strictly more; it cannot exceed the stage's
+ * wall time. */
+static void test_gpu_timed_busy_holds_the_timed_runs_and_their_flushes(void)
+{
+	char args[4400];
+	const cJSON *k;
+	cJSON *j;
+	int timed = 0;
+	need_gpu();
+	snprintf(args, sizeof(args), "--require-gpu --refs tests/fixtures/problems --out '%s/r' "
+		 "tests/fixtures/cli/good.json", kt_tmpdir());
+	KT_EQ_INT(score(args), 0);
+	j = load_json("r/score.json");
+	cJSON_ArrayForEach(k, cJSON_GetObjectItem(j, "kernels"))
+	{
+		const cJSON *s = cJSON_GetObjectItem(k, "seconds");
+		double gpu = cJSON_GetObjectItem(s, "timed_gpu")->valuedouble,
+		       busy = cJSON_GetObjectItem(s, "timed_busy")->valuedouble,
+		       wall = cJSON_GetObjectItem(s, "timing")->valuedouble;
+		if (!(gpu > 0))
+			continue;
+		timed++;
+		fprintf(stderr, "  timed GPU %.4f s, busy %.4f s, timing wall %.4f s\n", gpu, busy, wall);
+		KT_ASSERT(busy > gpu);
+		KT_ASSERT(busy <= wall);
+	}
+	KT_ASSERT(timed > 0);
+	cJSON_Delete(j);
+}
+
 static const kt_test tests[] = {
 	KT(test_gpu_bundled_example_gets_its_expected_verdicts),
 	KT(test_gpu_stored_baseline_replaces_live_golden_timing),
@@ -794,6 +825,7 @@ static const kt_test tests[] = {
 	KT(test_gpu_profile_without_ncu_says_so_and_scores),
 	KT(test_gpu_tool_stages_on_two_lanes_keep_their_verdicts),
 	KT(test_gpu_device_printf_is_captured_and_a_debug_print_scores_correct),
-	KT(test_gpu_a_printf_flood_costs_bounded_time_and_memory), { 0 }
+	KT(test_gpu_a_printf_flood_costs_bounded_time_and_memory),
+	KT(test_gpu_timed_busy_holds_the_timed_runs_and_their_flushes), { 0 }
 };
 KT_MAIN("gpu", tests)
