@@ -3,6 +3,9 @@
 # the honest hackathon candidates, scored by `score batch --require-gpu` from a packed build
 # (.gpu/, see scripts/gpu-session.sh) or build/. Prints the wall time and kernels scored per
 # minute. Usage: sh bench/synthetic-batch.sh [TEAMS] [extra score batch options...]
+# A batch longer than one sitting runs as shards (`--shard I/N` among the options), one call each:
+# KEEP=FILE.tgz saves this run's results folder; PRELOAD="A.tgz B.tgz" restores earlier shards'
+# results first; COLLECT=1 builds the leaderboard of every team present afterwards (`--collect`).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 teams=${1:-100}
@@ -29,6 +32,9 @@ while [ $i -lt "$teams" ]; do
 	i=$((i + 1))
 done
 echo "$m]}" >teams.json
+for t in ${PRELOAD:-}; do
+	tar xzf "$t" -C "$work" || exit 2
+done
 s=$(date +%s.%N)
 "$bin" batch teams.json --require-gpu -q --no-site --refs "$root/reference_tests" "$@" >batch.log 2>&1
 rc=$?
@@ -37,4 +43,11 @@ kernels=$((teams * 10))
 echo "synthetic batch: $teams teams, $kernels kernels, exit $rc, wall $(echo "$e $s" | awk '{printf "%.1f", $1 - $2}') s," \
 	"$(echo "$e $s $kernels" | awk '{printf "%.0f", $3 / ($1 - $2) * 60}') kernels per minute"
 tail -n 3 batch.log
+if [ -n "${COLLECT:-}" ]; then
+	"$bin" batch teams.json --collect -q --no-site --refs "$root/reference_tests" >collect.log 2>&1
+	echo "collect: exit $?"
+	python3 -c 'import json, collections, sys; t = json.load(open(sys.argv[1]))["teams"]; print(len(t), "teams in the leaderboard:", dict(collections.Counter(x["status"] for x in t)))' results/leaderboard.json
+	tail -n 3 collect.log
+fi
+[ -n "${KEEP:-}" ] && tar czf "$KEEP" -C "$work" results
 rm -rf "$work"
