@@ -35,12 +35,15 @@ echo "$m]}" >teams.json
 for t in ${PRELOAD:-}; do
 	tar xzf "$t" -C "$work" || exit 2
 done
+touch .start
 s=$(date +%s.%N)
 "$bin" batch teams.json --require-gpu -q --no-site --refs "$root/reference_tests" "$@" >batch.log 2>&1
 rc=$?
 e=$(date +%s.%N)
-kernels=$((teams * 10))
-echo "synthetic batch: $teams teams, $kernels kernels, exit $rc, wall $(echo "$e $s" | awk '{printf "%.1f", $1 - $2}') s," \
+# the teams this run scored (a shard scores its share; earlier shards' folders are older)
+scored=$(find results -name score.json -newer .start | wc -l)
+kernels=$((scored * 10))
+echo "synthetic batch: $teams teams in the manifest, $scored scored in this run, $kernels kernels, exit $rc, wall $(echo "$e $s" | awk '{printf "%.1f", $1 - $2}') s," \
 	"$(echo "$e $s $kernels" | awk '{printf "%.0f", $3 / ($1 - $2) * 60}') kernels per minute"
 tail -n 3 batch.log
 if [ -n "${COLLECT:-}" ]; then
