@@ -362,7 +362,8 @@ static int submit_slurm(bt_batch *b)
 	so.nbatch_args = b->o.njob_args;
 	so.sbatch_opts = b->o.sbatch_opts;
 	so.nsbatch_opts = b->o.nsbatch_opts;
-	so.shards = b->o.nshards ? b->o.nshards : (unsigned)(b->m->nteams < 16 ? b->m->nteams : 16);
+	so.shards = b->o.nshards ? b->o.nshards : (unsigned)(b->m->nteams < KS_BATCH_DEFAULT_MAX_SHARDS ? b->m->nteams
+											 : KS_BATCH_DEFAULT_MAX_SHARDS);
 	if (so.shards == 0)
 		so.shards = 1;
 	if (so.shards > b->m->nteams && b->m->nteams) {
