@@ -45,8 +45,7 @@ typedef struct {
 	char *ceil_error;
 	ks_baseline *baseline;
 	char *golden_source;
-	const char *cache_dir;
-	int recalibrate;
+	const ks_pipeline_options *opts; /* the session's (cache, --recalibrate) */
 } gpu_rec;
 
 typedef struct {
@@ -103,10 +102,6 @@ static int start_runner(ks_pipeline *p, lane *L, size_t t, int device)
 {
 	ks_runner_options ro = p->opts.runner;
 	ro.device = device;
-	/* the harness compiles share the session's cache and parallelism, not its limits: they are
-	 * kscore's own kernels, never a team's */
-	ro.compile.cache_dir = p->opts.compile.cache_dir;
-	ro.compile.jobs = p->opts.compile.jobs;
 	ro.gate = &L->gate;
 	return ks_runner_start(&L->run[t], &ro);
 }
@@ -247,6 +242,10 @@ int ks_pipeline_new(ks_pipeline **out, const ks_pipeline_options *o)
 
 	*out = NULL;
 	p->opts = *o;
+	/* the harness and calibration kernels share the session's compile cache and parallelism, not
+	 * its compile limits: they are kscore's own kernels, never a team's */
+	p->opts.runner.compile.cache_dir = o->compile.cache_dir;
+	p->opts.runner.compile.jobs = o->compile.jobs;
 	if (o->ndevices > KS_PIPELINE_MAX_LANES)
 		p->opts.ndevices = KS_PIPELINE_MAX_LANES;
 	if (o->nks > KS_PIPELINE_MAX_KS)
@@ -295,8 +294,7 @@ int ks_pipeline_new(ks_pipeline **out, const ks_pipeline_options *o)
 	for (i = 0; i < p->ngpus; i++) {
 		gpu_rec *g = &p->gpus[i];
 		char *path;
-		g->cache_dir = o->compile.cache_dir;
-		g->recalibrate = o->recalibrate;
+		g->opts = &p->opts;
 		g->golden_source = ks_strdup("live: timed in the same session, interleaved with each candidate");
 		if (!o->use_baseline)
 			continue;
@@ -344,10 +342,9 @@ const ks_problem_set *ks_pipeline_problems(const ks_pipeline *p)
 static void *calibrate_main(void *ud)
 {
 	gpu_rec *g = ud;
-	ks_compile_options co = KS_COMPILE_OPTIONS_INIT;
+	const ks_compile_options *co = &g->opts->runner.compile;
 	char *exe = ks_find_helper("kscore-worker");
-	co.cache_dir = g->cache_dir;
-	if (exe && ks_ceilings_get(&g->ceil, g->cache_dir, exe, g->ordinal, &g->dev, &co, g->recalibrate) == 0)
+	if (exe && ks_ceilings_get(&g->ceil, co->cache_dir, exe, g->ordinal, &g->dev, co, g->opts->recalibrate) == 0)
 		g->have_ceil = 1;
 	else {
 		g->ceil_error = ks_strdup(ks_error_msg());

@@ -266,7 +266,8 @@ static void test_devices(void)
 	{
 		char *argv[] = { "x", "--devices", "all", "--device", "1", "--mixed-gpus", "--compile-only", NULL };
 		KT_EQ_INT(run(&o, 6, argv), 1);
-		KT_ASSERT(!o.pipeline.devices_all && o.pipeline.ndevices == 1 && o.pipeline.devices[0] == 1 && o.pipeline.mixed_gpus);
+		KT_ASSERT(!o.pipeline.devices_all && o.pipeline.ndevices == 1 && o.pipeline.devices[0] == 1 &&
+			  o.pipeline.mixed_gpus);
 		KT_EQ_INT(run(&o, 7, argv), 1);
 		KT_EQ_INT(ks_scoreopts_slurm_gpus(&o), 0);
 		ks_scoreopts_pipeline(&o, "R", NULL);
