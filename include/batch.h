@@ -17,6 +17,9 @@
 #include "scoreopts.h"
 #include "shard.h"
 
+#define KS_BATCH_DEFAULT_OUT "results"  /* --out */
+#define KS_BATCH_DEFAULT_MAX_SHARDS 16  /* --slurm without --shards: one shard per team, at most this */
+
 typedef struct {
 	ks_scoreopts so;              /* scoring and upload options, finished (ks_scoreopts_finish) */
 	const char *out;              /* the results folder */
@@ -34,7 +37,7 @@ typedef struct {
 	/* a share of the teams (--shard), the leaderboard alone (--collect), or a Slurm job array */
 	int sharded, collect, slurm, dry_run;
 	ks_shard shard;
-	unsigned nshards;             /* --shards; 0: one per team, at most 16 */
+	unsigned nshards;             /* --shards; 0: one per team, at most KS_BATCH_DEFAULT_MAX_SHARDS */
 	const char *const *sbatch_opts;
 	size_t nsbatch_opts;
 	const char *const *job_args;  /* the command line for the Slurm jobs, without --slurm's own */

@@ -24,7 +24,11 @@ typedef struct {
 	int compile_only;             /* no GPU because compile-only was asked for, not for lack of one */
 } ks_check_options;
 
-#define KS_CHECK_OPTIONS_INIT { NULL, KS_COMPILE_OPTIONS_INIT, 0, KS_PLAN_LIMITS_INIT, 4096, 0 }
+#define KS_CHECK_DEFAULT_MAX_LOG_EXCERPT 4096
+
+#define KS_CHECK_OPTIONS_INIT                                                                    \
+	{ .compile = KS_COMPILE_OPTIONS_INIT, .limits = KS_PLAN_LIMITS_INIT,                      \
+	  .max_log_excerpt = KS_CHECK_DEFAULT_MAX_LOG_EXCERPT }
 
 /* A compiled candidate, as the check and timing stages run it. */
 typedef struct {

@@ -19,7 +19,28 @@ typedef struct {
 				      * one per batch; 0: none) */
 } ks_config;
 
-#define KS_CONFIG_INIT { 3, 3, 10, 400, 0.005, 1.5, 40.0, 2, 0.15, 2.0, 25.0, 0.125 }
+#define KS_CONFIG_DEFAULT_INPUT_SETS 3
+#define KS_CONFIG_DEFAULT_WARMUP_RUNS 3
+#define KS_CONFIG_DEFAULT_MIN_RUNS 10
+#define KS_CONFIG_DEFAULT_MAX_RUNS 400
+#define KS_CONFIG_DEFAULT_TARGET_REL_ERROR 0.005
+#define KS_CONFIG_DEFAULT_MAX_SECONDS_PER_CASE 1.5
+#define KS_CONFIG_DEFAULT_BATCH_MS 40.0
+#define KS_CONFIG_DEFAULT_VERIFY_RUNS 2
+#define KS_CONFIG_DEFAULT_ROOFLINE_MARGIN 0.15
+#define KS_CONFIG_DEFAULT_TIMER_FLOOR_US 2.0
+#define KS_CONFIG_DEFAULT_MAX_SPEEDUP 25.0
+#define KS_CONFIG_DEFAULT_CHECK_FRACTION 0.125
+
+#define KS_CONFIG_INIT                                                                           \
+	{ .input_sets = KS_CONFIG_DEFAULT_INPUT_SETS, .warmup_runs = KS_CONFIG_DEFAULT_WARMUP_RUNS, \
+	  .min_runs = KS_CONFIG_DEFAULT_MIN_RUNS, .max_runs = KS_CONFIG_DEFAULT_MAX_RUNS,           \
+	  .target_rel_error = KS_CONFIG_DEFAULT_TARGET_REL_ERROR,                                 \
+	  .max_seconds_per_case = KS_CONFIG_DEFAULT_MAX_SECONDS_PER_CASE,                         \
+	  .batch_ms = KS_CONFIG_DEFAULT_BATCH_MS, .verify_runs = KS_CONFIG_DEFAULT_VERIFY_RUNS,     \
+	  .roofline_margin = KS_CONFIG_DEFAULT_ROOFLINE_MARGIN,                                   \
+	  .timer_floor_us = KS_CONFIG_DEFAULT_TIMER_FLOOR_US,                                     \
+	  .max_speedup = KS_CONFIG_DEFAULT_MAX_SPEEDUP, .check_fraction = KS_CONFIG_DEFAULT_CHECK_FRACTION }
 
 /* Reads path over the defaults in *cfg. KS_ENOTFOUND if the file is absent (cfg unchanged),
  * KS_EINVALID naming the key for a bad value. */

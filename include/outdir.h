@@ -40,7 +40,7 @@ typedef struct {
 	size_t ninputs;
 } ks_outdir_options;
 
-#define KS_OUTDIR_OPTIONS_INIT { KS_OUTDIR_RESULT, NULL, 0 }
+#define KS_OUTDIR_OPTIONS_INIT { .kind = KS_OUTDIR_RESULT }
 
 /* The kind's name as stored in the mark ("result", "batch", "site"). */
 const char *ks_outdir_kind_name(ks_outdir_kind kind);

@@ -10,24 +10,38 @@
 #include <cJSON.h>
 #include "problem.h"
 #include "result.h"
+#include "nvtool.h"
 #include "runner.h"
 #include "submission.h"
 
 #define KS_PIPELINE_MAX_LANES 64      /* lanes of one run (lanes.h) */
+#define KS_PIPELINE_MAX_KS 32         /* pass@k values of one run */
+#define KS_PIPELINE_DEFAULT_K 1       /* pass@1 */
+#define KS_PIPELINE_DEFAULT_DEVICE 0  /* one lane, on GPU 0 */
 
+/* The one options tree of a scoring session. Each setting lives in exactly one place: the stage
+ * option structs the pipeline feeds are nested here, initialised by their own INIT macros (as
+ * libgit2 nests GIT_FETCH_OPTIONS_INIT in GIT_CLONE_OPTIONS_INIT), and scoreopts.c parses the
+ * command line straight into them. The pipeline hands each stage its own sub-struct, completed
+ * only with what the session decides at run time (a lane's device, the GPU's architecture). */
 typedef struct {
 	const char *refs;             /* reference problems folder (required) */
 	const char *suite;            /* NULL: every suite */
 	int compile_only;             /* never start a GPU worker */
 	int require_gpu;              /* fail instead of falling back to compile-only */
-	const char *arch;             /* NVRTC target when no GPU decides it */
-	int device;
-	int jobs;                     /* parallel compiles */
-	const char *cache_dir;        /* NULL: no compile cache */
-	double kernel_timeout_s, compile_timeout_s;
-	size_t compile_memory_mb;
+	/* The compiles of candidates and golden kernels (check.h): arch is the NVRTC target when no
+	 * GPU decides it (a GPU's own architecture wins), jobs the parallel compiles, cache_dir the
+	 * compile cache (NULL: none), timeout_s and memory_mb each compile's limits. */
+	ks_compile_options compile;
+	/* Every lane's runners (runner.h): kernel_timeout_s and limits (max_scratch_bytes) are the
+	 * session's, shared by the check, timing and tool stages. device and gate are set per lane;
+	 * the harness compile takes compile's cache_dir and jobs. */
+	ks_runner_options runner;
+	/* The tool stages (nvtool.h): sanitize (tool mask; 0: no sanitizer stage) and profile. Its
+	 * seed, limits and kernel_timeout_s are taken from the session's settings above. */
+	ks_nvtool_options nvtool;
 	uint64_t seed;                /* base seed of the session */
-	const int *ks;                /* pass@k values */
+	int ks[KS_PIPELINE_MAX_KS];   /* pass@k values */
 	size_t nks;
 	int progress;                 /* progress lines on stderr (callers pass isatty(2)) */
 	int no_timing;                /* check only: no timing, no speedups */
@@ -35,20 +49,18 @@ typedef struct {
 	int recalibrate;              /* measure the ceilings even if cached */
 	int use_baseline;             /* golden times from a stored baseline (score baseline) */
 	const char *baseline;         /* its file; NULL: the device's default file in the cache */
-	uint64_t max_scratch_bytes;   /* scratch per launch plan (--max-scratch); 0: the default */
-	const int *devices;           /* --devices: one lane per ordinal (repeats allowed); NULL: one
-				       * lane on `device` */
+	int device;                   /* the one lane's GPU when ndevices is 0 */
+	int devices[KS_PIPELINE_MAX_LANES]; /* --devices: one lane per ordinal (repeats allowed) */
 	size_t ndevices;
 	int devices_all;              /* one lane per GPU the driver sees */
 	int mixed_gpus;               /* allow GPUs of different models (same architecture) */
-	unsigned sanitize;            /* compute-sanitizer tools run on each correct kernel (sanitize.h);
-				       * 0: no sanitizer stage */
-	int profile;                  /* ks_profile_when (nvtool.h): which kernels ncu profiles */
 } ks_pipeline_options;
 
+/* The defaults: pass@1 on GPU 0, the compile, runner and tool defaults of compile.h, runner.h, nvtool.h. */
 #define KS_PIPELINE_OPTIONS_INIT                                                                 \
-	{ .arch = KS_COMPILE_DEFAULT_ARCH, .jobs = 4, .kernel_timeout_s = KS_RUNNER_DEFAULT_KERNEL_TIMEOUT_S, \
-	  .compile_timeout_s = KS_COMPILE_DEFAULT_TIMEOUT_S, .compile_memory_mb = KS_COMPILE_DEFAULT_MEMORY_MB }
+	{ .compile = KS_COMPILE_OPTIONS_INIT, .runner = KS_RUNNER_OPTIONS_INIT,                   \
+	  .nvtool = KS_NVTOOL_OPTIONS_INIT, .ks = { KS_PIPELINE_DEFAULT_K }, .nks = 1,             \
+	  .device = KS_PIPELINE_DEFAULT_DEVICE }
 
 typedef struct ks_pipeline ks_pipeline;
 

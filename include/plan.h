@@ -64,7 +64,12 @@ typedef struct {
 } ks_plan_limits;
 
 #define KS_PLAN_DEFAULT_MAX_SCRATCH (4ull << 30)
-#define KS_PLAN_LIMITS_INIT { KS_PLAN_DEFAULT_MAX_SCRATCH, 227u * 1024u, 4096u, KS_PROBLEM_MAX_CASE_BYTES }
+#define KS_PLAN_DEFAULT_MAX_SHARED (227u * 1024u)   /* an H100's opt-in dynamic shared memory */
+#define KS_PLAN_DEFAULT_GUARD 4096u
+
+#define KS_PLAN_LIMITS_INIT                                                                      \
+	{ .max_scratch_bytes = KS_PLAN_DEFAULT_MAX_SCRATCH, .max_shared = KS_PLAN_DEFAULT_MAX_SHARED, \
+	  .guard = KS_PLAN_DEFAULT_GUARD, .max_tensor_bytes = KS_PROBLEM_MAX_CASE_BYTES }
 
 /* The distinct kernel names of a launch plan, in first-use order: what the compiler must resolve
  * and what ks_plan_kernel.func indexes. Caller frees with ks_free_strv(*names, *n). */

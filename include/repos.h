@@ -29,7 +29,12 @@ typedef struct {
 	double fetch_timeout_s;    /* a fetch that runs longer is stopped [900] */
 } ks_repo_options;
 
-#define KS_REPO_OPTIONS_INIT { NULL, NULL, 4ull << 30, 900.0 }
+#define KS_REPO_DEFAULT_MAX_FETCH_BYTES (4ull << 30)
+#define KS_REPO_DEFAULT_FETCH_TIMEOUT_S 900.0
+
+#define KS_REPO_OPTIONS_INIT                                                                     \
+	{ .max_fetch_bytes = KS_REPO_DEFAULT_MAX_FETCH_BYTES,                                     \
+	  .fetch_timeout_s = KS_REPO_DEFAULT_FETCH_TIMEOUT_S }
 
 /* The location with any user information (user name, password, token) removed, for messages and
  * records: "https://tok@host/x.git" -> "https://host/x.git". Local paths are returned as given.
@@ -154,7 +159,9 @@ typedef struct {
 				      * path and the same blob there is left out; NULL: none */
 } ks_repo_read_options;
 
-#define KS_REPO_READ_OPTIONS_INIT { NULL, 0, 64u << 20, NULL }
+#define KS_REPO_READ_DEFAULT_MAX_BYTES (64u << 20)
+
+#define KS_REPO_READ_OPTIONS_INIT { .max_bytes = KS_REPO_READ_DEFAULT_MAX_BYTES }
 
 typedef struct {
 	ks_repo_file_status status;

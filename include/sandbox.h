@@ -19,7 +19,10 @@ typedef struct {
 	unsigned max_files;       /* RLIMIT_NOFILE; 0 = leave as is */
 } ks_sandbox_limits;
 
-#define KS_SANDBOX_LIMITS_INIT { 0, 0, 0, 64 }
+#define KS_SANDBOX_DEFAULT_MAX_FILES 64
+
+/* Everything unlimited (0) except open files. */
+#define KS_SANDBOX_LIMITS_INIT { .max_files = KS_SANDBOX_DEFAULT_MAX_FILES }
 
 /* Child side, between fork and exec: setpgid(0,0), PR_SET_PDEATHSIG(SIGKILL), PR_SET_NO_NEW_PRIVS,
  * RLIMIT_CORE 0, the limits above, and closes every descriptor >= 3 except keep_fd (-1 for none).

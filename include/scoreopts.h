@@ -45,6 +45,9 @@ enum {
 	KS_SO_PROFILE
 };
 
+/* The most parallel compiles --jobs takes. */
+#define KS_SCOREOPTS_MAX_JOBS 256
+
 /* The largest --max-scratch: 1 TiB. */
 #define KS_SCOREOPTS_MAX_SCRATCH_CAP (1ull << 40)
 
@@ -84,34 +87,25 @@ enum {
 	{ "profile", optional_argument, 0, KS_SO_PROFILE }
 
 typedef struct {
-	const char *refs, *suite, *arch, *cache_dir;
-	int ks[32];
-	size_t nks;
-	int compile_only, require_gpu, no_cache, device, jobs;
-	int devices[KS_PIPELINE_MAX_LANES]; /* --devices LIST (--device N is the same option): one lane
-					     * per item, repeats allowed; device is the first */
-	size_t ndevices;           /* 0: one lane on `device` */
-	int devices_all;           /* --devices all */
-	int mixed_gpus;            /* --mixed-gpus */
-	int no_timing, recalibrate;
-	int use_baseline;          /* --baseline: stored golden times */
-	const char *baseline;      /* --baseline=FILE; NULL: the device's default file */
-	const char *config;       /* timing and roofline settings; NULL: the pipeline finds them */
-	int seed_given;
-	uint64_t seed;
-	double kernel_timeout, compile_timeout;
-	size_t compile_memory;
-	uint64_t max_scratch;      /* --max-scratch: bytes of scratch per launch plan */
+	/* Every pipeline setting, parsed straight into place (pipeline.h): --suite, --compile-only,
+	 * --require-gpu, -k, --seed, the timing and device options, --arch/--jobs/--compile-* in
+	 * .compile, --kernel-timeout/--max-scratch in .runner, --profile in .nvtool. What the command
+	 * resolves or derives (refs, the cache folder, the sanitizer tools) ks_scoreopts_pipeline
+	 * fills in. */
+	ks_pipeline_options pipeline;
+	const char *refs;          /* -r as given; the command resolves it (paths.h) */
+	const char *cache_dir;     /* --cache-dir as given; NULL: the default cache */
+	int no_cache;
+	int seed_given;            /* else ks_scoreopts_finish draws pipeline.seed */
+	int sanitize;              /* --sanitize 1, --no-sanitize 0, neither -1 (the command's default) */
+	unsigned sanitize_tools;   /* --sanitize=LIST (sanitize.h mask); 0: the default tools */
 	int upload;
 	const char *upload_config;
-	ks_upload_options up;     /* --endpoint, --upload-mode, --token-file, --ca-bundle, --spool */
-	int sanitize;             /* --sanitize 1, --no-sanitize 0, neither -1 (the command's default) */
-	unsigned sanitize_tools;  /* --sanitize=LIST (sanitize.h mask); 0: the default tools */
-	int profile;              /* --profile[=WHEN]: ks_profile_when; never by default */
+	ks_upload_options up;      /* --endpoint, --upload-mode, --token-file, --ca-bundle, --spool */
 } ks_scoreopts;
 
-/* The defaults: pass@1, sm_90a, 10 s kernels, 60 s and 8 GiB compiles, 4 GiB of scratch per plan,
- * one job per CPU. */
+/* The defaults: KS_PIPELINE_OPTIONS_INIT (pass@1, sm_90a, 10 s kernels, 60 s and 8 GiB compiles,
+ * 4 GiB of scratch per plan), one compile job per CPU, KS_UPLOAD_OPTIONS_INIT. */
 void ks_scoreopts_init(ks_scoreopts *o);
 
 /* Handles one getopt_long result `code` with its argument. Returns 1 when it was a scoring or
@@ -133,9 +127,11 @@ void ks_scoreopts_usage(FILE *f);
  * -1 (a whole node, --devices all), else enough GPUs for the highest ordinal listed. */
 int ks_scoreopts_slurm_gpus(const ks_scoreopts *o);
 
-/* Fills a pipeline's options from *o. refs and cache_dir (NULL: no compile cache) are borrowed;
- * progress is left off (the caller decides). */
-void ks_scoreopts_pipeline(ks_pipeline_options *po, const ks_scoreopts *o, const char *refs,
-			   const char *cache_dir);
+/* Completes o->pipeline with what the command resolved, refs and cache_dir (borrowed; NULL
+ * cache_dir: no compile cache), and with what is derived: the sanitizer tools from --sanitize,
+ * --no-sanitize and KS_SANITIZE_DEFAULT_SCORE (a command with another default sets o->sanitize
+ * first). Then &o->pipeline is the session's options; progress is left as it is (the caller
+ * decides). */
+void ks_scoreopts_pipeline(ks_scoreopts *o, const char *refs, const char *cache_dir);
 
 #endif

@@ -71,7 +71,25 @@ typedef struct {
 	size_t max_file_field_bytes;    /* one entry's "file" field */
 } ks_submission_limits;
 
-#define KS_SUBMISSION_LIMITS_INIT { 64u << 20, 256u << 20, 1u << 20, 10000, 1000, 64, 8u << 20, 10000, 1024 }
+#define KS_SUBMISSION_DEFAULT_MAX_FILE_BYTES (64u << 20)
+#define KS_SUBMISSION_DEFAULT_MAX_DECOMPRESSED_BYTES (256u << 20)
+#define KS_SUBMISSION_DEFAULT_MAX_CODE_BYTES (1u << 20)
+#define KS_SUBMISSION_DEFAULT_MAX_ENTRIES 10000
+#define KS_SUBMISSION_DEFAULT_MAX_PASSES 1000
+#define KS_SUBMISSION_DEFAULT_MAX_DEPTH 64
+#define KS_SUBMISSION_DEFAULT_MAX_ENTRY_BYTES (8u << 20)
+#define KS_SUBMISSION_DEFAULT_MAX_ENTRY_VALUES 10000
+#define KS_SUBMISSION_DEFAULT_MAX_FILE_FIELD_BYTES 1024
+
+#define KS_SUBMISSION_LIMITS_INIT                                                                \
+	{ .max_file_bytes = KS_SUBMISSION_DEFAULT_MAX_FILE_BYTES,                                 \
+	  .max_decompressed_bytes = KS_SUBMISSION_DEFAULT_MAX_DECOMPRESSED_BYTES,                 \
+	  .max_code_bytes = KS_SUBMISSION_DEFAULT_MAX_CODE_BYTES,                                 \
+	  .max_entries = KS_SUBMISSION_DEFAULT_MAX_ENTRIES,                                       \
+	  .max_passes = KS_SUBMISSION_DEFAULT_MAX_PASSES, .max_depth = KS_SUBMISSION_DEFAULT_MAX_DEPTH, \
+	  .max_entry_bytes = KS_SUBMISSION_DEFAULT_MAX_ENTRY_BYTES,                               \
+	  .max_entry_values = KS_SUBMISSION_DEFAULT_MAX_ENTRY_VALUES,                             \
+	  .max_file_field_bytes = KS_SUBMISSION_DEFAULT_MAX_FILE_FIELD_BYTES }
 
 /* Loads a file or a folder. A folder's passes are its regular files whose names end in .json,
  * .jsonl, .json.gz or .jsonl.gz, in bytewise name order; other files are ignored. Within one file

@@ -65,6 +65,15 @@ typedef struct {
 	void *log_payload;
 } ks_upload_options;
 
+/* The defaults in brackets above, for the settings neither the options nor the config file set
+ * (upload.c applies them; `score upload --help` prints them). */
+#define KS_UPLOAD_DEFAULT_CONNECT_TIMEOUT_S 10.0
+#define KS_UPLOAD_DEFAULT_TOTAL_TIMEOUT_S 60.0
+#define KS_UPLOAD_DEFAULT_RETRIES 4
+#define KS_UPLOAD_DEFAULT_BACKOFF_INITIAL_S 1.0
+#define KS_UPLOAD_DEFAULT_BACKOFF_MAX_S 60.0
+#define KS_UPLOAD_DEFAULT_TOKEN_ENV "KSCORE_UPLOAD_TOKEN"
+
 #define KS_UPLOAD_OPTIONS_INIT { .mode = KS_UPLOAD_MODE_UNSET, .max_retries = -1 }
 
 typedef enum {

@@ -77,7 +77,15 @@ typedef struct {
 				  * see the whole GPU) */
 } ks_worker_options;
 
-#define KS_WORKER_OPTIONS_INIT { NULL, 0, "worker", 120.0, 16ull << 30, NULL, NULL, NULL, 60.0, NULL, 0 }
+/* The defaults: two minutes for a worker to start (CUDA initialisation on a busy node), 16 GiB
+ * per reply blob, one minute for a wrapped worker to finish its tool's log. */
+#define KS_WORKER_DEFAULT_START_TIMEOUT_S 120.0
+#define KS_WORKER_DEFAULT_MAX_REPLY (16ull << 30)
+#define KS_WORKER_DEFAULT_EXIT_GRACE_S 60.0
+
+#define KS_WORKER_OPTIONS_INIT                                                                   \
+	{ .role = "worker", .start_timeout_s = KS_WORKER_DEFAULT_START_TIMEOUT_S,                 \
+	  .max_reply = KS_WORKER_DEFAULT_MAX_REPLY, .exit_grace_s = KS_WORKER_DEFAULT_EXIT_GRACE_S }
 
 /* Starts a worker and initialises CUDA in it. On success *info describes the device. Fails with
  * KS_EUNSUPPORTED when the machine has no usable driver or device (message says which), or

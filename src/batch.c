@@ -191,7 +191,7 @@ static int check_out(const bt_batch *b, int teams)
 {
 	ks_outdir_options oo = KS_OUTDIR_OPTIONS_INIT;
 	char *refs = teams ? NULL : ks_paths_find_refs(b->so.refs);
-	const char *in[4] = { b->o.manifest_path, refs, b->so.config, NULL };
+	const char *in[4] = { b->o.manifest_path, refs, b->so.pipeline.config, NULL };
 	size_t i;
 	int rc = 0;
 
@@ -235,7 +235,6 @@ static int lock_shard(bt_batch *b)
 
 static int setup(bt_batch *b)
 {
-	ks_pipeline_options po;
 	int rc;
 	char *cache_root;
 
@@ -302,16 +301,16 @@ static int setup(bt_batch *b)
 	}
 	if (b->so.sanitize < 0) /* organizers want the strongest check (sanitize.h) */
 		b->so.sanitize = KS_SANITIZE_DEFAULT_BATCH;
-	ks_scoreopts_pipeline(&po, &b->so, b->refs, b->compile_cache);
-	if ((rc = ks_pipeline_new(&b->pl, &po)) < 0) {
+	ks_scoreopts_pipeline(&b->so, b->refs, b->compile_cache);
+	if ((rc = ks_pipeline_new(&b->pl, &b->so.pipeline)) < 0) {
 		fprintf(stderr, "score batch: error: %s\n", ks_error_msg());
 		return rc == KS_EUNSUPPORTED ? KS_EXIT_UNAVAILABLE : KS_EXIT_DATAERR;
 	}
-	if (!b->so.compile_only && !ks_pipeline_has_gpu(b->pl))
+	if (!b->so.pipeline.compile_only && !ks_pipeline_has_gpu(b->pl))
 		fprintf(stderr, "score batch: warning: no usable GPU (%s)\n"
 			"score batch: warning: falling back to compile-only mode: kernels are compiled for %s "
 			"but not run (exit status 3; --require-gpu makes this an error)\n",
-			ks_pipeline_no_gpu_reason(b->pl), b->so.arch);
+			ks_pipeline_no_gpu_reason(b->pl), b->so.pipeline.compile.arch);
 	b->mode = ks_pipeline_has_gpu(b->pl) ? "gpu" : "compile-only";
 	problems_fingerprint(b->problems_sha, ks_pipeline_problems(b->pl));
 	return 0;
@@ -363,7 +362,8 @@ static int submit_slurm(bt_batch *b)
 	so.nbatch_args = b->o.njob_args;
 	so.sbatch_opts = b->o.sbatch_opts;
 	so.nsbatch_opts = b->o.nsbatch_opts;
-	so.shards = b->o.nshards ? b->o.nshards : (unsigned)(b->m->nteams < 16 ? b->m->nteams : 16);
+	so.shards = b->o.nshards ? b->o.nshards : (unsigned)(b->m->nteams < KS_BATCH_DEFAULT_MAX_SHARDS ? b->m->nteams
+											 : KS_BATCH_DEFAULT_MAX_SHARDS);
 	if (so.shards == 0)
 		so.shards = 1;
 	if (so.shards > b->m->nteams && b->m->nteams) {
@@ -554,7 +554,7 @@ int ks_batch_run(const ks_batch_options *o)
 	 * shards leave it to --collect, as the leaderboard */
 	if (!b.o.sharded && !b.o.no_site && ks_export_batch_site(b.o.out, b.cache, stderr) < 0)
 		fprintf(stderr, "score batch: warning: site not written: %s\n", ks_error_msg());
-	if (!b.o.collect && !ks_pipeline_has_gpu(b.pl) && !b.so.compile_only)
+	if (!b.o.collect && !ks_pipeline_has_gpu(b.pl) && !b.so.pipeline.compile_only)
 		rc = KS_EXIT_NO_GPU;
 	else if (b.nfailed)
 		rc = KS_EXIT_SOME;

@@ -164,7 +164,7 @@ void bt_team_outdir(const bt_batch *b, ks_outdir_options *oo, const char *in[4])
 {
 	in[0] = b->o.manifest_path;
 	in[1] = b->refs;
-	in[2] = b->so.config;
+	in[2] = b->so.pipeline.config;
 	in[3] = b->cache;
 	oo->kind = KS_OUTDIR_RESULT;
 	oo->inputs = in;
@@ -275,8 +275,8 @@ static cJSON *team_record(const bt_batch *b, const ks_manifest_team *t, const ou
 	cJSON_AddStringToObject(x, "name", "kscore");
 	cJSON_AddStringToObject(x, "version", KS_VERSION);
 	cJSON_AddStringToObject(r, "mode", b->mode);
-	cJSON_AddBoolToObject(r, "timing", !b->so.no_timing);
-	add_str_or_null(r, "config", b->so.config);
+	cJSON_AddBoolToObject(r, "timing", !b->so.pipeline.no_timing);
+	add_str_or_null(r, "config", b->so.pipeline.config);
 	cJSON_AddStringToObject(r, "problems_sha256", b->problems_sha);
 	add_str_or_null(r, "submission_sha256", o->sha[0] ? o->sha : NULL);
 	ks_manifest_format_time(ts, (int64_t)time(NULL));
@@ -337,8 +337,8 @@ static int already_scored(const bt_batch *b, const ks_manifest_team *t, const cJ
 	    !same_version(rec) || !same_str(rec, "mode", b->mode) ||
 	    !same_str(rec, "problems_sha256", b->problems_sha) ||
 	    !cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(rec, "timing")) ||
-	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "timing")) != !b->so.no_timing ||
-	    !same_str(rec, "config", b->so.config))
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "timing")) != !b->so.pipeline.no_timing ||
+	    !same_str(rec, "config", b->so.pipeline.config))
 		return 0;
 	dir = bt_team_dir(b, t);
 	sp = ks_path_join(dir, "score.json");

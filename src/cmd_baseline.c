@@ -107,11 +107,10 @@ int ks_baseline_main(int argc, char **argv)
 	to.seed = 0x6b73636f7265ull;
 	/* the golden kernels, compiled for this device */
 	{
-		ks_compile_options co = KS_COMPILE_OPTIONS_INIT;
+		ks_compile_options co = ro.compile; /* the runner's cache, this device's architecture */
 		ks_compile_status *st = ks_calloc(set->n + 1, sizeof(*st));
 		char **logs = ks_calloc(set->n + 1, sizeof(char *));
 		co.arch = ks_runner_arch(run);
-		co.cache_dir = cache;
 		ks_runner_compile_goldens(run, set, &co, st, logs);
 		ks_free_strv(logs, set->n);
 		ks_free(st);

@@ -17,7 +17,7 @@
 
 static void usage(FILE *f)
 {
-	fputs("Usage: score batch [OPTIONS] MANIFEST\n"
+	fprintf(f, "Usage: score batch [OPTIONS] MANIFEST\n"
 	      "       score batch [OPTIONS] --pull-requests REPO --deadline TIME --submission PATH [MANIFEST]\n"
 	      "Score every team of a hackathon from its git repository: fetch it into a cache, take the\n"
 	      "newest commit at or before the deadline, read the submission from that commit (no\n"
@@ -26,7 +26,7 @@ static void usage(FILE *f)
 	      "The manifest format is in docs/batch.md.\n"
 	      "\n"
 	      "Batch options:\n"
-	      "  -o, --out DIR             results folder (default: results)\n"
+	      "  -o, --out DIR             results folder (default: %s)\n"
 	      "      --pull-requests REPO  score every refs/pull/N/head of REPO, one team each: only the\n"
 	      "                            pull request's own commits count (not the default branch's)\n"
 	      "      --name-from RULE      name unmapped pull requests by subject (the whole subject),\n"
@@ -47,7 +47,7 @@ static void usage(FILE *f)
 	      "                            present (teams without one are listed as failed)\n"
 	      "      --slurm               fetch here, then submit a Slurm job array of shards and a\n"
 	      "                            collect job that runs after it (afterany)\n"
-	      "      --shards N            the array's size (default: one per team, at most 16)\n"
+	      "      --shards N            the array's size (default: one per team, at most %d)\n"
 	      "      --slurm-option OPT    an sbatch option for both jobs: partition, account, time\n"
 	      "                            limit (repeatable)\n"
 	      "      --dry-run             with --slurm: print the job scripts, submit nothing\n"
@@ -55,7 +55,8 @@ static void usage(FILE *f)
 	      "      --no-site             do not write the static site OUT/site/ (score export)\n"
 	      "  -h, --help                show this help and exit\n"
 	      "\n"
-	      "Scoring and upload options (as for score):\n", f);
+	      "Scoring and upload options (as for score):\n",
+	      KS_BATCH_DEFAULT_OUT, KS_BATCH_DEFAULT_MAX_SHARDS);
 	ks_scoreopts_usage(f);
 	fputs("\n"
 	      "Repositories are cached in CACHE/repos/ (CACHE: --cache-dir, else $XDG_CACHE_HOME/kscore).\n"
@@ -135,7 +136,7 @@ int ks_batch_main(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	ks_scoreopts_init(&o.so);
-	o.out = "results";
+	o.out = KS_BATCH_DEFAULT_OUT;
 	o.name_from = -1;
 	memcpy(args, argv, (size_t)argc * sizeof(*argv));
 	optind = 1;

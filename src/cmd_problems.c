@@ -63,8 +63,9 @@ int ks_catalog_main(int argc, char **argv)
 			       "                         (instruction, file, difficulty) for an agent to answer\n"
 			       "  --plans FILE           write the golden launch plans of every case, resolved\n"
 			       "                         (kscore.plans/1: shapes, buffers, launches, source)\n"
-			       "  --sm-count N           the sm_count the plans use (default 132, an H100's)\n"
-			       "Exit status: 0 ok, 64 usage, 65 no valid problem, 74 FILE not writable.\n");
+			       "  --sm-count N           the sm_count the plans use (default %d, an H100's)\n"
+			       "Exit status: 0 ok, 64 usage, 65 no valid problem, 74 FILE not writable.\n",
+			       KS_PROBLEM_DEFAULT_SM_COUNT);
 			return KS_EXIT_OK;
 		default:
 			return KS_EXIT_USAGE;

@@ -135,7 +135,7 @@ static void print_table(const ks_kernel_result *r, size_t n, int gpu)
  * none may be, hold or lie inside an input. Returns 0, KS_EXIT_CANTCREAT or KS_EXIT_IOERR. */
 static int check_outs(const options *o, int argc, char **argv, const char *refs, const char *cache)
 {
-	const char *extra[] = { refs, cache, o->so.config, o->so.baseline, o->so.upload_config,
+	const char *extra[] = { refs, cache, o->so.pipeline.config, o->so.pipeline.baseline, o->so.upload_config,
 				o->so.up.token_file, o->so.up.ca_bundle };
 	size_t nin = (size_t)(argc - optind) + sizeof(extra) / sizeof(extra[0]), i;
 	const char **in = ks_calloc(nin, sizeof(*in));
@@ -278,7 +278,6 @@ int ks_score_main(int argc, char **argv)
 		{ 0, 0, 0, 0 }
 	};
 	options o;
-	ks_pipeline_options po = KS_PIPELINE_OPTIONS_INIT;
 	ks_pipeline *pl = NULL;
 	char *refs = NULL, *cache = NULL;
 	cJSON *jsum = NULL, *jroot = NULL;
@@ -368,18 +367,18 @@ int ks_score_main(int argc, char **argv)
 	}
 	if ((rc = check_outs(&o, argc, argv, refs, cache)) != 0)
 		goto done;
-	ks_scoreopts_pipeline(&po, &o.so, refs, cache);
-	po.progress = isatty(2) && !o.quiet;
-	if ((c = ks_pipeline_new(&pl, &po)) < 0) {
+	ks_scoreopts_pipeline(&o.so, refs, cache);
+	o.so.pipeline.progress = isatty(2) && !o.quiet;
+	if ((c = ks_pipeline_new(&pl, &o.so.pipeline)) < 0) {
 		fprintf(stderr, "score: error: %s\n", ks_error_msg());
 		rc = c == KS_EUNSUPPORTED ? KS_EXIT_UNAVAILABLE : KS_EXIT_DATAERR;
 		goto done;
 	}
-	if (!o.so.compile_only && !ks_pipeline_has_gpu(pl))
+	if (!o.so.pipeline.compile_only && !ks_pipeline_has_gpu(pl))
 		fprintf(stderr, "score: warning: no usable GPU (%s)\n"
 			"score: warning: falling back to compile-only mode: kernels are compiled for %s "
 			"but not run, so there are no call or exec results (exit status 3; "
-			"--require-gpu makes this an error)\n", ks_pipeline_no_gpu_reason(pl), o.so.arch);
+			"--require-gpu makes this an error)\n", ks_pipeline_no_gpu_reason(pl), o.so.pipeline.compile.arch);
 	jroot = cJSON_CreateObject();
 	cJSON_AddStringToObject(jroot, "scorer", "kscore " KS_VERSION);
 	cJSON_AddStringToObject(jroot, "mode", ks_pipeline_has_gpu(pl) ? "gpu" : "compile-only");
@@ -393,7 +392,7 @@ int ks_score_main(int argc, char **argv)
 	}
 	if (bad_input)
 		rc = KS_EXIT_DATAERR;
-	else if (!ks_pipeline_has_gpu(pl) && !o.so.compile_only)
+	else if (!ks_pipeline_has_gpu(pl) && !o.so.pipeline.compile_only)
 		rc = KS_EXIT_NO_GPU;
 	else if (nk > 0 && ngood == nk)
 		rc = KS_EXIT_OK;

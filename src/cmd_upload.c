@@ -26,7 +26,7 @@ static void cli_log(const char *line, void *payload)
 
 static void usage(FILE *f)
 {
-	fputs("Usage: score upload [OPTIONS] RESULT_DIR...\n"
+	fprintf(f, "Usage: score upload [OPTIONS] RESULT_DIR...\n"
 	      "       score upload --pending [OPTIONS]\n"
 	      "Uploads scored result folders (their score.json) to the leaderboard endpoint.\n"
 	      "A failed upload is kept in the spool; --pending sends the kept ones.\n"
@@ -37,13 +37,13 @@ static void usage(FILE *f)
 	      "  --upload-config FILE   upload config (JSON; default scoring/upload.json);\n"
 	      "                         --config is the same\n"
 	      "  --token-file FILE      read the bearer token from FILE's first line\n"
-	      "  --token-env NAME       read it from $NAME instead (default KSCORE_UPLOAD_TOKEN)\n"
+	      "  --token-env NAME       read it from $NAME instead (default %s)\n"
 	      "  --ca-bundle FILE       trust the CAs in FILE (PEM) instead of the system's\n"
 	      "  --team NAME            upload under this team name instead of the record's\n"
 	      "  --spool DIR            the spool folder (default $XDG_STATE_HOME/kscore/spool)\n"
-	      "  --retries N            retries after the first attempt (0-20, default 4)\n"
-	      "  --timeout SEC          limit of each HTTP request (default 60)\n"
-	      "  --connect-timeout SEC  limit of each connection attempt (default 10)\n"
+	      "  --retries N            retries after the first attempt (0-%d, default %d)\n"
+	      "  --timeout SEC          limit of each HTTP request (default %g)\n"
+	      "  --connect-timeout SEC  limit of each connection attempt (default %g)\n"
 	      "  --pending              send the uploads kept in the spool\n"
 	      "  --json                 print a JSON summary on stdout\n"
 	      "  -h, --help             show this help\n"
@@ -51,7 +51,8 @@ static void usage(FILE *f)
 	      "The token is never accepted on the command line. Exit status: 0 all uploaded (or\n"
 	      "already uploaded), 1 some failed and were kept in the spool, 64 usage error,\n"
 	      "65 a result folder unreadable or invalid, 78 configuration error.\n",
-	      f);
+	      KS_UPLOAD_DEFAULT_TOKEN_ENV, KS_UPLOAD_MAX_RETRIES, KS_UPLOAD_DEFAULT_RETRIES,
+	      KS_UPLOAD_DEFAULT_TOTAL_TIMEOUT_S, KS_UPLOAD_DEFAULT_CONNECT_TIMEOUT_S);
 }
 
 static int usage_error(const char *fmt, ...) KS_PRINTF(1, 2);

@@ -45,8 +45,7 @@ typedef struct {
 	char *ceil_error;
 	ks_baseline *baseline;
 	char *golden_source;
-	const char *cache_dir;
-	int recalibrate;
+	const ks_pipeline_options *opts; /* the session's (cache, --recalibrate) */
 } gpu_rec;
 
 typedef struct {
@@ -64,7 +63,6 @@ typedef struct {
 
 struct ks_pipeline {
 	ks_pipeline_options opts;
-	int devices[KS_PIPELINE_MAX_LANES];
 	ks_problem_set *problems;
 	ks_lanes *lanes;
 	lane lane[KS_PIPELINE_MAX_LANES];
@@ -102,13 +100,8 @@ static void gate_leave(void *ud, int exclusive)
 
 static int start_runner(ks_pipeline *p, lane *L, size_t t, int device)
 {
-	ks_runner_options ro = KS_RUNNER_OPTIONS_INIT;
+	ks_runner_options ro = p->opts.runner;
 	ro.device = device;
-	ro.kernel_timeout_s = p->opts.kernel_timeout_s;
-	ro.compile.cache_dir = p->opts.cache_dir;
-	ro.compile.jobs = p->opts.jobs;
-	if (p->opts.max_scratch_bytes)
-		ro.limits.max_scratch_bytes = p->opts.max_scratch_bytes;
 	ro.gate = &L->gate;
 	return ks_runner_start(&L->run[t], &ro);
 }
@@ -187,7 +180,7 @@ static int start_lanes(ks_pipeline *p)
 			add_lane(p, (int)i);
 	} else if (p->opts.ndevices) {
 		for (i = 0; i < p->opts.ndevices; i++)
-			add_lane(p, p->devices[i]);
+			add_lane(p, p->opts.devices[i]);
 	} else
 		add_lane(p, p->opts.device);
 	ks_lanes_wait_started(p->lanes);
@@ -249,11 +242,14 @@ int ks_pipeline_new(ks_pipeline **out, const ks_pipeline_options *o)
 
 	*out = NULL;
 	p->opts = *o;
+	/* the harness and calibration kernels share the session's compile cache and parallelism, not
+	 * its compile limits: they are kscore's own kernels, never a team's */
+	p->opts.runner.compile.cache_dir = o->compile.cache_dir;
+	p->opts.runner.compile.jobs = o->compile.jobs;
 	if (o->ndevices > KS_PIPELINE_MAX_LANES)
 		p->opts.ndevices = KS_PIPELINE_MAX_LANES;
-	if (o->devices)
-		memcpy(p->devices, o->devices, p->opts.ndevices * sizeof(int));
-	p->opts.devices = p->devices;
+	if (o->nks > KS_PIPELINE_MAX_KS)
+		p->opts.nks = KS_PIPELINE_MAX_KS;
 	pthread_mutex_init(&p->mu, NULL);
 	{
 		ks_config dc = KS_CONFIG_INIT;
@@ -286,27 +282,24 @@ int ks_pipeline_new(ks_pipeline **out, const ks_pipeline_options *o)
 		ks_problem_set_sm_count(p->problems, p->first->dev.sm_count);
 		p->arch = ks_arch_for(p->first->dev.cc_major, p->first->dev.cc_minor);
 	}
-	if (p->first && (o->sanitize || o->profile)) {
-		ks_nvtool_options no = KS_NVTOOL_OPTIONS_INIT;
-		no.sanitize = o->sanitize;
-		no.profile = (ks_profile_when)o->profile;
+	if (p->first && (o->nvtool.sanitize || o->nvtool.profile)) {
+		ks_nvtool_options no = o->nvtool;
+		/* the session's, kept in one place (runner) */
 		no.seed = o->seed;
-		no.kernel_timeout_s = o->kernel_timeout_s;
-		if (o->max_scratch_bytes)
-			no.limits.max_scratch_bytes = o->max_scratch_bytes;
+		no.kernel_timeout_s = o->runner.kernel_timeout_s;
+		no.limits = o->runner.limits;
 		ks_nvtool_new(&p->nvtool, &no);
 	}
 	p->nvrtc = ks_compile_nvrtc_version(&vo);
 	for (i = 0; i < p->ngpus; i++) {
 		gpu_rec *g = &p->gpus[i];
 		char *path;
-		g->cache_dir = o->cache_dir;
-		g->recalibrate = o->recalibrate;
+		g->opts = &p->opts;
 		g->golden_source = ks_strdup("live: timed in the same session, interleaved with each candidate");
 		if (!o->use_baseline)
 			continue;
 		path = o->baseline ? ks_strdup(o->baseline)
-				   : ks_baseline_default_path(o->cache_dir ? o->cache_dir : ".", &g->dev);
+				   : ks_baseline_default_path(o->compile.cache_dir ? o->compile.cache_dir : ".", &g->dev);
 		if (ks_baseline_load(&g->baseline, path) < 0)
 			fprintf(stderr, "score: warning: no stored baseline (%s): the golden kernel is timed live\n",
 				ks_error_msg());
@@ -349,10 +342,9 @@ const ks_problem_set *ks_pipeline_problems(const ks_pipeline *p)
 static void *calibrate_main(void *ud)
 {
 	gpu_rec *g = ud;
-	ks_compile_options co = KS_COMPILE_OPTIONS_INIT;
+	const ks_compile_options *co = &g->opts->runner.compile;
 	char *exe = ks_find_helper("kscore-worker");
-	co.cache_dir = g->cache_dir;
-	if (exe && ks_ceilings_get(&g->ceil, g->cache_dir, exe, g->ordinal, &g->dev, &co, g->recalibrate) == 0)
+	if (exe && ks_ceilings_get(&g->ceil, co->cache_dir, exe, g->ordinal, &g->dev, co, g->opts->recalibrate) == 0)
 		g->have_ceil = 1;
 	else {
 		g->ceil_error = ks_strdup(ks_error_msg());
@@ -476,12 +468,10 @@ static int probe(ks_pipeline *p, ks_runner *run, const ks_problem *hint, char **
 		ks_env env = KS_ENV_INIT;
 		ks_plan plan;
 		size_t i;
-		ks_plan_limits lim = KS_PLAN_LIMITS_INIT;
-		if (p->opts.max_scratch_bytes)
-			lim.max_scratch_bytes = p->opts.max_scratch_bytes;
+		const ks_plan_limits *lim = &p->opts.runner.limits;
 		if (q->ncorrectness && ks_problem_env(&env, q, c) == 0 &&
 		    ks_plan_build(&plan, q, &q->golden_launch, c, &env, ks_seed_derive(p->opts.seed, q->name, 0, 0, 0), 0,
-				  &lim) == 0) {
+				  lim) == 0) {
 			for (i = 0; i < plan.nbufs; i++)
 				fetch[i] = KS_FETCH_CHECKSUM;
 			ks_runner_golden_plan(run, &res, q, &plan, fetch);
@@ -612,7 +602,7 @@ static ks_lane_outcome item_run(void *ud, size_t li, size_t t, int kind, size_t 
 	} else {
 		ks_timing_options to;
 		/* the device-dependent settings of this lane's GPU (timing.h), the session's for the rest */
-		ks_timing_options_for(&to, &L->dev, p->opts.kernel_timeout_s);
+		ks_timing_options_for(&to, &L->dev, p->opts.runner.kernel_timeout_s);
 		to.cfg = s->to.cfg;
 		to.seed = s->to.seed;
 		to.limits = s->to.limits;
@@ -724,15 +714,12 @@ int ks_pipeline_score(ks_pipeline *p, ks_scored *out, const ks_submission *sub, 
 		s.co = ci;
 	}
 	s.co.problems = p->problems;
-	s.co.compile.arch = p->arch ? p->arch : p->opts.arch;
-	s.co.compile.cache_dir = p->opts.cache_dir;
-	s.co.compile.jobs = p->opts.jobs;
-	s.co.compile.timeout_s = p->opts.compile_timeout_s;
-	s.co.compile.memory_mb = p->opts.compile_memory_mb;
+	s.co.compile = p->opts.compile;
+	if (p->arch)
+		s.co.compile.arch = p->arch; /* the GPU's own architecture wins over --arch */
 	s.co.seed = p->opts.seed;
 	s.co.compile_only = p->opts.compile_only;
-	if (p->opts.max_scratch_bytes)
-		s.co.limits.max_scratch_bytes = p->opts.max_scratch_bytes;
+	s.co.limits = p->opts.runner.limits;
 	s.timing = gpu && !p->opts.no_timing;
 	if (s.timing) {
 		calibrate_all(p);
@@ -785,7 +772,7 @@ int ks_pipeline_score(ks_pipeline *p, ks_scored *out, const ks_submission *sub, 
 	rep.gpu = gpu;
 	rep.no_gpu_reason = p->no_gpu;
 	rep.device = gpu ? &p->first->dev : NULL;
-	rep.arch = p->arch ? p->arch : p->opts.arch;
+	rep.arch = p->arch ? p->arch : p->opts.compile.arch;
 	rep.nvrtc_version = p->nvrtc;
 	{
 		ks_compile_options tco = s.co.compile;

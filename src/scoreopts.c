@@ -15,20 +15,15 @@
 
 void ks_scoreopts_init(ks_scoreopts *o)
 {
+	ks_pipeline_options pi = KS_PIPELINE_OPTIONS_INIT;
 	ks_upload_options ui = KS_UPLOAD_OPTIONS_INIT;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	memset(o, 0, sizeof(*o));
+	o->pipeline = pi;
 	o->up = ui;
-	o->arch = KS_COMPILE_DEFAULT_ARCH;
-	o->ks[0] = 1;
-	o->nks = 1;
-	o->kernel_timeout = KS_RUNNER_DEFAULT_KERNEL_TIMEOUT_S;
-	o->compile_timeout = KS_COMPILE_DEFAULT_TIMEOUT_S;
-	o->compile_memory = KS_COMPILE_DEFAULT_MEMORY_MB;
-	o->max_scratch = KS_PLAN_DEFAULT_MAX_SCRATCH;
 	o->sanitize = -1;
-	o->jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	if (o->jobs < 1)
-		o->jobs = 1;
+	/* the one default known only at run time */
+	o->pipeline.compile.jobs = ncpu < 1 ? 1 : (int)ncpu;
 }
 
 /* An unsigned integer of digits only (no sign, no spaces: strtoull would take "-1" as 2^64-1),
@@ -61,7 +56,7 @@ static int parse_u64(uint64_t *out, const char *s, uint64_t max, int hex)
 
 /* --devices: "all", or 1 to KS_PIPELINE_MAX_LANES ordinals from 0 to 1023, comma-separated, none
  * empty (repeats allowed). Returns 0 or -1; *o is changed only on success. */
-static int parse_devices(ks_scoreopts *o, const char *s)
+static int parse_devices(ks_pipeline_options *o, const char *s)
 {
 	int dev[KS_PIPELINE_MAX_LANES];
 	size_t n = 0;
@@ -94,9 +89,9 @@ static int parse_devices(ks_scoreopts *o, const char *s)
 }
 
 /* -k: comma-separated k values; every item a number from 1 to 100000, none empty, none twice. */
-static int parse_ks(ks_scoreopts *o, const char *s)
+static int parse_ks(ks_pipeline_options *o, const char *s)
 {
-	int ks[32];
+	int ks[KS_PIPELINE_MAX_KS];
 	size_t n = 0, i;
 	for (;;) {
 		const char *end = strchr(s, ',');
@@ -193,6 +188,7 @@ static int parse_bytes(uint64_t *out, const char *s, uint64_t max)
 
 int ks_scoreopts_parse(ks_scoreopts *o, int code, const char *arg)
 {
+	ks_pipeline_options *po = &o->pipeline;
 	char *end = NULL;
 	uint64_t u;
 	double v;
@@ -201,49 +197,50 @@ int ks_scoreopts_parse(ks_scoreopts *o, int code, const char *arg)
 		o->refs = arg;
 		return 1;
 	case KS_SO_SUITE:
-		o->suite = arg;
+		po->suite = arg;
 		return 1;
 	case 'k':
-		if (parse_ks(o, arg) < 0)
+		if (parse_ks(po, arg) < 0)
 			return KS_EINVALID;
 		return 1;
 	case KS_SO_COMPILE_ONLY:
-		o->compile_only = 1;
+		po->compile_only = 1;
 		return 1;
 	case KS_SO_REQUIRE_GPU:
-		o->require_gpu = 1;
+		po->require_gpu = 1;
 		return 1;
 	case KS_SO_ARCH:
 		if (check_arch(arg) < 0)
 			return KS_EINVALID;
-		o->arch = arg;
+		po->compile.arch = arg;
 		return 1;
 	case KS_SO_DEVICE:
 	case KS_SO_DEVICES:
-		if (parse_devices(o, arg) < 0)
+		if (parse_devices(po, arg) < 0)
 			return ks_error_set(KS_EINVALID, "%s takes a device ordinal from 0 to 1023, a comma-separated "
 					    "list of them (one lane each, at most %d; a GPU listed twice runs two "
 					    "lanes), or all", code == KS_SO_DEVICE ? "--device" : "--devices",
 					    KS_PIPELINE_MAX_LANES);
 		return 1;
 	case KS_SO_MIXED_GPUS:
-		o->mixed_gpus = 1;
+		po->mixed_gpus = 1;
 		return 1;
 	case KS_SO_SEED:
-		if (parse_u64(&o->seed, arg, UINT64_MAX, 1) < 0)
+		if (parse_u64(&po->seed, arg, UINT64_MAX, 1) < 0)
 			return ks_error_set(KS_EINVALID, "--seed takes an integer from 0 to 2^64-1 (decimal or "
 					    "0x-hexadecimal)");
 		o->seed_given = 1;
 		return 1;
 	case 'j':
-		if (parse_u64(&u, arg, 256, 0) < 0 || u < 1)
-			return ks_error_set(KS_EINVALID, "--jobs takes a number from 1 to 256");
-		o->jobs = (int)u;
+		if (parse_u64(&u, arg, KS_SCOREOPTS_MAX_JOBS, 0) < 0 || u < 1)
+			return ks_error_set(KS_EINVALID, "--jobs takes a number from 1 to %d", KS_SCOREOPTS_MAX_JOBS);
+		po->compile.jobs = (int)u;
 		return 1;
 	case KS_SO_MAX_SCRATCH:
-		if (parse_bytes(&o->max_scratch, arg, KS_SCOREOPTS_MAX_SCRATCH_CAP) < 0 || o->max_scratch < 1)
+		if (parse_bytes(&u, arg, KS_SCOREOPTS_MAX_SCRATCH_CAP) < 0 || u < 1)
 			return ks_error_set(KS_EINVALID, "--max-scratch takes bytes from 1 to 1T, with an "
 					    "optional K, M, G or T suffix (powers of 1024)");
+		po->runner.limits.max_scratch_bytes = u;
 		return 1;
 	case KS_SO_CACHE_DIR:
 		o->cache_dir = arg;
@@ -258,27 +255,27 @@ int ks_scoreopts_parse(ks_scoreopts *o, int code, const char *arg)
 			return ks_error_set(KS_EINVALID, "%s takes seconds", code == KS_SO_KERNEL_TIMEOUT ?
 					    "--kernel-timeout" : "--compile-timeout");
 		if (code == KS_SO_KERNEL_TIMEOUT)
-			o->kernel_timeout = v;
+			po->runner.kernel_timeout_s = v;
 		else
-			o->compile_timeout = v;
+			po->compile.timeout_s = v;
 		return 1;
 	case KS_SO_COMPILE_MEMORY:
 		if (parse_u64(&u, arg, 1u << 20, 0) < 0 || u < 256)
 			return ks_error_set(KS_EINVALID, "--compile-memory takes MiB from 256 to 1048576");
-		o->compile_memory = (size_t)u;
+		po->compile.memory_mb = (size_t)u;
 		return 1;
 	case KS_SO_NO_TIMING:
-		o->no_timing = 1;
+		po->no_timing = 1;
 		return 1;
 	case KS_SO_CONFIG:
-		o->config = arg;
+		po->config = arg;
 		return 1;
 	case KS_SO_BASELINE:
-		o->use_baseline = 1;
-		o->baseline = arg;
+		po->use_baseline = 1;
+		po->baseline = arg;
 		return 1;
 	case KS_SO_RECALIBRATE:
-		o->recalibrate = 1;
+		po->recalibrate = 1;
 		return 1;
 	case KS_SO_UPLOAD:
 		o->upload = 1;
@@ -318,7 +315,7 @@ int ks_scoreopts_parse(ks_scoreopts *o, int code, const char *arg)
 		ks_profile_when w;
 		if (ks_profile_when_parse(&w, arg) < 0)
 			return KS_EINVALID;
-		o->profile = (int)w;
+		po->nvtool.profile = w;
 		return 1;
 	}
 	default:
@@ -342,36 +339,58 @@ static uint64_t random_seed(void)
 
 int ks_scoreopts_finish(ks_scoreopts *o)
 {
-	if (o->compile_only && o->require_gpu)
+	if (o->pipeline.compile_only && o->pipeline.require_gpu)
 		return ks_error_set(KS_EINVALID, "--compile-only and --require-gpu contradict each other");
 	if (!o->seed_given)
-		o->seed = random_seed();
+		o->pipeline.seed = random_seed();
 	return 0;
 }
 
+/* Bytes as --max-scratch takes them, with the largest suffix that keeps them whole ("4G"). */
+static void format_bytes(char *out, size_t n, uint64_t v)
+{
+	static const char units[] = "KMGT";
+	int u = -1;
+	while (u < 3 && v >= 1024 && v % 1024 == 0) {
+		v /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(out, n, "%llu", (unsigned long long)v);
+	else
+		snprintf(out, n, "%llu%c", (unsigned long long)v, units[u]);
+}
+
+/* Every default below is printed from the constant its INIT macro uses (pipeline.h and the
+ * headers it nests), so the help cannot drift from the behaviour (tests/test_scoreopts.c). */
 void ks_scoreopts_usage(FILE *f)
 {
-	fputs("  -r, --refs DIR            reference problems (default: $KSCORE_REFS, ./reference_tests,\n"
-	      "                            or the installed copy)\n"
-	      "      --suite NAME          only match problems of this suite\n"
-	      "  -k, --pass-at-k LIST      comma-separated k values for pass@k (default: 1)\n"
-	      "      --compile-only        compile only, run nothing (for machines without a GPU)\n"
-	      "      --require-gpu         fail (exit 69) instead of falling back to compile-only\n"
-	      "      --arch ARCH           NVRTC target when no GPU decides it (default: sm_90a)\n"
-	      "      --devices LIST|all    GPUs to score on, one lane per item: ordinals (0,1), a GPU\n"
-	      "                            twice (0,0: two lanes on one GPU, timings marked shared),\n"
-	      "                            or all (default: 0; --device N is the same option)\n"
-	      "      --mixed-gpus          allow GPUs of different models in one run\n"
-	      "      --seed N              base seed for inputs (default: random; recorded in score.json)\n"
-	      "  -j, --jobs N              parallel compiles (default: number of CPUs)\n"
-	      "      --cache-dir DIR       cache folder (default: $XDG_CACHE_HOME/kscore)\n"
-	      "      --no-cache            do not read or write the compiled-kernel cache\n"
-	      "      --kernel-timeout SEC  a kernel run longer than this is killed (default: 10)\n"
-	      "      --compile-timeout SEC a compile longer than this is killed (default: 60)\n"
-	      "      --compile-memory MIB  address-space limit of a compile (default: 8192)\n"
-	      "      --max-scratch BYTES   scratch memory one launch plan may ask for, all its buffers\n"
-	      "                            together; K, M, G, T suffixes (default: 4G)\n"
-	      "      --no-timing           check correctness only: no timing, no speedups\n"
+	char scratch[32];
+	format_bytes(scratch, sizeof(scratch), KS_PLAN_DEFAULT_MAX_SCRATCH);
+	fprintf(f, "  -r, --refs DIR            reference problems (default: $KSCORE_REFS, ./reference_tests,\n"
+		"                            or the installed copy)\n"
+		"      --suite NAME          only match problems of this suite\n"
+		"  -k, --pass-at-k LIST      comma-separated k values for pass@k (default: %d)\n"
+		"      --compile-only        compile only, run nothing (for machines without a GPU)\n"
+		"      --require-gpu         fail (exit 69) instead of falling back to compile-only\n"
+		"      --arch ARCH           NVRTC target when no GPU decides it (default: %s)\n"
+		"      --devices LIST|all    GPUs to score on, one lane per item: ordinals (0,1), a GPU\n"
+		"                            twice (0,0: two lanes on one GPU, timings marked shared),\n"
+		"                            or all (default: %d; --device N is the same option)\n"
+		"      --mixed-gpus          allow GPUs of different models in one run\n"
+		"      --seed N              base seed for inputs (default: random; recorded in score.json)\n"
+		"  -j, --jobs N              parallel compiles (default: number of CPUs)\n"
+		"      --cache-dir DIR       cache folder (default: $XDG_CACHE_HOME/kscore)\n"
+		"      --no-cache            do not read or write the compiled-kernel cache\n"
+		"      --kernel-timeout SEC  a kernel run longer than this is killed (default: %g)\n"
+		"      --compile-timeout SEC a compile longer than this is killed (default: %g)\n"
+		"      --compile-memory MIB  address-space limit of a compile (default: %zu)\n"
+		"      --max-scratch BYTES   scratch memory one launch plan may ask for, all its buffers\n"
+		"                            together; K, M, G, T suffixes (default: %s)\n",
+		KS_PIPELINE_DEFAULT_K, KS_COMPILE_DEFAULT_ARCH, KS_PIPELINE_DEFAULT_DEVICE,
+		KS_RUNNER_DEFAULT_KERNEL_TIMEOUT_S, KS_COMPILE_DEFAULT_TIMEOUT_S,
+		(size_t)KS_COMPILE_DEFAULT_MEMORY_MB, scratch);
+	fputs("      --no-timing           check correctness only: no timing, no speedups\n"
 	      "      --config FILE         timing and roofline settings (default: scoring/scoring.json)\n"
 	      "      --recalibrate         measure the GPU's ceilings again instead of using the cache\n"
 	      "      --baseline[=FILE]     use golden times stored by `score baseline` instead of timing\n"
@@ -388,52 +407,29 @@ void ks_scoreopts_usage(FILE *f)
 		"                            a finding fails the kernel (reason sanitizer)\n"
 		"      --no-sanitize         no sanitizer stage (default: `score` %s, `score batch` %s)\n"
 		"      --profile[=WHEN]      after timing, profile kernels with Nsight Compute and explain their\n"
-		"                            speed; WHEN: slow (slower than golden; the default), all, never\n",
+		"                            speed; WHEN: %s (slower than golden; the default), all, %s\n",
 		KS_SANITIZE_DEFAULT_TOOLS, KS_SANITIZE_DEFAULT_SCORE ? "on" : "off",
-		KS_SANITIZE_DEFAULT_BATCH ? "on" : "off");
+		KS_SANITIZE_DEFAULT_BATCH ? "on" : "off", ks_profile_when_name(KS_PROFILE_SLOW),
+		ks_profile_when_name(KS_PROFILE_NEVER));
 }
 
-void ks_scoreopts_pipeline(ks_pipeline_options *po, const ks_scoreopts *o, const char *refs,
-			   const char *cache_dir)
+void ks_scoreopts_pipeline(ks_scoreopts *o, const char *refs, const char *cache_dir)
 {
-	ks_pipeline_options init = KS_PIPELINE_OPTIONS_INIT;
-	*po = init;
+	ks_pipeline_options *po = &o->pipeline;
 	po->refs = refs;
-	po->suite = o->suite;
-	po->compile_only = o->compile_only;
-	po->require_gpu = o->require_gpu;
-	po->arch = o->arch;
-	po->device = o->device;
-	po->devices = o->ndevices ? o->devices : NULL;
-	po->ndevices = o->ndevices;
-	po->devices_all = o->devices_all;
-	po->mixed_gpus = o->mixed_gpus;
-	po->jobs = o->jobs;
-	po->cache_dir = cache_dir;
-	po->kernel_timeout_s = o->kernel_timeout;
-	po->compile_timeout_s = o->compile_timeout;
-	po->compile_memory_mb = o->compile_memory;
-	po->max_scratch_bytes = o->max_scratch;
-	po->seed = o->seed;
-	po->ks = o->ks;
-	po->nks = o->nks;
-	po->no_timing = o->no_timing;
-	po->config = o->config;
-	po->recalibrate = o->recalibrate;
-	po->use_baseline = o->use_baseline;
-	po->baseline = o->baseline;
-	po->progress = 0;
+	po->compile.cache_dir = cache_dir;
+	po->nvtool.sanitize = 0;
 	if (o->sanitize > 0 || (o->sanitize < 0 && KS_SANITIZE_DEFAULT_SCORE)) {
 		unsigned mask = o->sanitize_tools;
 		if (!mask && ks_sanitize_tools_parse(&mask, KS_SANITIZE_DEFAULT_TOOLS) < 0)
 			mask = KS_SAN_MEMCHECK;
-		po->sanitize = mask;
+		po->nvtool.sanitize = mask;
 	}
-	po->profile = o->profile;
 }
 
-int ks_scoreopts_slurm_gpus(const ks_scoreopts *o)
+int ks_scoreopts_slurm_gpus(const ks_scoreopts *so)
 {
+	const ks_pipeline_options *o = &so->pipeline;
 	int most = o->device;
 	size_t i;
 	if (o->compile_only)

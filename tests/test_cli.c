@@ -119,6 +119,26 @@ static void test_compile_only_writes_results(void)
 	ks_free(t);
 }
 
+/* The compile settings reach the compiles through the one options tree (scoreopts parses them into
+ * the pipeline's nested compile options, which the check stage receives whole). */
+static void test_compile_options_reach_the_compiles(void)
+{
+	char args[8192];
+	char *t;
+	cJSON *j = NULL;
+	const cJSON *k;
+	snprintf(args, sizeof(args), "--compile-only --no-cache --arch sm_80 --compile-timeout 0.001 --refs "
+		 "tests/fixtures/problems --out '%s/ct' tests/fixtures/cli/sub.json", kt_tmpdir());
+	KT_EQ_INT(score(args), 2); /* nothing compiles in a millisecond */
+	t = slurp("ct/score.json");
+	KT_EQ_INT(ks_json_parse(&j, t, strlen(t), 64, "score.json"), 0);
+	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "toolchain"), "arch")->valuestring, "sm_80");
+	k = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "kernels"), 0);
+	KT_EQ_STR(cJSON_GetObjectItem(k, "reason")->valuestring, "compile_timeout");
+	cJSON_Delete(j);
+	ks_free(t);
+}
+
 static void test_rerun_replaces_the_folder(void)
 {
 	char args[8192], stale[4400];
@@ -1104,6 +1124,7 @@ static const kt_test tests[] = {
 	KT(test_problems_listing_and_prompt_export), KT(test_every_shipped_problem_loads_and_its_golden_compiles),
 	KT(test_nvcc_style_code_and_missing_headers),
 	KT(test_help_version_and_usage_errors), KT(test_compile_only_writes_results),
+	KT(test_compile_options_reach_the_compiles),
 	KT(test_rerun_replaces_the_folder), KT(test_default_output_folder_and_gzip_jsonl),
 	KT(test_bad_input_is_named_and_others_still_scored), KT(test_json_summary),
 	KT(test_no_gpu_falls_back_with_its_own_exit_code), KT(test_missing_refs),

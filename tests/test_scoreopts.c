@@ -6,6 +6,11 @@
 #include "sanitize.h"
 #include "errors.h"
 #include "mem.h"
+#include "plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Parses argv with getopt_long as a command would; returns the first non-1 result of
  * ks_scoreopts_parse (0 or an error) or 1 when every option was a scoring option. */
@@ -25,13 +30,13 @@ static void test_defaults(void)
 {
 	ks_scoreopts o;
 	ks_scoreopts_init(&o);
-	KT_EQ_STR(o.arch, "sm_90a");
-	KT_EQ_INT(o.nks, 1);
-	KT_EQ_INT(o.ks[0], 1);
-	KT_NEAR(o.kernel_timeout, 10, 0);
-	KT_NEAR(o.compile_timeout, 60, 0);
-	KT_EQ_INT(o.compile_memory, 8192);
-	KT_ASSERT(o.jobs >= 1);
+	KT_EQ_STR(o.pipeline.compile.arch, "sm_90a");
+	KT_EQ_INT(o.pipeline.nks, 1);
+	KT_EQ_INT(o.pipeline.ks[0], 1);
+	KT_NEAR(o.pipeline.runner.kernel_timeout_s, 10, 0);
+	KT_NEAR(o.pipeline.compile.timeout_s, 60, 0);
+	KT_EQ_INT(o.pipeline.compile.memory_mb, 8192);
+	KT_ASSERT(o.pipeline.compile.jobs >= 1);
 	KT_EQ_INT(o.up.max_retries, -1);
 	KT_EQ_INT(ks_scoreopts_finish(&o), 0);
 	KT_ASSERT(!o.seed_given);
@@ -50,32 +55,33 @@ static void test_values_are_parsed(void)
 	ks_pipeline_options po;
 	KT_EQ_INT(run(&o, (int)(sizeof(argv) / sizeof(argv[0])) - 1, argv), 1);
 	KT_EQ_STR(o.refs, "refs");
-	KT_EQ_STR(o.suite, "hackathon");
-	KT_EQ_INT(o.nks, 3);
-	KT_EQ_INT(o.ks[2], 10);
-	KT_ASSERT(o.compile_only && o.no_cache && o.upload);
-	KT_EQ_STR(o.arch, "sm_80");
-	KT_EQ_INT(o.device, 2);
-	KT_EQ_INT(o.seed, 16);
+	KT_EQ_STR(o.pipeline.suite, "hackathon");
+	KT_EQ_INT(o.pipeline.nks, 3);
+	KT_EQ_INT(o.pipeline.ks[2], 10);
+	KT_ASSERT(o.pipeline.compile_only && o.no_cache && o.upload);
+	KT_EQ_STR(o.pipeline.compile.arch, "sm_80");
+	KT_EQ_INT(o.pipeline.device, 2);
+	KT_EQ_INT(o.pipeline.seed, 16);
 	KT_ASSERT(o.seed_given);
-	KT_EQ_INT(o.jobs, 3);
-	KT_NEAR(o.kernel_timeout, 2.5, 0);
-	KT_EQ_INT(o.compile_memory, 512);
+	KT_EQ_INT(o.pipeline.compile.jobs, 3);
+	KT_NEAR(o.pipeline.runner.kernel_timeout_s, 2.5, 0);
+	KT_EQ_INT(o.pipeline.compile.memory_mb, 512);
 	KT_EQ_STR(o.up.endpoint, "https://lb.example.org/x");
 	KT_EQ_INT(o.up.mode, KS_UPLOAD_GRADIO);
 	KT_EQ_STR(o.upload_config, "u.json");
 	KT_EQ_STR(o.up.token_file, "t");
 	KT_EQ_STR(o.up.spool_dir, "sp");
 	KT_EQ_INT(ks_scoreopts_finish(&o), 0);
-	KT_EQ_INT(o.seed, 16); /* a given seed is kept */
-	ks_scoreopts_pipeline(&po, &o, "R", NULL);
+	KT_EQ_INT(o.pipeline.seed, 16); /* a given seed is kept */
+	ks_scoreopts_pipeline(&o, "R", NULL);
+	po = o.pipeline;
 	KT_EQ_STR(po.refs, "R");
 	KT_EQ_STR(po.suite, "hackathon");
 	KT_ASSERT(po.compile_only && !po.require_gpu && !po.progress);
-	KT_EQ_INT(po.jobs, 3);
+	KT_EQ_INT(po.compile.jobs, 3);
 	KT_EQ_INT(po.nks, 3);
-	KT_ASSERT(po.cache_dir == NULL);
-	KT_NEAR(po.compile_timeout_s, 30, 0);
+	KT_ASSERT(po.compile.cache_dir == NULL);
+	KT_NEAR(po.compile.timeout_s, 30, 0);
 	KT_ASSERT(po.no_timing && po.recalibrate);
 	KT_EQ_STR(po.config, "sc.json");
 }
@@ -132,7 +138,7 @@ static void test_arch_must_be_a_real_architecture(void)
 	size_t i;
 	for (i = 0; good[i]; i++) {
 		KT_ASSERT_MSG(one(&o, "--arch", good[i]) == 1, "--arch %s refused: %s", good[i], ks_error_msg());
-		KT_EQ_STR(o.arch, good[i]);
+		KT_EQ_STR(o.pipeline.compile.arch, good[i]);
 	}
 	for (i = 0; bad[i]; i++) {
 		KT_ASSERT_MSG(one(&o, "--arch", bad[i]) == KS_EINVALID, "--arch \"%s\" accepted", bad[i]);
@@ -160,15 +166,15 @@ static void test_numbers_are_strict(void)
 		KT_ASSERT_MSG(one(&o, bad[i].opt, bad[i].val) == KS_EINVALID, "%s \"%s\" accepted", bad[i].opt,
 			      bad[i].val);
 	KT_EQ_INT(one(&o, "--seed", "18446744073709551615"), 1);
-	KT_ASSERT(o.seed == UINT64_MAX);
+	KT_ASSERT(o.pipeline.seed == UINT64_MAX);
 	KT_EQ_INT(one(&o, "--seed", "0xFFFFFFFFFFFFFFFF"), 1);
-	KT_ASSERT(o.seed == UINT64_MAX);
+	KT_ASSERT(o.pipeline.seed == UINT64_MAX);
 	KT_EQ_INT(one(&o, "--seed", "010"), 1);
-	KT_EQ_INT(o.seed, 10); /* decimal, not octal */
+	KT_EQ_INT(o.pipeline.seed, 10); /* decimal, not octal */
 	KT_EQ_INT(one(&o, "--seed", "-1"), KS_EINVALID);
 	KT_CONTAINS(ks_error_msg(), "--seed takes an integer from 0 to 2^64-1");
 	KT_EQ_INT(one(&o, "--device", "3"), 1);
-	KT_EQ_INT(o.device, 3);
+	KT_EQ_INT(o.pipeline.device, 3);
 }
 
 /* -k: every item a positive integer, none empty, none twice. */
@@ -185,12 +191,12 @@ static void test_pass_at_k_list(void)
 	KT_EQ_INT(one(&o, "-k", "5,1,5"), KS_EINVALID);
 	KT_CONTAINS(ks_error_msg(), "-k lists 5 twice");
 	KT_EQ_INT(one(&o, "-k", "10,1,100000"), 1);
-	KT_EQ_INT(o.nks, 3);
-	KT_EQ_INT(o.ks[0], 10);
-	KT_EQ_INT(o.ks[2], 100000);
+	KT_EQ_INT(o.pipeline.nks, 3);
+	KT_EQ_INT(o.pipeline.ks[0], 10);
+	KT_EQ_INT(o.pipeline.ks[2], 100000);
 	KT_EQ_INT(one(&o, "-k", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,"
 		      "28,29,30,31,32"), 1);
-	KT_EQ_INT(o.nks, 32);
+	KT_EQ_INT(o.pipeline.nks, 32);
 	KT_EQ_INT(one(&o, "-k", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,"
 		      "28,29,30,31,32,33"), KS_EINVALID);
 }
@@ -201,19 +207,20 @@ static void test_max_scratch(void)
 	ks_scoreopts o;
 	ks_pipeline_options po;
 	ks_scoreopts_init(&o);
-	KT_ASSERT(o.max_scratch == (4ull << 30));
+	KT_ASSERT(o.pipeline.runner.limits.max_scratch_bytes == (4ull << 30));
 	KT_EQ_INT(one(&o, "--max-scratch", "1048576"), 1);
-	KT_ASSERT(o.max_scratch == 1048576);
+	KT_ASSERT(o.pipeline.runner.limits.max_scratch_bytes == 1048576);
 	KT_EQ_INT(one(&o, "--max-scratch", "512M"), 1);
-	KT_ASSERT(o.max_scratch == (512ull << 20));
+	KT_ASSERT(o.pipeline.runner.limits.max_scratch_bytes == (512ull << 20));
 	KT_EQ_INT(one(&o, "--max-scratch", "16GiB"), 1);
-	KT_ASSERT(o.max_scratch == (16ull << 30));
+	KT_ASSERT(o.pipeline.runner.limits.max_scratch_bytes == (16ull << 30));
 	KT_EQ_INT(one(&o, "--max-scratch", "64k"), 1);
-	KT_ASSERT(o.max_scratch == (64ull << 10));
+	KT_ASSERT(o.pipeline.runner.limits.max_scratch_bytes == (64ull << 10));
 	KT_EQ_INT(one(&o, "--max-scratch", "1T"), 1);
-	KT_ASSERT(o.max_scratch == (1ull << 40));
-	ks_scoreopts_pipeline(&po, &o, "R", NULL);
-	KT_ASSERT(po.max_scratch_bytes == (1ull << 40));
+	KT_ASSERT(o.pipeline.runner.limits.max_scratch_bytes == (1ull << 40));
+	ks_scoreopts_pipeline(&o, "R", NULL);
+	po = o.pipeline;
+	KT_ASSERT(po.runner.limits.max_scratch_bytes == (1ull << 40));
 }
 
 /* --devices LIST|all (and --device, the same option): lanes for the pipeline and the Slurm shard. */
@@ -227,38 +234,44 @@ static void test_devices(void)
 	size_t i;
 
 	ks_scoreopts_init(&o);
-	ks_scoreopts_pipeline(&po, &o, "R", NULL);
+	ks_scoreopts_pipeline(&o, "R", NULL);
+	po = o.pipeline;
 	KT_EQ_INT(po.ndevices, 0);   /* one lane on --device's default, 0 */
-	KT_ASSERT(po.devices == NULL && !po.devices_all && !po.mixed_gpus);
+	KT_ASSERT(!po.devices_all && !po.mixed_gpus);
+	KT_EQ_INT(po.device, 0);
 	KT_EQ_INT(ks_scoreopts_slurm_gpus(&o), 1);
 
 	KT_EQ_INT(one(&o, "--devices", "2,0,2"), 1);
-	KT_EQ_INT(o.ndevices, 3);
-	KT_EQ_INT(o.devices[0], 2);
-	KT_EQ_INT(o.devices[1], 0);
-	KT_EQ_INT(o.devices[2], 2);
-	KT_EQ_INT(o.device, 2);
+	KT_EQ_INT(o.pipeline.ndevices, 3);
+	KT_EQ_INT(o.pipeline.devices[0], 2);
+	KT_EQ_INT(o.pipeline.devices[1], 0);
+	KT_EQ_INT(o.pipeline.devices[2], 2);
+	KT_EQ_INT(o.pipeline.device, 2);
 	KT_EQ_INT(ks_scoreopts_slurm_gpus(&o), 3); /* ordinals 0..2 must exist in the allocation */
-	ks_scoreopts_pipeline(&po, &o, "R", NULL);
+	ks_scoreopts_pipeline(&o, "R", NULL);
+	po = o.pipeline;
 	KT_EQ_INT(po.ndevices, 3);
 	KT_EQ_INT(po.devices[2], 2);
 
 	KT_EQ_INT(one(&o, "--device", "0,0"), 1); /* a synonym, lists and all */
-	KT_EQ_INT(o.ndevices, 2);
+	KT_EQ_INT(o.pipeline.ndevices, 2);
 	KT_EQ_INT(ks_scoreopts_slurm_gpus(&o), 1);
 	KT_EQ_INT(one(&o, "--devices", "all"), 1);
-	KT_ASSERT(o.devices_all);
-	KT_EQ_INT(o.ndevices, 0);
+	KT_ASSERT(o.pipeline.devices_all);
+	KT_EQ_INT(o.pipeline.ndevices, 0);
 	KT_EQ_INT(ks_scoreopts_slurm_gpus(&o), -1); /* a whole node */
-	ks_scoreopts_pipeline(&po, &o, "R", NULL);
-	KT_ASSERT(po.devices_all && po.devices == NULL);
+	ks_scoreopts_pipeline(&o, "R", NULL);
+	po = o.pipeline;
+	KT_ASSERT(po.devices_all && po.ndevices == 0);
 	{
 		char *argv[] = { "x", "--devices", "all", "--device", "1", "--mixed-gpus", "--compile-only", NULL };
 		KT_EQ_INT(run(&o, 6, argv), 1);
-		KT_ASSERT(!o.devices_all && o.ndevices == 1 && o.devices[0] == 1 && o.mixed_gpus);
+		KT_ASSERT(!o.pipeline.devices_all && o.pipeline.ndevices == 1 && o.pipeline.devices[0] == 1 &&
+			  o.pipeline.mixed_gpus);
 		KT_EQ_INT(run(&o, 7, argv), 1);
 		KT_EQ_INT(ks_scoreopts_slurm_gpus(&o), 0);
-		ks_scoreopts_pipeline(&po, &o, "R", NULL);
+		ks_scoreopts_pipeline(&o, "R", NULL);
+		po = o.pipeline;
 		KT_ASSERT(po.mixed_gpus);
 	}
 
@@ -272,7 +285,7 @@ static void test_devices(void)
 	for (i = 0; i < 64; i++)
 		snprintf(many + strlen(many), sizeof(many) - strlen(many), "%s%zu", i ? "," : "", i % 8);
 	KT_EQ_INT(one(&o, "--devices", many), 1);
-	KT_EQ_INT(o.ndevices, 64);
+	KT_EQ_INT(o.pipeline.ndevices, 64);
 	strcat(many, ",0");
 	KT_EQ_INT(one(&o, "--devices", many), KS_EINVALID);
 	KT_CONTAINS(ks_error_msg(), "at most 64");
@@ -291,28 +304,137 @@ static void test_sanitize_and_profile_options(void)
 	ks_scoreopts o;
 	ks_pipeline_options po;
 	KT_EQ_INT(run(&o, 3, a1), 1);
-	ks_scoreopts_pipeline(&po, &o, "R", NULL);
-	KT_EQ_INT((int)po.sanitize, KS_SAN_MEMCHECK | KS_SAN_RACECHECK);
-	KT_EQ_INT(po.profile, KS_PROFILE_SLOW);
+	ks_scoreopts_pipeline(&o, "R", NULL);
+	po = o.pipeline;
+	KT_EQ_INT((int)po.nvtool.sanitize, KS_SAN_MEMCHECK | KS_SAN_RACECHECK);
+	KT_EQ_INT(po.nvtool.profile, KS_PROFILE_SLOW);
 	KT_EQ_INT(run(&o, 4, a2), 1);
-	ks_scoreopts_pipeline(&po, &o, "R", NULL);
-	KT_EQ_INT((int)po.sanitize, 0);
-	KT_EQ_INT(po.profile, KS_PROFILE_ALL);
+	ks_scoreopts_pipeline(&o, "R", NULL);
+	po = o.pipeline;
+	KT_EQ_INT((int)po.nvtool.sanitize, 0);
+	KT_EQ_INT(po.nvtool.profile, KS_PROFILE_ALL);
 	KT_EQ_INT(run(&o, 1, a3), 1);
 	KT_EQ_INT(o.sanitize, -1);
-	ks_scoreopts_pipeline(&po, &o, "R", NULL);
-	KT_EQ_INT((int)po.sanitize, KS_SANITIZE_DEFAULT_SCORE ? KS_SAN_MEMCHECK : 0);
-	KT_EQ_INT(po.profile, KS_PROFILE_NEVER);
+	ks_scoreopts_pipeline(&o, "R", NULL);
+	po = o.pipeline;
+	KT_EQ_INT((int)po.nvtool.sanitize, KS_SANITIZE_DEFAULT_SCORE ? KS_SAN_MEMCHECK : 0);
+	KT_EQ_INT(po.nvtool.profile, KS_PROFILE_NEVER);
 	KT_EQ_INT(run(&o, 2, bad1), KS_EINVALID);
 	KT_CONTAINS(ks_error_msg(), "--sanitize");
 	KT_EQ_INT(run(&o, 2, bad2), KS_EINVALID);
 	KT_CONTAINS(ks_error_msg(), "--profile");
 }
 
+/* The help text of the options, as `score --help` prints it. Caller frees. */
+static char *usage_text(void)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	KT_ASSERT(f != NULL);
+	ks_scoreopts_usage(f);
+	fclose(f);
+	return text;
+}
+
+/* The default the help gives for opt: the word after `marker` following opt's own line start
+ * (it may sit on a continuation line), up to ')', ';', a space or the line's end. */
+static void help_default(char *out, size_t n, const char *help, const char *opt, const char *marker)
+{
+	const char *p = strstr(help, opt), *d;
+	size_t len;
+	out[0] = '\0';
+	KT_ASSERT_MSG(p != NULL, "the help does not list %s", opt);
+	d = strstr(p, marker);
+	KT_ASSERT_MSG(d != NULL, "the help gives no default for %s", opt);
+	d += strlen(marker);
+	len = strcspn(d, "); \n");
+	KT_ASSERT(len > 0 && len < n);
+	memcpy(out, d, len);
+	out[len] = '\0';
+}
+
+/* --help states the defaults of the INIT macros: parsing nothing yields the documented constants,
+ * and each default the help prints, parsed back through its own option, yields the same value.
+ * A literal in the help that drifted from its constant (or a constant changed under a literal)
+ * fails here. */
+static void test_help_shows_the_init_defaults(void)
+{
+	ks_pipeline_options init = KS_PIPELINE_OPTIONS_INIT;
+	ks_scoreopts d, o;
+	char *help = usage_text();
+	char v[64];
+	unsigned mask = 0;
+
+	/* nothing parsed: the pipeline's INIT defaults, nested ones included */
+	ks_scoreopts_init(&d);
+	KT_EQ_STR(d.pipeline.compile.arch, KS_COMPILE_DEFAULT_ARCH);
+	KT_EQ_STR(d.pipeline.compile.arch, init.compile.arch);
+	KT_NEAR(d.pipeline.compile.timeout_s, KS_COMPILE_DEFAULT_TIMEOUT_S, 0);
+	KT_EQ_INT(d.pipeline.compile.memory_mb, KS_COMPILE_DEFAULT_MEMORY_MB);
+	KT_NEAR(d.pipeline.runner.kernel_timeout_s, KS_RUNNER_DEFAULT_KERNEL_TIMEOUT_S, 0);
+	KT_ASSERT(d.pipeline.runner.limits.max_scratch_bytes == KS_PLAN_DEFAULT_MAX_SCRATCH);
+	KT_ASSERT(d.pipeline.runner.limits.max_scratch_bytes == init.runner.limits.max_scratch_bytes);
+	KT_EQ_INT(d.pipeline.nks, 1);
+	KT_EQ_INT(d.pipeline.ks[0], KS_PIPELINE_DEFAULT_K);
+	KT_EQ_INT(d.pipeline.device, KS_PIPELINE_DEFAULT_DEVICE);
+	KT_EQ_INT(d.pipeline.ndevices, 0);
+	KT_EQ_INT(d.pipeline.nvtool.profile, KS_PROFILE_NEVER);
+	KT_EQ_INT(d.pipeline.compile.max_source, init.compile.max_source);
+	KT_EQ_INT(d.pipeline.runner.limits.guard, init.runner.limits.guard);
+
+	/* each default in the help, given back to its option, is the value parsing nothing gives */
+	help_default(v, sizeof(v), help, "--pass-at-k", "default: ");
+	KT_EQ_INT(one(&o, "-k", v), 1);
+	KT_EQ_INT(o.pipeline.nks, d.pipeline.nks);
+	KT_EQ_INT(o.pipeline.ks[0], d.pipeline.ks[0]);
+	help_default(v, sizeof(v), help, "--arch", "default: ");
+	KT_EQ_STR(v, d.pipeline.compile.arch);
+	help_default(v, sizeof(v), help, "--devices", "default: ");
+	KT_EQ_INT(one(&o, "--devices", v), 1);
+	KT_EQ_INT(o.pipeline.device, d.pipeline.device);
+	help_default(v, sizeof(v), help, "--kernel-timeout", "default: ");
+	KT_EQ_INT(one(&o, "--kernel-timeout", v), 1);
+	KT_NEAR(o.pipeline.runner.kernel_timeout_s, d.pipeline.runner.kernel_timeout_s, 0);
+	help_default(v, sizeof(v), help, "--compile-timeout", "default: ");
+	KT_EQ_INT(one(&o, "--compile-timeout", v), 1);
+	KT_NEAR(o.pipeline.compile.timeout_s, d.pipeline.compile.timeout_s, 0);
+	help_default(v, sizeof(v), help, "--compile-memory", "default: ");
+	KT_EQ_INT(one(&o, "--compile-memory", v), 1);
+	KT_EQ_INT(o.pipeline.compile.memory_mb, d.pipeline.compile.memory_mb);
+	help_default(v, sizeof(v), help, "--max-scratch", "default: ");
+	KT_EQ_INT(one(&o, "--max-scratch", v), 1);
+	KT_ASSERT_MSG(o.pipeline.runner.limits.max_scratch_bytes == d.pipeline.runner.limits.max_scratch_bytes,
+		      "--help says --max-scratch %s by default", v);
+	/* --sanitize's default tools and --profile's default WHEN */
+	help_default(v, sizeof(v), help, "--sanitize[", "default ");
+	KT_EQ_INT(ks_sanitize_tools_parse(&mask, v), 0);
+	{
+		char *a[] = { "x", "--sanitize", NULL };
+		KT_EQ_INT(run(&o, 2, a), 1);
+		ks_scoreopts_pipeline(&o, "R", NULL);
+		KT_EQ_INT((int)o.pipeline.nvtool.sanitize, (int)mask);
+	}
+	help_default(v, sizeof(v), help, "--profile[", "WHEN: ");
+	{
+		char *a[] = { "x", "--profile", NULL };
+		char arg[80];
+		KT_EQ_INT(run(&o, 2, a), 1);
+		snprintf(arg, sizeof(arg), "--profile=%s", v);
+		{
+			char *b[] = { "x", arg, NULL };
+			ks_scoreopts p;
+			KT_EQ_INT(run(&p, 2, b), 1);
+			KT_EQ_INT(p.pipeline.nvtool.profile, o.pipeline.nvtool.profile);
+		}
+	}
+	free(help);
+}
+
 static const kt_test tests[] = {
 	KT(test_defaults), KT(test_values_are_parsed), KT(test_bad_values_are_usage_errors),
 	KT(test_arch_must_be_a_real_architecture), KT(test_numbers_are_strict),
 	KT(test_pass_at_k_list), KT(test_max_scratch), KT(test_devices),
-	KT(test_sanitize_and_profile_options), { 0 }
+	KT(test_sanitize_and_profile_options), KT(test_help_shows_the_init_defaults), { 0 }
 };
 KT_MAIN("scoreopts", tests)
