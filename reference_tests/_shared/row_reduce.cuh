@@ -99,6 +99,16 @@ struct RowGroups {
         lane = threadIdx.x & (G - 1);
         gi = threadIdx.x / G;
     }
+    // Row blocks blockIdx.x, blockIdx.x + gridDim.x, ... (unsigned: no overflow for rows < 2^31
+    // and gridDim.x * R < 2^31): for (unsigned r0 = g.first(); r0 < (unsigned)rows; r0 += g.step())
+    __device__ __forceinline__ unsigned first() const { return blockIdx.x * (unsigned)R; }
+    __device__ __forceinline__ unsigned step() const { return gridDim.x * (unsigned)R; }
+    // Whether this group has a row in row block r0, and that row's offset (row 0's when not).
+    __device__ __forceinline__ bool active(unsigned r0, int rows) const { return r0 + gi < (unsigned)rows; }
+    __device__ __forceinline__ long long offset(unsigned r0, int rows, int cols) const
+    {
+        return (long long)(active(r0, rows) ? (int)(r0 + gi) : 0) * cols;
+    }
 };
 
 // ---- Rows cut into chunks: a partial kernel reduces chunks, a finishing kernel the partials ----

@@ -40,47 +40,33 @@ __device__ __forceinline__ void row_load(uint4 v[RW_NV], const __half* __restric
     }
 }
 
+// For each vector j this thread holds of its row (v[k], k < RW_NV), widened to f[8]: the loop over
+// i < 8 in BODY is unrolled.
+#define LS_HELD(...)                                                                              \
+    _Pragma("unroll") for (int k = 0; k < RW_NV; ++k)                                           \
+    {                                                                                             \
+        const int j = k * G + lane;                                                               \
+        if (active && j < nv) {                                                                   \
+            float f[8];                                                                           \
+            widen8(v[k], f);                                                                      \
+            _Pragma("unroll") __VA_ARGS__                                                         \
+        }                                                                                         \
+    }
+
 // Finishes a row held in registers by row_load: max, sum, outputs.
 __device__ __forceinline__ void row_finish(const uint4 v[RW_NV], __half* __restrict__ yr, int cols, bool vec, int G,
                                            int lane, bool active, float* red)
 {
     const int nv = (cols + 7) >> 3;
     float m = neg_inf();
-#pragma unroll
-    for (int k = 0; k < RW_NV; ++k) {
-        const int j = k * G + lane;
-        if (active && j < nv) {
-            float f[8];
-            widen8(v[k], f);
-#pragma unroll
-            for (int i = 0; i < 8; ++i) m = fmaxf(m, f[i]);
-        }
-    }
+    LS_HELD(for (int i = 0; i < 8; ++i) m = fmaxf(m, f[i]);)
     m = group_reduce<true>(m, G, red);
     float s = 0.0f;
-#pragma unroll
-    for (int k = 0; k < RW_NV; ++k) {
-        const int j = k * G + lane;
-        if (active && j < nv) {
-            float f[8];
-            widen8(v[k], f);
-#pragma unroll
-            for (int i = 0; i < 8; ++i) s += expf(f[i] - m);     // exp(-inf) = 0 for padding
-        }
-    }
+    LS_HELD(for (int i = 0; i < 8; ++i) s += expf(f[i] - m);)     // exp(-inf) = 0 for padding
     s = group_reduce<false>(s, G, red);
     const float ls = logf(s);
-#pragma unroll
-    for (int k = 0; k < RW_NV; ++k) {
-        const int j = k * G + lane;
-        if (active && j < nv) {
-            float f[8];
-            widen8(v[k], f);
-#pragma unroll
-            for (int i = 0; i < 8; ++i) f[i] = (f[i] - m) - ls;
-            store_vec(yr, j, cols, vec, narrow8(f));
-        }
-    }
+    LS_HELD(for (int i = 0; i < 8; ++i) f[i] = (f[i] - m) - ls;
+            store_vec(yr, j, cols, vec, narrow8(f));)
 }
 
 // A row too long for registers (only in correctness cases): G == blockDim.x, one row per block.

@@ -83,19 +83,12 @@ rms_norm_bf16(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restri
     const bool vec = (cols & 7) == 0 &&
                      ((reinterpret_cast<unsigned long long>(x) | reinterpret_cast<unsigned long long>(y) |
                        reinterpret_cast<unsigned long long>(w)) & 15ull) == 0;
-    const RowGroups g(cols, 8 * RW_NV);
-    const int G = g.G, R = g.R, lane = g.lane, gi = g.gi;
-    const bool fits = g.fits;
 
-    // Row blocks blockIdx.x, blockIdx.x + gridDim.x, ... (unsigned: no overflow for rows < 2^31
-    // and gridDim.x * R < 2^31).
-    for (unsigned r0 = blockIdx.x * (unsigned)R; r0 < (unsigned)rows; r0 += gridDim.x * (unsigned)R) {
-        const bool active = r0 + gi < (unsigned)rows;
-        const int row = (int)(r0 + gi);
-        const long long off = (long long)(active ? row : 0) * cols;
-        if (fits)
-            row_cached(x + off, w, y + off, cols, eps, vec, G, lane, active, red);
-        else
-            row_stream(x + off, w, y + off, cols, eps, G, lane, red);   // R == 1 here, always active
+    const RowGroups g(cols, 8 * RW_NV);
+    for (unsigned r0 = g.first(); r0 < (unsigned)rows; r0 += g.step()) {
+        const bool active = g.active(r0, rows);
+        const long long off = g.offset(r0, rows, cols);
+        g.fits ? row_cached(x + off, w, y + off, cols, eps, vec, g.G, g.lane, active, red)
+               : row_stream(x + off, w, y + off, cols, eps, g.G, g.lane, red);   // R == 1 here, always active
     }
 }

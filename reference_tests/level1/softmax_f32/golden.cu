@@ -111,19 +111,12 @@ softmax_f32(const float* __restrict__ x, float* __restrict__ y, int rows, int co
     __shared__ float red[32];
     const bool vec = (cols & 3) == 0 &&
                      ((reinterpret_cast<unsigned long long>(x) | reinterpret_cast<unsigned long long>(y)) & 15ull) == 0;
-    const RowGroups g(cols, 4 * SM_NV);
-    const int G = g.G, R = g.R, lane = g.lane, gi = g.gi;
-    const bool fits = g.fits;
 
-    // Row blocks blockIdx.x, blockIdx.x + gridDim.x, ... (unsigned: no overflow for rows < 2^31
-    // and gridDim.x * R < 2^31).
-    for (unsigned r0 = blockIdx.x * (unsigned)R; r0 < (unsigned)rows; r0 += gridDim.x * (unsigned)R) {
-        const bool active = r0 + gi < (unsigned)rows;
-        const int row = (int)(r0 + gi);
-        const long long off = (long long)(active ? row : 0) * cols;
-        if (fits)
-            row_cached(x + off, y + off, cols, vec, G, lane, active, red);
-        else
-            row_stream(x + off, y + off, cols, vec, G, lane, red);   // R == 1 here, always active
+    const RowGroups g(cols, 4 * SM_NV);
+    for (unsigned r0 = g.first(); r0 < (unsigned)rows; r0 += g.step()) {
+        const bool active = g.active(r0, rows);
+        const long long off = g.offset(r0, rows, cols);
+        g.fits ? row_cached(x + off, y + off, cols, vec, g.G, g.lane, active, red)
+               : row_stream(x + off, y + off, cols, vec, g.G, g.lane, red);   // R == 1 here, always active
     }
 }
