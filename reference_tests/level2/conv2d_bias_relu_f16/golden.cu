@@ -38,27 +38,6 @@
 #define GEMM_TILE_BYTES (GEMM_BM * GEMM_BK * 2)  // one operand tile of one stage: 8 KiB
 #define GEMM_SMEM_BYTES (GEMM_STAGES * 2 * GEMM_TILE_BYTES)  // 65536
 
-__device__ __forceinline__ unsigned int smem_u32(const void* p)
-{
-    return (unsigned int)__cvta_generic_to_shared(p);
-}
-
-__device__ __forceinline__ void cp_async16(unsigned int dst, const void* src, int src_bytes)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
-                 :: "r"(dst), "l"(src), "r"(src_bytes) : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory"); }
-
-__device__ __forceinline__ void ldmatrix_x4(unsigned int addr, unsigned int& r0, unsigned int& r1,
-                                            unsigned int& r2, unsigned int& r3)
-{
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(addr));
-}
-
 // byte offset of (row, 16-byte chunk) inside one operand tile
 __device__ __forceinline__ unsigned int tile_off(int row, int chunk)
 {
@@ -198,11 +177,11 @@ __device__ __forceinline__ void gemm_mainloop(const T* __restrict__ A, const Loa
             unsigned int af[4][4], bf[8][2];
 #pragma unroll
             for (int mi = 0; mi < 4; mi++)
-                ldmatrix_x4(a_tile + tile_off(a_row + mi * 16, a_chunk + kk * 2),
+                ldsm_x4(a_tile + tile_off(a_row + mi * 16, a_chunk + kk * 2),
                             af[mi][0], af[mi][1], af[mi][2], af[mi][3]);
 #pragma unroll
             for (int nj = 0; nj < 4; nj++)
-                ldmatrix_x4(b_tile + tile_off(b_row + nj * 16, b_chunk + kk * 2),
+                ldsm_x4(b_tile + tile_off(b_row + nj * 16, b_chunk + kk * 2),
                             bf[2 * nj][0], bf[2 * nj][1], bf[2 * nj + 1][0], bf[2 * nj + 1][1]);
 #pragma unroll
             for (int mi = 0; mi < 4; mi++)

@@ -1,0 +1,74 @@
+// attention.cuh: the tiles of the flash-attention goldens attention_fwd_f16 and attention_causal_f16
+// (docs/problem-format.md, golden_prelude; after mma_sync.cuh). Head dim 64, CTA tiles of ATT_BM
+// query rows and ATT_BN keys. Shared-memory rows are 64 halves = 128 bytes = 8 chunks of 16 bytes;
+// chunk c of row r is stored at chunk c ^ (r & 7) so that ldmatrix phases are free of bank
+// conflicts.
+
+#define ATT_D 64
+#define ATT_BM 128
+#define ATT_BN 64
+#define ATT_Q_BYTES (ATT_BM * ATT_D * 2)      // 16384
+#define ATT_KV_BYTES (ATT_BN * ATT_D * 2)     // 8192 per tile
+#define ATT_SMEM_BYTES (ATT_Q_BYTES + 4 * ATT_KV_BYTES)  // 49152
+#define ATT_NEG_INF __int_as_float(0xff800000)
+
+// byte offset of (row, 16-byte chunk) in a tile of 128-byte rows
+__device__ __forceinline__ unsigned int att_off(int row, int chunk)
+{
+    return (unsigned int)(row * 128 + ((chunk ^ (row & 7)) << 4));
+}
+
+// Loads rows [r0, r0 + NROWS) of a [S, 64] matrix into a tile with NT threads; rows >= S become zeros.
+template <int NROWS, int NT>
+__device__ __forceinline__ void att_load_t(unsigned int tile, unsigned char* tile_ptr,
+                                           const __half* __restrict__ g, int S, int r0, bool vec)
+{
+#pragma unroll
+    for (int i = 0; i < NROWS * 8 / NT; i++) {
+        const int id = threadIdx.x + i * NT;
+        const int row = id >> 3, chunk = id & 7;
+        const int gr = r0 + row;
+        const unsigned int off = att_off(row, chunk);
+        if (vec) {
+            const bool ok = gr < S;
+            cp_async16(tile + off, ok ? g + (size_t)gr * ATT_D + chunk * 8 : g, ok ? 16 : 0);
+        } else {
+            unsigned short v[8];
+#pragma unroll
+            for (int j = 0; j < 8; j++)
+                v[j] = gr < S ? reinterpret_cast<const unsigned short*>(g)[(size_t)gr * ATT_D + chunk * 8 + j] : 0;
+            uint4 w;
+            w.x = (unsigned int)v[0] | ((unsigned int)v[1] << 16);
+            w.y = (unsigned int)v[2] | ((unsigned int)v[3] << 16);
+            w.z = (unsigned int)v[4] | ((unsigned int)v[5] << 16);
+            w.w = (unsigned int)v[6] | ((unsigned int)v[7] << 16);
+            *reinterpret_cast<uint4*>(tile_ptr + off) = w;
+        }
+    }
+}
+
+// Copies a warp's output block, staged in its own rows of the Q tile (q_p, from row srow0), to rows
+// wq0, wq0 + 1, ... of O with 16-byte stores (element by element when !vec); rows >= S are skipped.
+// NI rounds of 32 lanes, 8 rows a round.
+template <int NI>
+__device__ __forceinline__ void att_store_rows(const unsigned char* q_p, __half* __restrict__ O, int S, int wq0,
+                                               int srow0, int lane, bool vec)
+{
+#pragma unroll
+    for (int i = 0; i < NI; i++) {
+        const int id = lane + i * 32;
+        const int row = id >> 3, chunk = id & 7;
+        const int grow = wq0 + row;
+        if (grow < S) {
+            const uint4 w = *reinterpret_cast<const uint4*>(q_p + att_off(srow0 + row, chunk));
+            __half* dst = O + (size_t)grow * ATT_D + chunk * 8;
+            if (vec) {
+                *reinterpret_cast<uint4*>(dst) = w;
+            } else {
+                const unsigned short* e = reinterpret_cast<const unsigned short*>(&w);
+#pragma unroll
+                for (int jj = 0; jj < 8; jj++) reinterpret_cast<unsigned short*>(dst)[jj] = e[jj];
+            }
+        }
+    }
+}
