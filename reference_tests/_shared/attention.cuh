@@ -72,3 +72,51 @@ __device__ __forceinline__ void att_store_rows(const unsigned char* q_p, __half*
         }
     }
 }
+
+// Waits for K and V tile j (and everyone's reads of tile j - 1), then starts the copy of tile j + 1
+// into the other buffer (double buffering: tile j lives at byte offset (j & 1) * ATT_KV_BYTES of
+// the K and V areas after the Q tile).
+template <int NT>
+__device__ __forceinline__ void att_next_tile(int j, int ntiles, unsigned int sbase, unsigned char* smem,
+                                              const __half* __restrict__ K, const __half* __restrict__ V, int S,
+                                              bool vec)
+{
+    cp_async_wait_all();
+    __syncthreads();  // tile j visible to all; everyone is done with tile j - 1's buffers
+    if (j + 1 < ntiles) {
+        const unsigned int nb = (unsigned int)((j + 1) & 1) * ATT_KV_BYTES;
+        att_load_t<ATT_BN, NT>(sbase + ATT_Q_BYTES + nb, smem + ATT_Q_BYTES + nb, K, S, (j + 1) * ATT_BN, vec);
+        att_load_t<ATT_BN, NT>(sbase + ATT_Q_BYTES + 2 * ATT_KV_BYTES + nb, smem + ATT_Q_BYTES + 2 * ATT_KV_BYTES + nb,
+                               V, S, (j + 1) * ATT_BN, vec);
+    }
+    cp_async_commit();
+}
+
+// Starts the copies of the Q tile (query rows q0..) and of K and V tile 0, as one cp.async group.
+template <int NT>
+__device__ __forceinline__ void att_first_tiles(unsigned int sbase, unsigned char* smem, const __half* __restrict__ Q,
+                                                const __half* __restrict__ K, const __half* __restrict__ V, int S,
+                                                int q0, bool vec)
+{
+    att_load_t<ATT_BM, NT>(sbase, smem, Q, S, q0, vec);
+    att_load_t<ATT_BN, NT>(sbase + ATT_Q_BYTES, smem + ATT_Q_BYTES, K, S, 0, vec);
+    att_load_t<ATT_BN, NT>(sbase + ATT_Q_BYTES + 2 * ATT_KV_BYTES, smem + ATT_Q_BYTES + 2 * ATT_KV_BYTES, V, S, 0, vec);
+    cp_async_commit();
+}
+
+// Zeroes the accumulators of one 16-row block: 8 column blocks of 8 x 4 per thread.
+__device__ __forceinline__ void att_zero(float (&a)[8][4])
+{
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) a[i][e] = 0.0f;
+}
+
+// The K fragments (B operand of S = Q K^T) of keys nj * 16 .. nj * 16 + 15, k-chunk kc, of the K
+// tile at kb.
+__device__ __forceinline__ void att_ldsm_k(unsigned int kb, int nj, int kc, int lane, unsigned int& b0,
+                                           unsigned int& b1, unsigned int& b2, unsigned int& b3)
+{
+    ldsm_x4(kb + att_off(nj * 16 + (lane & 7) + ((lane >> 4) << 3), kc * 2 + ((lane >> 3) & 1)), b0, b1, b2, b3);
+}

@@ -58,19 +58,11 @@ __device__ __forceinline__ void attention_causal_body(const __half* __restrict__
     const int kv_end = min(S, q0 + ATT_BM);
     const int ntiles = (kv_end + ATT_BN - 1) / ATT_BN;
 
-    att_load_t<ATT_BM, NT>(q_s, q_p, Q, S, q0, vec);
-    att_load_t<ATT_BN, NT>(sbase + ATT_Q_BYTES, att_smem + ATT_Q_BYTES, K, S, 0, vec);
-    att_load_t<ATT_BN, NT>(sbase + ATT_Q_BYTES + 2 * ATT_KV_BYTES, att_smem + ATT_Q_BYTES + 2 * ATT_KV_BYTES,
-                           V, S, 0, vec);
-    cp_async_commit();
+    att_first_tiles<NT>(sbase, att_smem, Q, K, V, S, q0, vec);
 
     float o[MI][8][4];
 #pragma unroll
-    for (int mi = 0; mi < MI; mi++)
-#pragma unroll
-        for (int i = 0; i < 8; i++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) o[mi][i][e] = 0.0f;
+    for (int mi = 0; mi < MI; mi++) att_zero(o[mi]);
     float m[MI][2], l[MI][2];   // running max (raw score units) and partial row sums
 #pragma unroll
     for (int mi = 0; mi < MI; mi++)
@@ -83,16 +75,7 @@ __device__ __forceinline__ void attention_causal_body(const __half* __restrict__
     sl2 = fabsf(sl2);
 
     for (int j = 0; j < ntiles; j++) {
-        cp_async_wait_all();
-        __syncthreads();  // tile j visible to all; everyone is done with tile j - 1's buffers
-        if (j + 1 < ntiles) {
-            const unsigned int nb = (unsigned int)((j + 1) & 1) * ATT_KV_BYTES;
-            att_load_t<ATT_BN, NT>(sbase + ATT_Q_BYTES + nb, att_smem + ATT_Q_BYTES + nb, K, S,
-                                   (j + 1) * ATT_BN, vec);
-            att_load_t<ATT_BN, NT>(sbase + ATT_Q_BYTES + 2 * ATT_KV_BYTES + nb,
-                                   att_smem + ATT_Q_BYTES + 2 * ATT_KV_BYTES + nb, V, S, (j + 1) * ATT_BN, vec);
-        }
-        cp_async_commit();
+        att_next_tile<NT>(j, ntiles, sbase, att_smem, K, V, S, vec);
         if (j == 0) {
 #pragma unroll
             for (int mi = 0; mi < MI; mi++)
@@ -114,18 +97,13 @@ __device__ __forceinline__ void attention_causal_body(const __half* __restrict__
         // S = Q K^T for 16 MI rows x 64 keys per warp; each K fragment feeds MI row blocks
         float s[MI][8][4];
 #pragma unroll
-        for (int mi = 0; mi < MI; mi++)
-#pragma unroll
-            for (int i = 0; i < 8; i++)
-#pragma unroll
-                for (int e = 0; e < 4; e++) s[mi][i][e] = 0.0f;
+        for (int mi = 0; mi < MI; mi++) att_zero(s[mi]);
 #pragma unroll
         for (int kc = 0; kc < 4; kc++) {
 #pragma unroll
             for (int nj = 0; nj < 4; nj++) {
                 unsigned int b0, b1, b2, b3;
-                ldsm_x4(kb + att_off(nj * 16 + (lane & 7) + ((lane >> 4) << 3), kc * 2 + ((lane >> 3) & 1)),
-                        b0, b1, b2, b3);
+                att_ldsm_k(kb, nj, kc, lane, b0, b1, b2, b3);
 #pragma unroll
                 for (int mi = 0; mi < MI; mi++) {
                     mma_f16(s[mi][2 * nj], qf[mi][kc], b0, b1);

@@ -43,32 +43,16 @@ __device__ __forceinline__ void attention_body(const __half* __restrict__ Q, con
     const int kv_end = CAUSAL ? min(S, q0 + ATT_BM) : S;
     const int ntiles = (kv_end + ATT_BN - 1) / ATT_BN;
 
-    att_load_t<ATT_BM, ATT_THREADS>(q_s, q_p, Q, S, q0, vec);
-    att_load_t<ATT_BN, ATT_THREADS>(sbase + ATT_Q_BYTES, att_smem + ATT_Q_BYTES, K, S, 0, vec);
-    att_load_t<ATT_BN, ATT_THREADS>(sbase + ATT_Q_BYTES + 2 * ATT_KV_BYTES, att_smem + ATT_Q_BYTES + 2 * ATT_KV_BYTES,
-                     V, S, 0, vec);
-    cp_async_commit();
+    att_first_tiles<ATT_THREADS>(sbase, att_smem, Q, K, V, S, q0, vec);
 
     float o[8][4];
-#pragma unroll
-    for (int i = 0; i < 8; i++)
-#pragma unroll
-        for (int e = 0; e < 4; e++) o[i][e] = 0.0f;
+    att_zero(o);
     float m[2] = { ATT_NEG_INF, ATT_NEG_INF }, l[2] = { 0.0f, 0.0f };
     unsigned int qf[4][4];
     const float sl2 = scale * 1.4426950408889634f;  // scores in log2 units
 
     for (int j = 0; j < ntiles; j++) {
-        cp_async_wait_all();
-        __syncthreads();  // tile j visible to all; everyone is done with tile j - 1's buffers
-        if (j + 1 < ntiles) {
-            const unsigned int nb = (unsigned int)((j + 1) & 1) * ATT_KV_BYTES;
-            att_load_t<ATT_BN, ATT_THREADS>(sbase + ATT_Q_BYTES + nb, att_smem + ATT_Q_BYTES + nb, K, S,
-                             (j + 1) * ATT_BN, vec);
-            att_load_t<ATT_BN, ATT_THREADS>(sbase + ATT_Q_BYTES + 2 * ATT_KV_BYTES + nb,
-                             att_smem + ATT_Q_BYTES + 2 * ATT_KV_BYTES + nb, V, S, (j + 1) * ATT_BN, vec);
-        }
-        cp_async_commit();
+        att_next_tile<ATT_THREADS>(j, ntiles, sbase, att_smem, K, V, S, vec);
         if (j == 0) {
 #pragma unroll
             for (int kc = 0; kc < 4; kc++)
@@ -80,17 +64,13 @@ __device__ __forceinline__ void attention_body(const __half* __restrict__ Q, con
 
         // S = Q K^T for 16 rows x 64 keys per warp
         float s[8][4];
-#pragma unroll
-        for (int i = 0; i < 8; i++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) s[i][e] = 0.0f;
+        att_zero(s);
 #pragma unroll
         for (int kc = 0; kc < 4; kc++) {
 #pragma unroll
             for (int nj = 0; nj < 4; nj++) {
                 unsigned int b0, b1, b2, b3;
-                ldsm_x4(kb + att_off(nj * 16 + (lane & 7) + ((lane >> 4) << 3), kc * 2 + ((lane >> 3) & 1)),
-                        b0, b1, b2, b3);
+                att_ldsm_k(kb, nj, kc, lane, b0, b1, b2, b3);
                 mma_f16(s[2 * nj], qf[kc], b0, b1);
                 mma_f16(s[2 * nj + 1], qf[kc], b2, b3);
             }
