@@ -37,12 +37,7 @@ __device__ __forceinline__ void att_load_t(unsigned int tile, unsigned char* til
 #pragma unroll
             for (int j = 0; j < 8; j++)
                 v[j] = gr < S ? reinterpret_cast<const unsigned short*>(g)[(size_t)gr * ATT_D + chunk * 8 + j] : 0;
-            uint4 w;
-            w.x = (unsigned int)v[0] | ((unsigned int)v[1] << 16);
-            w.y = (unsigned int)v[2] | ((unsigned int)v[3] << 16);
-            w.z = (unsigned int)v[4] | ((unsigned int)v[5] << 16);
-            w.w = (unsigned int)v[6] | ((unsigned int)v[7] << 16);
-            *reinterpret_cast<uint4*>(tile_ptr + off) = w;
+            *reinterpret_cast<uint4*>(tile_ptr + off) = pack8_u16(v);
         }
     }
 }
@@ -119,4 +114,27 @@ __device__ __forceinline__ void att_ldsm_k(unsigned int kb, int nj, int kc, int 
                                            unsigned int& b1, unsigned int& b2, unsigned int& b3)
 {
     ldsm_x4(kb + att_off(nj * 16 + (lane & 7) + ((lane >> 4) << 3), kc * 2 + ((lane >> 3) & 1)), b0, b1, b2, b3);
+}
+
+// S = Q K^T for MI 16-row blocks x 64 keys of the K tile at kb, from zero; each K fragment feeds the
+// MI row blocks.
+template <int MI>
+__device__ __forceinline__ void att_qk(float (&s)[MI][8][4], const unsigned int (&qf)[MI][4][4], unsigned int kb,
+                                       int lane)
+{
+#pragma unroll
+    for (int mi = 0; mi < MI; mi++) att_zero(s[mi]);
+#pragma unroll
+    for (int kc = 0; kc < 4; kc++) {
+#pragma unroll
+        for (int nj = 0; nj < 4; nj++) {
+            unsigned int b0, b1, b2, b3;
+            att_ldsm_k(kb, nj, kc, lane, b0, b1, b2, b3);
+#pragma unroll
+            for (int mi = 0; mi < MI; mi++) {
+                mma_f16(s[mi][2 * nj], qf[mi][kc], b0, b1);
+                mma_f16(s[mi][2 * nj + 1], qf[mi][kc], b2, b3);
+            }
+        }
+    }
 }

@@ -47,3 +47,13 @@ __device__ __forceinline__ unsigned int pack_half2(float a, float b)
     __half2 h = __floats2half2_rn(a, b);
     return *reinterpret_cast<unsigned int*>(&h);
 }
+// 8 16-bit values packed into one 16-byte vector (the element-by-element paths of the tile loads)
+__device__ __forceinline__ uint4 pack8_u16(const unsigned short v[8])
+{
+    uint4 w;
+    w.x = (unsigned int)v[0] | ((unsigned int)v[1] << 16);
+    w.y = (unsigned int)v[2] | ((unsigned int)v[3] << 16);
+    w.z = (unsigned int)v[4] | ((unsigned int)v[5] << 16);
+    w.w = (unsigned int)v[6] | ((unsigned int)v[7] << 16);
+    return w;
+}

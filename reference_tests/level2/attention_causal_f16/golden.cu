@@ -96,21 +96,7 @@ __device__ __forceinline__ void attention_causal_body(const __half* __restrict__
 
         // S = Q K^T for 16 MI rows x 64 keys per warp; each K fragment feeds MI row blocks
         float s[MI][8][4];
-#pragma unroll
-        for (int mi = 0; mi < MI; mi++) att_zero(s[mi]);
-#pragma unroll
-        for (int kc = 0; kc < 4; kc++) {
-#pragma unroll
-            for (int nj = 0; nj < 4; nj++) {
-                unsigned int b0, b1, b2, b3;
-                att_ldsm_k(kb, nj, kc, lane, b0, b1, b2, b3);
-#pragma unroll
-                for (int mi = 0; mi < MI; mi++) {
-                    mma_f16(s[mi][2 * nj], qf[mi][kc], b0, b1);
-                    mma_f16(s[mi][2 * nj + 1], qf[mi][kc], b2, b3);
-                }
-            }
-        }
+        att_qk<MI>(s, qf, kb, lane);
 
 #pragma unroll
         for (int mi = 0; mi < MI; mi++) {

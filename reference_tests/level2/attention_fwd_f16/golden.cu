@@ -48,7 +48,8 @@ __device__ __forceinline__ void attention_body(const __half* __restrict__ Q, con
     float o[8][4];
     att_zero(o);
     float m[2] = { ATT_NEG_INF, ATT_NEG_INF }, l[2] = { 0.0f, 0.0f };
-    unsigned int qf[4][4];
+    unsigned int qf1[1][4][4];   // one 16-row block (att_qk)
+    unsigned int (&qf)[4][4] = qf1[0];
     const float sl2 = scale * 1.4426950408889634f;  // scores in log2 units
 
     for (int j = 0; j < ntiles; j++) {
@@ -63,18 +64,9 @@ __device__ __forceinline__ void attention_body(const __half* __restrict__ Q, con
         const unsigned int vb = kb + 2 * ATT_KV_BYTES;
 
         // S = Q K^T for 16 rows x 64 keys per warp
-        float s[8][4];
-        att_zero(s);
-#pragma unroll
-        for (int kc = 0; kc < 4; kc++) {
-#pragma unroll
-            for (int nj = 0; nj < 4; nj++) {
-                unsigned int b0, b1, b2, b3;
-                att_ldsm_k(kb, nj, kc, lane, b0, b1, b2, b3);
-                mma_f16(s[2 * nj], qf[kc], b0, b1);
-                mma_f16(s[2 * nj + 1], qf[kc], b2, b3);
-            }
-        }
+        float s1[1][8][4];
+        float (&s)[8][4] = s1[0];
+        att_qk<1>(s1, qf1, kb, lane);
 
         // scale and mask
         const int k0 = j * ATT_BN;

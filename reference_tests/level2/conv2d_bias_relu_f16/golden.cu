@@ -69,12 +69,7 @@ __device__ __forceinline__ void gemm_load_tile(unsigned int tile, unsigned char*
                     e = reinterpret_cast<const unsigned short*>(g)[(size_t)gr * K + gk + j];
                 v[j] = e;
             }
-            uint4 w;
-            w.x = (unsigned int)v[0] | ((unsigned int)v[1] << 16);
-            w.y = (unsigned int)v[2] | ((unsigned int)v[3] << 16);
-            w.z = (unsigned int)v[4] | ((unsigned int)v[5] << 16);
-            w.w = (unsigned int)v[6] | ((unsigned int)v[7] << 16);
-            *reinterpret_cast<uint4*>(tile_ptr + off) = w;
+            *reinterpret_cast<uint4*>(tile_ptr + off) = pack8_u16(v);
         }
     }
 }
