@@ -47,6 +47,17 @@ __device__ __forceinline__ void l2b_team_sum2(float& a, float& b, float (*red)[3
 	}
 }
 
+// The team's sums of x^2 (ss) and g x (sd) give the row's scales: dx = g * rstd - k * x, with
+// rstd = 1 / sqrt(ss + eps) and k = sd / (ss + eps) * rstd.
+__device__ __forceinline__ void l2b_scales(float &ss, float &sd, float eps, float (*red)[32], int ts, float &rstd,
+					   float &k)
+{
+	l2b_team_sum2(ss, sd, red, ts);
+	const float var = ss + eps;
+	rstd = 1.0f / sqrtf(var);
+	k = sd / var * rstd;
+}
+
 extern "C" __global__ void __launch_bounds__(1024)
 l2_norm_bwd_golden(const float* __restrict__ x, const float* __restrict__ dy, float* __restrict__ dx,
 		   int rows, int cols, float eps, int ts)
@@ -89,10 +100,8 @@ l2_norm_bwd_golden(const float* __restrict__ x, const float* __restrict__ dy, fl
 				sd = fmaf(gv[i].z, xv[i].z, sd);
 				sd = fmaf(gv[i].w, xv[i].w, sd);
 			}
-			l2b_team_sum2(ss, sd, red, ts);
-			const float var = ss + eps;
-			const float rstd = 1.0f / sqrtf(var);
-			const float k = sd / var * rstd;
+			float rstd, k;
+			l2b_scales(ss, sd, eps, red, ts, rstd, k);
 #pragma unroll
 			for (int i = 0; i < L2B_VPT / 4; ++i) {
 				const int j = lt + i * ts;
@@ -120,10 +129,8 @@ l2_norm_bwd_golden(const float* __restrict__ x, const float* __restrict__ dy, fl
 					sd = fmaf(g.w, a.w, sd);
 				}
 			}
-			l2b_team_sum2(ss, sd, red, ts);
-			const float var = ss + eps;
-			const float rstd = 1.0f / sqrtf(var);
-			const float k = sd / var * rstd;
+			float rstd, k;
+			l2b_scales(ss, sd, eps, red, ts, rstd, k);
 			if (active) {
 #pragma unroll 4
 				for (int j = lt; j < nv; j += ts) {
@@ -155,10 +162,8 @@ l2_norm_bwd_golden(const float* __restrict__ x, const float* __restrict__ dy, fl
 				ss = fmaf(xv[i], xv[i], ss);
 				sd = fmaf(gv[i], xv[i], sd);
 			}
-			l2b_team_sum2(ss, sd, red, ts);
-			const float var = ss + eps;
-			const float rstd = 1.0f / sqrtf(var);
-			const float k = sd / var * rstd;
+			float rstd, k;
+			l2b_scales(ss, sd, eps, red, ts, rstd, k);
 #pragma unroll
 			for (int i = 0; i < L2B_VPT; ++i) {
 				const int c = lt + i * ts;
@@ -174,10 +179,8 @@ l2_norm_bwd_golden(const float* __restrict__ x, const float* __restrict__ dy, fl
 					sd = fmaf(g, a, sd);
 				}
 			}
-			l2b_team_sum2(ss, sd, red, ts);
-			const float var = ss + eps;
-			const float rstd = 1.0f / sqrtf(var);
-			const float k = sd / var * rstd;
+			float rstd, k;
+			l2b_scales(ss, sd, eps, red, ts, rstd, k);
 			if (active) {
 #pragma unroll 4
 				for (int c = lt; c < cols; c += ts)
