@@ -119,14 +119,8 @@ l2_norm_bwd_golden(const float* __restrict__ x, const float* __restrict__ dy, fl
 #pragma unroll 4
 				for (int j = lt; j < nv; j += ts) {
 					const float4 a = __ldg(x4 + j), g = __ldg(g4 + j);
-					ss = fmaf(a.x, a.x, ss);
-					ss = fmaf(a.y, a.y, ss);
-					ss = fmaf(a.z, a.z, ss);
-					ss = fmaf(a.w, a.w, ss);
-					sd = fmaf(g.x, a.x, sd);
-					sd = fmaf(g.y, a.y, sd);
-					sd = fmaf(g.z, a.z, sd);
-					sd = fmaf(g.w, a.w, sd);
+					ss = fma4(a, a, ss);
+					sd = fma4(g, a, sd);
 				}
 			}
 			float rstd, k;
