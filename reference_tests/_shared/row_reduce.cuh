@@ -1,7 +1,8 @@
 // row_reduce.cuh: the reduction scaffolding of the row-wise golden kernels (docs/problem-format.md,
 // golden_prelude). Used by softmax_f32, layer_norm_f32, log_softmax_f16, rms_norm_bf16 (one row per
-// group of threads) and by sum_dim_f32, max_dim_bf16, argmax_dim_f32, cross_entropy_f32,
-// mse_loss_f32 (rows cut into `split` chunks, then a finishing kernel over the partials).
+// group of threads), by sum_dim_f32, max_dim_bf16, argmax_dim_f32, cross_entropy_f32,
+// mse_loss_f32 (rows cut into `split` chunks, then a finishing kernel over the partials) and by
+// layernorm_residual_bf16, softmax_scale_mask_f32 (one row per block: block_reduce).
 //
 // Groups. A group of G threads (G a power of two, G <= blockDim.x) owns one row or chunk; a block
 // of blockDim.x threads holds blockDim.x / G of them at a time. Reductions over a group run per
@@ -183,3 +184,26 @@ struct RowWarps {
     __device__ __forceinline__ long long first() const { return (long long)blockIdx.x * wpb + (threadIdx.x >> 5); }
     __device__ __forceinline__ long long step() const { return (long long)gridDim.x * wpb; }
 };
+
+// Max or sum of v over the whole block (blockDim.x a multiple of 32); every thread gets the same
+// bits: an xor butterfly in each warp, then the per-warp values, butterflied again by every warp.
+template <bool IS_MAX>
+__device__ __forceinline__ float block_reduce(float v, float* red)
+{
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        const float w = __shfl_xor_sync(0xffffffffu, v, o);
+        v = IS_MAX ? fmaxf(v, w) : v + w;
+    }
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0) red[warp] = v;
+    __syncthreads();
+    float t = lane < (int)(blockDim.x >> 5) ? red[lane] : (IS_MAX ? __int_as_float(0xff800000) : 0.0f);
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        const float w = __shfl_xor_sync(0xffffffffu, t, o);
+        t = IS_MAX ? fmaxf(t, w) : t + w;
+    }
+    __syncthreads();  // red may be reused by the next call
+    return t;
+}
