@@ -112,6 +112,17 @@ struct RowGroups {
     }
 };
 
+// For each vector j = k * G + lane (k < NV) this thread holds of its row (active && j < nv): the
+// statements given (the loop over k is unrolled; G, lane, active and nv must be in scope).
+#define ROW_HELD(NV, ...)                                                                         \
+    _Pragma("unroll") for (int k = 0; k < (NV); ++k)                                            \
+    {                                                                                             \
+        const int j = k * G + lane;                                                               \
+        if (active && j < nv) {                                                                   \
+            __VA_ARGS__                                                                           \
+        }                                                                                         \
+    }
+
 // ---- Rows cut into chunks: a partial kernel reduces chunks, a finishing kernel the partials ----
 //
 // Each row is cut into `split` chunks of clen = align(cdiv(cols, split), 8) elements (the last

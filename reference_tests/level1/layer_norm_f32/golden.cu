@@ -55,30 +55,19 @@ __device__ __forceinline__ void row_cached(const float* __restrict__ xr, float* 
     const int nv = (cols + 3) >> 2;
     float4 v[LN_NV];
     float s = 0.0f;
-#pragma unroll
-    for (int k = 0; k < LN_NV; ++k) {
-        const int j = k * G + lane;
-        if (active && j < nv) {
-            v[k] = load_vec(xr, j, cols, vec, 0.0f);     // padding reads as 0
-            s += sum4(v[k]);
-        }
-    }
+    ROW_HELD(LN_NV,
+             v[k] = load_vec(xr, j, cols, vec, 0.0f);     // padding reads as 0
+             s += sum4(v[k]);)
     const float mean = group_sum(s, G, red) / (float)cols;
     float q = 0.0f;
-#pragma unroll
-    for (int k = 0; k < LN_NV; ++k) {
-        const int j = k * G + lane;
-        if (active && j < nv) q += sqdev4(v[k], mean, 4 * j, cols, vec);
-    }
+    ROW_HELD(LN_NV,
+             q += sqdev4(v[k], mean, 4 * j, cols, vec);)
     const float var = group_sum(q, G, red) / (float)cols;
     const float rstd = 1.0f / sqrtf(var + eps);
-#pragma unroll
-    for (int k = 0; k < LN_NV; ++k) {
-        const int j = k * G + lane;
-        if (active && j < nv)
-            store_vec(yr, j, cols, vec,
-                      normalize4(v[k], mean, rstd, load_vec(gamma, j, cols, vec, 0.0f), load_vec(beta, j, cols, vec, 0.0f)));
-    }
+    ROW_HELD(LN_NV,
+             store_vec(yr, j, cols, vec,
+                       normalize4(v[k], mean, rstd, load_vec(gamma, j, cols, vec, 0.0f),
+                                  load_vec(beta, j, cols, vec, 0.0f)));)
 }
 
 // A row too long for registers (only in correctness cases): G == blockDim.x, one row per block,

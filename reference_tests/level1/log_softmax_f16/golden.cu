@@ -33,25 +33,13 @@ __device__ __forceinline__ void row_load(uint4 v[RW_NV], const __half* __restric
                                          int lane, bool active)
 {
     const int nv = (cols + 7) >> 3;
-#pragma unroll
-    for (int k = 0; k < RW_NV; ++k) {
-        const int j = k * G + lane;
-        if (active && j < nv) v[k] = load_vec(xr, j, cols, vec, 0xFC00u);     // padding: -inf
-    }
+    ROW_HELD(RW_NV,
+             v[k] = load_vec(xr, j, cols, vec, 0xFC00u);)     // padding: -inf
 }
 
 // For each vector j this thread holds of its row (v[k], k < RW_NV), widened to f[8]: the loop over
 // i < 8 in BODY is unrolled.
-#define LS_HELD(...)                                                                              \
-    _Pragma("unroll") for (int k = 0; k < RW_NV; ++k)                                           \
-    {                                                                                             \
-        const int j = k * G + lane;                                                               \
-        if (active && j < nv) {                                                                   \
-            float f[8];                                                                           \
-            widen8(v[k], f);                                                                      \
-            _Pragma("unroll") __VA_ARGS__                                                         \
-        }                                                                                         \
-    }
+#define LS_HELD(...) ROW_HELD(RW_NV, float f[8]; widen8(v[k], f); _Pragma("unroll") __VA_ARGS__)
 
 // Finishes a row held in registers by row_load: max, sum, outputs.
 __device__ __forceinline__ void row_finish(const uint4 v[RW_NV], __half* __restrict__ yr, int cols, bool vec, int G,

@@ -31,31 +31,21 @@ __device__ __forceinline__ void row_cached(const __nv_bfloat16* __restrict__ xr,
     const int nv = (cols + 7) >> 3;
     uint4 v[RW_NV];
     float ss = 0.0f;
-#pragma unroll
-    for (int k = 0; k < RW_NV; ++k) {
-        const int j = k * G + lane;
-        if (active && j < nv) {
-            v[k] = load_vec(xr, j, cols, vec, 0u);        // padding: 0
-            float f[8];
-            widen8(v[k], f);
-#pragma unroll
-            for (int i = 0; i < 8; ++i) ss += f[i] * f[i];
-        }
-    }
+    ROW_HELD(RW_NV,
+             v[k] = load_vec(xr, j, cols, vec, 0u);        // padding: 0
+             float f[8];
+             widen8(v[k], f);
+             _Pragma("unroll")
+             for (int i = 0; i < 8; ++i) ss += f[i] * f[i];)
     ss = group_reduce<false>(ss, G, red);
     const float r = 1.0f / sqrtf(ss / (float)cols + eps);
-#pragma unroll
-    for (int k = 0; k < RW_NV; ++k) {
-        const int j = k * G + lane;
-        if (active && j < nv) {
-            float f[8], g[8];
-            widen8(v[k], f);
-            widen8(load_vec(w, j, cols, vec, 0u), g);
-#pragma unroll
-            for (int i = 0; i < 8; ++i) f[i] = f[i] * r * g[i];
-            store_vec(yr, j, cols, vec, narrow8(f));
-        }
-    }
+    ROW_HELD(RW_NV,
+             float f[8], g[8];
+             widen8(v[k], f);
+             widen8(load_vec(w, j, cols, vec, 0u), g);
+             _Pragma("unroll")
+             for (int i = 0; i < 8; ++i) f[i] = f[i] * r * g[i];
+             store_vec(yr, j, cols, vec, narrow8(f));)
 }
 
 // A row too long for registers (only in correctness cases): G == blockDim.x, one row per block,

@@ -44,34 +44,21 @@ __device__ __forceinline__ void row_cached(const float* __restrict__ xr, float* 
     const int nv = (cols + 3) >> 2;
     float4 v[SM_NV];
     float m = neg_inf();
-#pragma unroll
-    for (int k = 0; k < SM_NV; ++k) {
-        const int j = k * G + lane;
-        if (active && j < nv) {
-            v[k] = load_vec(xr, j, cols, vec, neg_inf());
-            m = fmaxf(m, max4(v[k]));
-        }
-    }
+    ROW_HELD(SM_NV,
+             v[k] = load_vec(xr, j, cols, vec, neg_inf());
+             m = fmaxf(m, max4(v[k]));)
     m = group_reduce<true>(m, G, red);
     float s = 0.0f;
-#pragma unroll
-    for (int k = 0; k < SM_NV; ++k) {
-        const int j = k * G + lane;
-        if (active && j < nv) v[k] = exp_sub(v[k], m, s);
-    }
+    ROW_HELD(SM_NV,
+             v[k] = exp_sub(v[k], m, s);)
     s = group_reduce<false>(s, G, red);
     const float inv = 1.0f / s;
-#pragma unroll
-    for (int k = 0; k < SM_NV; ++k) {
-        const int j = k * G + lane;
-        if (active && j < nv) {
-            v[k].x *= inv;
-            v[k].y *= inv;
-            v[k].z *= inv;
-            v[k].w *= inv;
-            store_vec(yr, j, cols, vec, v[k]);
-        }
-    }
+    ROW_HELD(SM_NV,
+             v[k].x *= inv;
+             v[k].y *= inv;
+             v[k].z *= inv;
+             v[k].w *= inv;
+             store_vec(yr, j, cols, vec, v[k]);)
 }
 
 // A row too long for registers: G == blockDim.x, one row per block. Pass 1 keeps a running max m
