@@ -172,6 +172,30 @@ struct Chunks {
     }
 };
 
+// The walks over a chunk, in rounds (in scope: base, the round's first index, G and lane). One round
+// of N elements or vectors per thread, all loads issued before any is used: DECL declares the
+// round's registers, then LOAD runs for k < N, then VISIT for k < N (both loops unrolled; LOAD and
+// VISIT are expressions or statements). In CHUNK_ROUND_J, LOAD sees j = base + k * G + lane (the
+// full rounds spell the index out in their loads: the same pointer arithmetic as before).
+#define CHUNK_ROUND_(N, DECL, JDECL, LOAD, VISIT)                                                 \
+    DECL;                                                                                         \
+    _Pragma("unroll") for (int k = 0; k < (N); ++k)                                             \
+    {                                                                                             \
+        JDECL                                                                                     \
+        LOAD;                                                                                     \
+    }                                                                                             \
+    _Pragma("unroll") for (int k = 0; k < (N); ++k) { VISIT; }
+#define CHUNK_ROUND(N, DECL, LOAD, VISIT) CHUNK_ROUND_(N, DECL, , LOAD, VISIT)
+#define CHUNK_ROUND_J(N, DECL, LOAD, VISIT) CHUNK_ROUND_(N, DECL, const int j = base + k * G + lane;, LOAD, VISIT)
+
+// The last, partial round of a vector walk: STMT for each j = base + k * G + lane < nv, k < N.
+#define CHUNK_TAIL(N, STMT)                                                                       \
+    _Pragma("unroll") for (int k = 0; k < (N); ++k)                                             \
+    {                                                                                             \
+        const int j = base + k * G + lane;                                                        \
+        if (j < nv) STMT;                                                                         \
+    }
+
 // Sum (IS_MAX false) or maximum of the split partials p[0, split) of one row over one warp (the
 // finishing kernels); every lane gets the same bits.
 template <bool IS_MAX>

@@ -66,28 +66,14 @@ argmax_dim_partial(const float* __restrict__ x, int* __restrict__ y, float* __re
             const int nv = c.len >> 2;                   // c.len % 4 == 0 here
             int base = 0;
             for (; base + G * AM_NV <= nv; base += G * AM_NV) {   // full rounds: no bound checks
-                float4 v[AM_NV];
-#pragma unroll
-                for (int k = 0; k < AM_NV; ++k) v[k] = __ldg(x4 + base + k * G + lane);
-#pragma unroll
-                for (int k = 0; k < AM_NV; ++k) am_visit4(bv, bi, v[k], st + 4 * (base + k * G + lane));
+                CHUNK_ROUND(AM_NV, float4 v[AM_NV], v[k] = __ldg(x4 + base + k * G + lane),
+                            am_visit4(bv, bi, v[k], st + 4 * (base + k * G + lane)));
             }
-#pragma unroll
-            for (int k = 0; k < AM_NV; ++k) {                     // last, partial round
-                const int j = base + k * G + lane;
-                if (j < nv) am_visit4(bv, bi, __ldg(x4 + j), st + 4 * j);
-            }
+            CHUNK_TAIL(AM_NV, am_visit4(bv, bi, __ldg(x4 + j), st + 4 * j));     // last, partial round
         } else {
             for (int base = 0; base < c.len; base += G * AM_SR) {
-                float v[AM_SR];
-#pragma unroll
-                for (int k = 0; k < AM_SR; ++k) {
-                    const int j = base + k * G + lane;
-                    v[k] = j < c.len ? __ldg(xs + j) : neg_inf();
-                }
-#pragma unroll
-                for (int k = 0; k < AM_SR; ++k)
-                    if (v[k] > bv) { bv = v[k]; bi = st + base + k * G + lane; }
+                CHUNK_ROUND_J(AM_SR, float v[AM_SR], v[k] = j < c.len ? __ldg(xs + j) : neg_inf(),
+                              if (v[k] > bv) { bv = v[k]; bi = st + base + k * G + lane; });
             }
         }
         group_reduce2(bv, bi, G, redv, redi, AmMerge());

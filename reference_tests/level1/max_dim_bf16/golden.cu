@@ -53,27 +53,13 @@ max_dim_partial(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__
             const int nv = c.len >> 3;                   // c.len % 8 == 0 here
             int base = 0;
             for (; base + G * MD_NV <= nv; base += G * MD_NV) {   // full rounds: no bound checks
-                uint4 v[MD_NV];
-#pragma unroll
-                for (int k = 0; k < MD_NV; ++k) v[k] = __ldg(x8 + base + k * G + lane);
-#pragma unroll
-                for (int k = 0; k < MD_NV; ++k) m = fmaxf(m, max8(v[k]));
+                CHUNK_ROUND(MD_NV, uint4 v[MD_NV], v[k] = __ldg(x8 + base + k * G + lane), m = fmaxf(m, max8(v[k])));
             }
-#pragma unroll
-            for (int k = 0; k < MD_NV; ++k) {                     // last, partial round
-                const int j = base + k * G + lane;
-                if (j < nv) m = fmaxf(m, max8(__ldg(x8 + j)));
-            }
+            CHUNK_TAIL(MD_NV, m = fmaxf(m, max8(__ldg(x8 + j))));     // last, partial round
         } else {
             for (int base = 0; base < c.len; base += G * MD_SR) {
-                float v[MD_SR];
-#pragma unroll
-                for (int k = 0; k < MD_SR; ++k) {
-                    const int j = base + k * G + lane;
-                    v[k] = j < c.len ? __bfloat162float(xs[j]) : neg_inf();
-                }
-#pragma unroll
-                for (int k = 0; k < MD_SR; ++k) m = fmaxf(m, v[k]);
+                CHUNK_ROUND_J(MD_SR, float v[MD_SR], v[k] = j < c.len ? __bfloat162float(xs[j]) : neg_inf(),
+                              m = fmaxf(m, v[k]));
             }
         }
         m = group_max(m, G, red);

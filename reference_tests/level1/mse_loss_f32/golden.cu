@@ -49,30 +49,15 @@ mse_partial(const float* __restrict__ a, const float* __restrict__ b, float* __r
             const int nv = c.len >> 2;                   // c.len % 4 == 0 here
             int base = 0;
             for (; base + G * MS_NV <= nv; base += G * MS_NV) {   // full rounds: no bound checks
-                float4 va[MS_NV], vb[MS_NV];
-#pragma unroll
-                for (int k = 0; k < MS_NV; ++k) {
-                    va[k] = __ldg(a4 + base + k * G + lane);
-                    vb[k] = __ldg(b4 + base + k * G + lane);
-                }
-#pragma unroll
-                for (int k = 0; k < MS_NV; ++k) acc += sqdiff4(va[k], vb[k]);
+                CHUNK_ROUND(MS_NV, float4 va[MS_NV]; float4 vb[MS_NV],
+                            va[k] = __ldg(a4 + base + k * G + lane); vb[k] = __ldg(b4 + base + k * G + lane),
+                            acc += sqdiff4(va[k], vb[k]));
             }
-#pragma unroll
-            for (int k = 0; k < MS_NV; ++k) {                     // last, partial round
-                const int j = base + k * G + lane;
-                if (j < nv) acc += sqdiff4(__ldg(a4 + j), __ldg(b4 + j));
-            }
+            CHUNK_TAIL(MS_NV, acc += sqdiff4(__ldg(a4 + j), __ldg(b4 + j)));     // last, partial round
         } else {
             for (int base = 0; base < c.len; base += G * MS_SR) {
-                float d[MS_SR];
-#pragma unroll
-                for (int k = 0; k < MS_SR; ++k) {
-                    const int j = base + k * G + lane;
-                    d[k] = j < c.len ? __ldg(as + j) - __ldg(bs + j) : 0.0f;
-                }
-#pragma unroll
-                for (int k = 0; k < MS_SR; ++k) acc += d[k] * d[k];
+                CHUNK_ROUND_J(MS_SR, float d[MS_SR], d[k] = j < c.len ? __ldg(as + j) - __ldg(bs + j) : 0.0f,
+                              acc += d[k] * d[k]);
             }
         }
         acc = group_sum(acc, G, red);

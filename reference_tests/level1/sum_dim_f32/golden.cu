@@ -41,32 +41,16 @@ sum_dim_partial(const float* __restrict__ x, float* __restrict__ y, float* __res
             const int nv = c.len >> 2;                   // c.len % 4 == 0 here
             int base = 0;
             for (; base + G * SD_NV <= nv; base += G * SD_NV) {   // full rounds: no bound checks
-                float4 v[SD_NV];
-#pragma unroll
-                for (int k = 0; k < SD_NV; ++k) v[k] = __ldg(x4 + base + k * G + lane);
-#pragma unroll
-                for (int k = 0; k < SD_NV; ++k) acc += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+                CHUNK_ROUND(SD_NV, float4 v[SD_NV], v[k] = __ldg(x4 + base + k * G + lane),
+                            acc += (v[k].x + v[k].y) + (v[k].z + v[k].w));
             }
             if (base < nv) {                                      // last, partial round
-                float4 v[SD_NV];
-#pragma unroll
-                for (int k = 0; k < SD_NV; ++k) {
-                    const int j = base + k * G + lane;
-                    v[k] = j < nv ? __ldg(x4 + j) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-                }
-#pragma unroll
-                for (int k = 0; k < SD_NV; ++k) acc += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+                CHUNK_ROUND_J(SD_NV, float4 v[SD_NV], v[k] = j < nv ? __ldg(x4 + j) : make_float4(0.0f, 0.0f, 0.0f, 0.0f),
+                              acc += (v[k].x + v[k].y) + (v[k].z + v[k].w));
             }
         } else {
             for (int base = 0; base < c.len; base += G * SD_SR) {
-                float v[SD_SR];
-#pragma unroll
-                for (int k = 0; k < SD_SR; ++k) {
-                    const int j = base + k * G + lane;
-                    v[k] = j < c.len ? __ldg(xs + j) : 0.0f;
-                }
-#pragma unroll
-                for (int k = 0; k < SD_SR; ++k) acc += v[k];
+                CHUNK_ROUND_J(SD_SR, float v[SD_SR], v[k] = j < c.len ? __ldg(xs + j) : 0.0f, acc += v[k]);
             }
         }
         acc = group_sum(acc, G, red);
