@@ -279,27 +279,16 @@ __device__ __forceinline__ void gw_store(T *__restrict__ C, int M, int N, int m0
 					 bool pair_ok, const Op &op)
 {
 	const int tid = threadIdx.x, lane = tid & 31;
-	const int row0 = m0 + (tid >> 7) * 64 + ((tid >> 5) & 3) * 16 + (lane >> 2);
-#pragma unroll
-	for (int h = 0; h < 2; h++) {
-		const int row = row0 + 8 * h;
-		if (row >= M)
-			continue;
-		T *crow = C + (size_t)row * N;
-#pragma unroll
-		for (int j = 0; j < 32; j++) {
-			const int col = n0 + 8 * j + 2 * (lane & 3);
-			const float v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
-			if (pair_ok && col + 1 < N) {
-				gw_st2(crow + col, op(v0, col), op(v1, col + 1));
-			} else {
-				if (col < N)
-					gw_st1(crow + col, op(v0, col));
-				if (col + 1 < N)
-					gw_st1(crow + col + 1, op(v1, col + 1));
-			}
-		}
-	}
+	GW_FOR_EACH_PAIR(T, C, M, N, m0, n0, acc,
+		const float v0 = a0, v1 = a1;
+		if (pair_ok && col + 1 < N) {
+			gw_st2(crow + col, op(v0, col), op(v1, col + 1));
+		} else {
+			if (col < N)
+				gw_st1(crow + col, op(v0, col));
+			if (col + 1 < N)
+				gw_st1(crow + col + 1, op(v1, col + 1));
+		})
 }
 
 struct GwIdentity {

@@ -142,3 +142,22 @@ __device__ __forceinline__ uint4 gw_load8_guarded(const unsigned short *p, int c
 	r.w = (unsigned)v[6] | ((unsigned)v[7] << 16);
 	return r;
 }
+
+// The accumulator fragment of a warpgroup's m64n256 wgmma, by pairs of columns: BODY runs with row
+// (< M), crow = C + row * N, col and the accumulators a0, a1 of columns col and col + 1 (both
+// loops unrolled). In scope: tid (threadIdx.x) and lane (tid & 31).
+#define GW_FOR_EACH_PAIR(T, C, M, N, m0, n0, acc, ...)                                            \
+	const int row0 = (m0) + (tid >> 7) * 64 + ((tid >> 5) & 3) * 16 + (lane >> 2);            \
+	_Pragma("unroll") for (int h = 0; h < 2; h++)                                              \
+	{                                                                                          \
+		const int row = row0 + 8 * h;                                                      \
+		if (row >= (M))                                                                    \
+			continue;                                                                  \
+		T *crow = (C) + (size_t)row * (N);                                                 \
+		_Pragma("unroll") for (int j = 0; j < 32; j++)                                     \
+		{                                                                                  \
+			const int col = (n0) + 8 * j + 2 * (lane & 3);                             \
+			const float a0 = (acc)[4 * j + 2 * h], a1 = (acc)[4 * j + 2 * h + 1];      \
+			__VA_ARGS__                                                                \
+		}                                                                                  \
+	}

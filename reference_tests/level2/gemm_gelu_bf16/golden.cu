@@ -192,27 +192,16 @@ __device__ __forceinline__ void gw_store_direct(__nv_bfloat16 *__restrict__ C, i
 						const float (&acc)[128], bool pair_ok)
 {
 	const int tid = threadIdx.x, lane = tid & 31;
-	const int row0 = m0 + (tid >> 7) * 64 + ((tid >> 5) & 3) * 16 + (lane >> 2);
-#pragma unroll
-	for (int h = 0; h < 2; h++) {
-		const int row = row0 + 8 * h;
-		if (row >= M)
-			continue;
-		__nv_bfloat16 *crow = C + (size_t)row * N;
-#pragma unroll
-		for (int j = 0; j < 32; j++) {
-			const int col = n0 + 8 * j + 2 * (lane & 3);
-			const float v0 = gw_gelu(acc[4 * j + 2 * h]), v1 = gw_gelu(acc[4 * j + 2 * h + 1]);
-			if (pair_ok && col + 1 < N) {
-				*reinterpret_cast<unsigned *>(crow + col) = gw_pack_bf16(v0, v1);
-			} else {
-				if (col < N)
-					crow[col] = __float2bfloat16_rn(v0);
-				if (col + 1 < N)
-					crow[col + 1] = __float2bfloat16_rn(v1);
-			}
-		}
-	}
+	GW_FOR_EACH_PAIR(__nv_bfloat16, C, M, N, m0, n0, acc,
+		const float v0 = gw_gelu(a0), v1 = gw_gelu(a1);
+		if (pair_ok && col + 1 < N) {
+			*reinterpret_cast<unsigned *>(crow + col) = gw_pack_bf16(v0, v1);
+		} else {
+			if (col < N)
+				crow[col] = __float2bfloat16_rn(v0);
+			if (col + 1 < N)
+				crow[col + 1] = __float2bfloat16_rn(v1);
+		})
 }
 
 // Staged epilogue (N % 8 == 0, C 16-byte aligned): warpgroup wg writes its 64 x 256 block in two
