@@ -254,11 +254,7 @@ __device__ __forceinline__ void gw_mainloop(const unsigned short *__restrict__ A
 __device__ __forceinline__ void gw_tile_coords(int M, int N, int pid, int &m0, int &n0)
 {
 	const int tiles_m = (M + GW_BM - 1) / GW_BM, tiles_n = (N + GW_BN - 1) / GW_BN;
-	const int group = GW_GROUP_M * tiles_n;
-	const int first_m = (pid / group) * GW_GROUP_M;
-	const int gm = min(tiles_m - first_m, GW_GROUP_M);
-	m0 = (first_m + (pid % group) % gm) * GW_BM;
-	n0 = ((pid % group) / gm) * GW_BN;
+	gw_group_tile<GW_GROUP_M, GW_BM, GW_BN>(tiles_m, tiles_n, pid, m0, n0);
 }
 
 __device__ __forceinline__ void gw_st1(__half *p, float v) { *p = __float2half_rn(v); }

@@ -161,3 +161,16 @@ __device__ __forceinline__ uint4 gw_load8_guarded(const unsigned short *p, int c
 			__VA_ARGS__                                                                \
 		}                                                                                  \
 	}
+
+// Tile pid of a tiles_m x tiles_n grid of BM x BN output tiles -> its origin (m0, n0): groups of
+// GROUP_M tile-rows, column by column inside a group, so the CTAs running together share the
+// operand panels in L2.
+template <int GROUP_M, int BM, int BN>
+__device__ __forceinline__ void gw_group_tile(int tiles_m, int tiles_n, int pid, int &m0, int &n0)
+{
+	const int group = GROUP_M * tiles_n;
+	const int first_m = (pid / group) * GROUP_M;
+	const int gm = min(tiles_m - first_m, GROUP_M);
+	m0 = (first_m + (pid % group) % gm) * BM;
+	n0 = ((pid % group) / gm) * BN;
+}

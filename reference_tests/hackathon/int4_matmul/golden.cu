@@ -176,16 +176,6 @@ __device__ __forceinline__ void q4_load_stage_slow(const Q4Args &p, int pt, int 
 	}
 }
 
-// Tile t of the grid-stride loop -> (m0, n0): groups of Q4_GROUP_M tile-rows (m) for L2 reuse.
-__device__ __forceinline__ void q4_tile(int t, int num_m, int num_n, int &m0, int &n0)
-{
-	const int in_group = Q4_GROUP_M * num_n;
-	const int first_m = (t / in_group) * Q4_GROUP_M;
-	const int gsize = min(num_m - first_m, Q4_GROUP_M);
-	m0 = (first_m + (t % in_group) % gsize) * Q4_BM;
-	n0 = ((t % in_group) / gsize) * Q4_BN;
-}
-
 // The producer warpgroup: every k-tile of every tile of this CTA, in order, through the ring
 // (it counts k-tiles across tiles: stage it % Q4_STAGES, phase (it / Q4_STAGES) & 1).
 __device__ __forceinline__ void q4_producer_wait(unsigned sbase, int it)
@@ -212,7 +202,7 @@ __device__ __forceinline__ void q4_producer_fast(Q4Args p, unsigned sbase, int n
 	int it = 0;
 	for (int t = blockIdx.x; t < num_m * num_n; t += gridDim.x) {
 		int m0, n0;
-		q4_tile(t, num_m, num_n, m0, n0);
+		gw_group_tile<Q4_GROUP_M, Q4_BM, Q4_BN>(num_m, num_n, t, m0, n0);
 		const int xrows = min(max(p.M - m0 - xr + 15, 0) >> 4, Q4_BM / 16); /* x rows of this thread inside M */
 		const unsigned short *xg = p.x + (size_t)min(m0 + xr, p.M - 1) * p.K + 8 * xc;
 		const bool pn = n0 + 4 * pc < p.N;
@@ -260,7 +250,7 @@ __device__ __forceinline__ void q4_producer_slow(Q4Args p, unsigned sbase, int n
 {
 	int it = 0;
 	for (int t = blockIdx.x; t < num_m * num_n; t += gridDim.x) {
-		q4_tile(t, num_m, num_n, p.m0, p.n0);
+		gw_group_tile<Q4_GROUP_M, Q4_BM, Q4_BN>(num_m, num_n, t, p.m0, p.n0);
 		for (int kt = 0; kt < KT; kt++, it++) {
 			q4_producer_wait(sbase, it);
 			const int s = it % Q4_STAGES;
@@ -432,7 +422,7 @@ int4_matmul_golden(const __half *__restrict__ X, const int *__restrict__ qweight
 	int it0 = 0;
 	for (int tile = blockIdx.x; tile < num_m * num_n; tile += gridDim.x, it0 += KT) {
 		int m0, n0;
-		q4_tile(tile, num_m, num_n, m0, n0);
+		gw_group_tile<Q4_GROUP_M, Q4_BM, Q4_BN>(num_m, num_n, tile, m0, n0);
 		float acc[128];
 		if (G % Q4_BK == 0)
 			q4_consumer<true>(sbase, it0, KT, nl, acc);

@@ -82,17 +82,6 @@ __device__ __forceinline__ float gw_ex2(float x)
 // so 8 rows form one 1024-byte swizzle atom. A (128 x 64): row m at m * 128; B (256 x 64, [N, K]
 // input): row n at A_BYTES + n * 128.
 
-// Tile order: groups of GW_GROUP_M tile-rows, column by column inside a group, so the CTAs running
-// together share A and B panels in L2.
-__device__ __forceinline__ void gw_tile_coords(int tiles_m, int tiles_n, int pid, int &m0, int &n0)
-{
-	const int group = GW_GROUP_M * tiles_n;
-	const int first_m = (pid / group) * GW_GROUP_M;
-	const int gm = min(tiles_m - first_m, GW_GROUP_M);
-	m0 = (first_m + (pid % group) % gm) * GW_BM;
-	n0 = ((pid % group) / gm) * GW_BN;
-}
-
 // Producer (threads 256..383, p = 0..127). Thread p copies k chunk p % 8 of the rows
 // p / 8 + 16 j of the A tile (j < 8) and of the B tile (j < 16); all of them share the swizzled
 // in-row offset, rows 16 apart are 2048 bytes apart in shared memory.
@@ -108,7 +97,7 @@ __device__ __forceinline__ void gw_producer(const unsigned short *__restrict__ A
 	unsigned it = 0;
 	for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
 		int m0, n0;
-		gw_tile_coords(tiles_m, tiles_n, tile, m0, n0);
+		gw_group_tile<GW_GROUP_M, GW_BM, GW_BN>(tiles_m, tiles_n, tile, m0, n0);
 		unsigned amask = 0, bmask = 0;
 #pragma unroll
 		for (int j = 0; j < 8; j++)
@@ -258,7 +247,7 @@ __device__ __forceinline__ void gw_consumer(__nv_bfloat16 *__restrict__ C, int M
 	float acc[128];
 	for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
 		int m0, n0;
-		gw_tile_coords(tiles_m, tiles_n, tile, m0, n0);
+		gw_group_tile<GW_GROUP_M, GW_BM, GW_BN>(tiles_m, tiles_n, tile, m0, n0);
 #pragma unroll
 		for (int i = 0; i < 128; i++)
 			acc[i] = 0.f;
