@@ -199,37 +199,6 @@ __device__ __forceinline__ void store2(__nv_bfloat16* p, float a, float b)
     *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(a, b);
 }
 
-// Applies op(value, col) to every accumulator and stores 16-bit results; pairs of columns are
-// stored as one 32-bit word when N is even and C is 4-byte aligned, otherwise element by element.
-template <typename T, typename Op>
-__device__ __forceinline__ void gemm_store(T* __restrict__ C, int M, int N, int m0, int n0,
-                                           float (&acc)[4][8][4], Op op)
-{
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int wm = warp >> 1, wn = warp & 1;
-    const bool pair_ok = (N & 1) == 0 && (((unsigned long long)C) & 3ull) == 0;
-#pragma unroll
-    for (int mi = 0; mi < 4; mi++) {
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const int row = m0 + wm * 64 + mi * 16 + (lane >> 2) + h * 8;
-            if (row >= M) continue;
-            T* crow = C + (size_t)row * N;
-#pragma unroll
-            for (int ni = 0; ni < 8; ni++) {
-                const int col = n0 + wn * 64 + ni * 8 + 2 * (lane & 3);
-                const float v0 = acc[mi][ni][2 * h], v1 = acc[mi][ni][2 * h + 1];
-                if (pair_ok && col + 1 < N) {
-                    store2(crow + col, op(v0, col), op(v1, col + 1));
-                } else {
-                    if (col < N) store1(crow + col, op(v0, col));
-                    if (col + 1 < N) store1(crow + col + 1, op(v1, col + 1));
-                }
-            }
-        }
-    }
-}
-
 // Gathers im2col tiles of the padded NHWC input: row p of the virtual [N*H*W, 9*Cp] matrix.
 struct ConvTiles {
     const __half* xp;
