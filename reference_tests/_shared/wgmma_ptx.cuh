@@ -1,7 +1,8 @@
 // wgmma_ptx.cuh: the PTX primitives of the Hopper goldens (docs/problem-format.md, golden_prelude):
 // the seven GEMM problems of gemm_wgmma.cuh (listed before it), gemm_gelu_bf16 and int4_matmul.
 // cp.async, st.shared, mbarriers, proxy fences, the wgmma group fences and the shared-memory matrix
-// descriptor. gw_wgmma (the m64n256k16 wgmma from shared memory) exists when the problem defines
+// descriptor; the grouped tile order and the walk over a warpgroup's accumulator fragment.
+// gw_wgmma (the m64n256k16 wgmma from shared memory) exists when the problem defines
 //   GW_AB         the operand type of the wgmma instruction: f16 or bf16
 //   GW_B_KMAJOR   0: B is [K, N] row-major (N-major in shared memory); 1: B is [N, K] (K-major)
 
