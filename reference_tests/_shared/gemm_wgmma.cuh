@@ -1,8 +1,8 @@
 // gemm_wgmma.cuh: the golden Hopper GEMM shared by the GEMM problems (gemm_f16, gemm_bf16,
 // gemm_rect_f16, gemm_batched_bf16, triton_matmul, gemm_bias_relu_f16, gemm_scale_sigmoid_bf16).
 // The loader puts it in front of a problem's golden.cu when problem.json names it in
-// "golden_prelude" (docs/problem-format.md); golden.cu then holds only the entry kernel and its
-// epilogue. Parameters, set by the problem's "defines":
+// "golden_prelude" (docs/problem-format.md), after wgmma_ptx.cuh (its PTX primitives); golden.cu
+// then holds only the entry kernel and its epilogue. Parameters, set by the problem's "defines":
 //   GW_AB         the operand type of the wgmma instruction: f16 or bf16
 //   GW_B_KMAJOR   0: B is [K, N] row-major (N-major in shared memory); 1: B is [N, K] (K-major)
 //
@@ -26,12 +26,8 @@
 #if !defined(GW_AB) || !defined(GW_B_KMAJOR)
 #error "gemm_wgmma.cuh needs GW_AB and GW_B_KMAJOR (the problem's golden_prelude defines)"
 #endif
-#define GW_STR_(x) #x
-#define GW_STR(x) GW_STR_(x)
-#if GW_B_KMAJOR
-#define GW_TRANS_B "0" /* imm-trans-b of wgmma: B is K-major */
-#else
-#define GW_TRANS_B "1" /* B is N-major: transposed */
+#ifndef GW_TRANS_B
+#error "gemm_wgmma.cuh comes after wgmma_ptx.cuh in the golden_prelude sources"
 #endif
 
 #include <cuda_fp16.h>
@@ -48,93 +44,6 @@
 #define GW_STAGE_BYTES (GW_A_BYTES + GW_B_BYTES)             /* 49152 */
 #define GW_SMEM_BYTES (GW_STAGES * GW_STAGE_BYTES + 1024)    /* 197632: stages + 1024-byte alignment slack */
 
-typedef unsigned long long gw_u64;
-
-// ==== PTX primitives (begin) ====
-__device__ __forceinline__ unsigned gw_smem_u32(const void *p)
-{
-	return (unsigned)__cvta_generic_to_shared(p);
-}
-
-// 16-byte global -> shared copy; src_bytes 0 zero-fills the destination without reading src
-__device__ __forceinline__ void gw_cp_async16(unsigned dst, const void *src, int src_bytes)
-{
-	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes)
-		     : "memory");
-}
-
-__device__ __forceinline__ void gw_cp_async_commit()
-{
-	asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-
-template <int N>
-__device__ __forceinline__ void gw_cp_async_wait()
-{
-	asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-
-__device__ __forceinline__ void gw_sts128(unsigned addr, uint4 v)
-{
-	asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
-		     : "memory");
-}
-
-// orders this thread's generic-proxy shared-memory writes (cp.async, st.shared) before later
-// async-proxy reads (wgmma operands)
-__device__ __forceinline__ void gw_fence_proxy_async()
-{
-	asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-}
-
-__device__ __forceinline__ void gw_bar_sync()
-{
-	__syncthreads();
-}
-
-__device__ __forceinline__ void gw_wgmma_fence()
-{
-	asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-}
-
-__device__ __forceinline__ void gw_wgmma_commit()
-{
-	asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-}
-
-template <int N>
-__device__ __forceinline__ void gw_wgmma_wait()
-{
-	asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-
-// keeps the compiler from moving accumulator accesses across the asynchronous wgmma window
-__device__ __forceinline__ void gw_fence_acc(float (&d)[128])
-{
-#pragma unroll
-	for (int i = 0; i < 128; i++)
-		asm volatile("" : "+f"(d[i])::"memory");
-}
-
-// D[64 x 256] (f32, registers) += A[64 x 16] (K-major) * B[16 x 256] (imm-trans-b GW_TRANS_B), A and B read
-// from shared memory through descriptors da, db; asynchronous until wgmma.wait_group
-__device__ __forceinline__ void gw_wgmma(float (&d)[128], gw_u64 da, gw_u64 db)
-{
-	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-		     "wgmma.mma_async.sync.aligned.m64n256k16.f32." GW_STR(GW_AB) "." GW_STR(GW_AB) " "
-		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, 1, 1, 0, " GW_TRANS_B ";\n}\n"
-		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-		     : "l"(da), "l"(db), "r"(1));
-}
-// ==== PTX primitives (end) ====
-
-// Shared-memory matrix descriptor: 128-byte swizzle, base offset 0 (every swizzle atom starts on a
-// 1024-byte boundary). Address, leading and stride byte offsets are stored in 16-byte units.
-__device__ __forceinline__ gw_u64 gw_desc(unsigned addr, unsigned lbo, unsigned sbo)
-{
-	return (gw_u64)((addr & 0x3FFFFu) >> 4) | ((gw_u64)(lbo >> 4) << 16) | ((gw_u64)(sbo >> 4) << 32) |
-	       (1ull << 62);
-}
 
 // Byte offsets inside one pipeline stage (A tile, then B tile). Both use the 128-byte swizzle: the
 // 16-byte chunk c of a 128-byte row r lands at chunk c ^ (r & 7), rows 128 bytes apart, so 8 rows
@@ -155,21 +64,6 @@ __device__ __forceinline__ unsigned gw_off_b(int r, int c)
 		return (unsigned)(GW_A_BYTES + r * 128 + ((c ^ (r & 7)) << 4));
 	/* r = k (0..63), c = n chunk (0..31) */
 	return (unsigned)(GW_A_BYTES + (c >> 3) * 8192 + r * 128 + (((c & 7) ^ (r & 7)) << 4));
-}
-
-// 8 consecutive 16-bit elements, element e read only when e < count (the rest are 0)
-__device__ __forceinline__ uint4 gw_load8_guarded(const unsigned short *p, int count)
-{
-	unsigned short v[8];
-#pragma unroll
-	for (int e = 0; e < 8; e++)
-		v[e] = e < count ? p[e] : (unsigned short)0;
-	uint4 r;
-	r.x = (unsigned)v[0] | ((unsigned)v[1] << 16);
-	r.y = (unsigned)v[2] | ((unsigned)v[3] << 16);
-	r.z = (unsigned)v[4] | ((unsigned)v[5] << 16);
-	r.w = (unsigned)v[6] | ((unsigned)v[7] << 16);
-	return r;
 }
 
 // One 16-byte chunk of a row-major [R, C] matrix into shared memory: elements (r, c .. c+7), zero
@@ -360,11 +254,7 @@ __device__ __forceinline__ void gw_mainloop(const unsigned short *__restrict__ A
 __device__ __forceinline__ void gw_tile_coords(int M, int N, int pid, int &m0, int &n0)
 {
 	const int tiles_m = (M + GW_BM - 1) / GW_BM, tiles_n = (N + GW_BN - 1) / GW_BN;
-	const int group = GW_GROUP_M * tiles_n;
-	const int first_m = (pid / group) * GW_GROUP_M;
-	const int gm = min(tiles_m - first_m, GW_GROUP_M);
-	m0 = (first_m + (pid % group) % gm) * GW_BM;
-	n0 = ((pid % group) / gm) * GW_BN;
+	gw_group_tile<GW_GROUP_M, GW_BM, GW_BN>(tiles_m, tiles_n, pid, m0, n0);
 }
 
 __device__ __forceinline__ void gw_st1(__half *p, float v) { *p = __float2half_rn(v); }
@@ -385,27 +275,16 @@ __device__ __forceinline__ void gw_store(T *__restrict__ C, int M, int N, int m0
 					 bool pair_ok, const Op &op)
 {
 	const int tid = threadIdx.x, lane = tid & 31;
-	const int row0 = m0 + (tid >> 7) * 64 + ((tid >> 5) & 3) * 16 + (lane >> 2);
-#pragma unroll
-	for (int h = 0; h < 2; h++) {
-		const int row = row0 + 8 * h;
-		if (row >= M)
-			continue;
-		T *crow = C + (size_t)row * N;
-#pragma unroll
-		for (int j = 0; j < 32; j++) {
-			const int col = n0 + 8 * j + 2 * (lane & 3);
-			const float v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
-			if (pair_ok && col + 1 < N) {
-				gw_st2(crow + col, op(v0, col), op(v1, col + 1));
-			} else {
-				if (col < N)
-					gw_st1(crow + col, op(v0, col));
-				if (col + 1 < N)
-					gw_st1(crow + col + 1, op(v1, col + 1));
-			}
-		}
-	}
+	GW_FOR_EACH_PAIR(T, C, M, N, m0, n0, acc,
+		const float v0 = a0, v1 = a1;
+		if (pair_ok && col + 1 < N) {
+			gw_st2(crow + col, op(v0, col), op(v1, col + 1));
+		} else {
+			if (col < N)
+				gw_st1(crow + col, op(v0, col));
+			if (col + 1 < N)
+				gw_st1(crow + col + 1, op(v1, col + 1));
+		})
 }
 
 struct GwIdentity {

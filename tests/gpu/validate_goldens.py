@@ -391,6 +391,9 @@ class Problem:
         self.ref = None
         self.has_ref = os.path.isfile(ref_path)
         if self.has_ref and load_ref:
+            shared = os.path.join(os.path.dirname(os.path.dirname(self.folder)), '_shared')
+            if os.path.isdir(shared) and shared not in sys.path:
+                sys.path.insert(0, shared)   # reference_tests/_shared/refs.py
             spec = importlib.util.spec_from_file_location('reference_' + self.name, ref_path)
             mod = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(mod)

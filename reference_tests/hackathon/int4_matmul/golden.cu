@@ -64,30 +64,9 @@
 #define Q4_BAR_OFF (Q4_STAGES * (Q4_X_BYTES + Q4_E_BYTES))
 #define Q4_SMEM_BYTES (Q4_BAR_OFF + 2 * Q4_STAGES * 8 + 1024) /* 5 stages: 198224 */
 
-typedef unsigned long long gw_u64;
-
-// ==== PTX primitives (begin) ====
-__device__ __forceinline__ unsigned gw_smem_u32(const void *p)
-{
-	return (unsigned)__cvta_generic_to_shared(p);
-}
-
-// 16-byte global -> shared copy; src_bytes 0 zero-fills the destination without reading src
-__device__ __forceinline__ void gw_cp_async16(unsigned dst, const void *src, int src_bytes)
-{
-	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes)
-		     : "memory");
-}
-
 __device__ __forceinline__ void gw_cp_async4(unsigned dst, const void *src, int src_bytes)
 {
 	asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes)
-		     : "memory");
-}
-
-__device__ __forceinline__ void gw_sts128(unsigned addr, uint4 v)
-{
-	asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
 		     : "memory");
 }
 
@@ -110,54 +89,10 @@ __device__ __forceinline__ uint2 gw_lds64(unsigned addr)
 	return v;
 }
 
-// orders generic-proxy shared-memory writes (cp.async, st.shared) with async-proxy reads (wgmma)
-__device__ __forceinline__ void gw_fence_proxy_async()
-{
-	asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-}
-
-__device__ __forceinline__ void gw_mbar_init(unsigned addr, unsigned count)
-{
-	asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(addr), "r"(count) : "memory");
-}
-
-__device__ __forceinline__ void gw_mbar_arrive(unsigned addr)
-{
-	asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}\n" ::"r"(addr) : "memory");
-}
-
 // one arrival on the mbarrier once all prior cp.async of this thread have landed
 __device__ __forceinline__ void gw_mbar_arrive_cp_async(unsigned addr)
 {
 	asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(addr) : "memory");
-}
-
-// waits until the phase of the given parity has completed (acquire)
-__device__ __forceinline__ void gw_mbar_wait(unsigned addr, unsigned parity)
-{
-	unsigned done;
-	do {
-		asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-			     : "=r"(done)
-			     : "r"(addr), "r"(parity)
-			     : "memory");
-	} while (!done);
-}
-
-__device__ __forceinline__ void gw_wgmma_fence()
-{
-	asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-}
-
-__device__ __forceinline__ void gw_wgmma_commit()
-{
-	asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-}
-
-template <int N>
-__device__ __forceinline__ void gw_wgmma_wait()
-{
-	asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 }
 
 // D[64 x 256] (f32, registers) += A[64 x 16] (f16, registers a0..a3, the mma.m16n8k16 A fragment
@@ -173,20 +108,6 @@ __device__ __forceinline__ void gw_wgmma_rs(float (&d)[128], const unsigned (&a)
 		     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));
 }
 
-// keeps the compiler from moving accumulator accesses across the asynchronous wgmma window
-__device__ __forceinline__ void gw_fence_acc(float (&d)[128])
-{
-#pragma unroll
-	for (int i = 0; i < 128; i++)
-		asm volatile("" : "+f"(d[i])::"memory");
-}
-// ==== PTX primitives (end) ====
-
-__device__ __forceinline__ gw_u64 gw_desc(unsigned addr, unsigned lbo, unsigned sbo)
-{
-	return (gw_u64)((addr & 0x3FFFFu) >> 4) | ((gw_u64)(lbo >> 4) << 16) | ((gw_u64)(sbo >> 4) << 32) |
-	       (1ull << 62);
-}
 
 // 128-byte swizzle of the x tile (256 x 64, K-major): 16-byte chunk c of row m lands at
 // m * 128 + ((c ^ (m & 7)) << 4); descriptor SBO = 1024 between 8-row groups.
@@ -255,16 +176,6 @@ __device__ __forceinline__ void q4_load_stage_slow(const Q4Args &p, int pt, int 
 	}
 }
 
-// Tile t of the grid-stride loop -> (m0, n0): groups of Q4_GROUP_M tile-rows (m) for L2 reuse.
-__device__ __forceinline__ void q4_tile(int t, int num_m, int num_n, int &m0, int &n0)
-{
-	const int in_group = Q4_GROUP_M * num_n;
-	const int first_m = (t / in_group) * Q4_GROUP_M;
-	const int gsize = min(num_m - first_m, Q4_GROUP_M);
-	m0 = (first_m + (t % in_group) % gsize) * Q4_BM;
-	n0 = ((t % in_group) / gsize) * Q4_BN;
-}
-
 // The producer warpgroup: every k-tile of every tile of this CTA, in order, through the ring
 // (it counts k-tiles across tiles: stage it % Q4_STAGES, phase (it / Q4_STAGES) & 1).
 __device__ __forceinline__ void q4_producer_wait(unsigned sbase, int it)
@@ -291,7 +202,7 @@ __device__ __forceinline__ void q4_producer_fast(Q4Args p, unsigned sbase, int n
 	int it = 0;
 	for (int t = blockIdx.x; t < num_m * num_n; t += gridDim.x) {
 		int m0, n0;
-		q4_tile(t, num_m, num_n, m0, n0);
+		gw_group_tile<Q4_GROUP_M, Q4_BM, Q4_BN>(num_m, num_n, t, m0, n0);
 		const int xrows = min(max(p.M - m0 - xr + 15, 0) >> 4, Q4_BM / 16); /* x rows of this thread inside M */
 		const unsigned short *xg = p.x + (size_t)min(m0 + xr, p.M - 1) * p.K + 8 * xc;
 		const bool pn = n0 + 4 * pc < p.N;
@@ -339,7 +250,7 @@ __device__ __forceinline__ void q4_producer_slow(Q4Args p, unsigned sbase, int n
 {
 	int it = 0;
 	for (int t = blockIdx.x; t < num_m * num_n; t += gridDim.x) {
-		q4_tile(t, num_m, num_n, p.m0, p.n0);
+		gw_group_tile<Q4_GROUP_M, Q4_BM, Q4_BN>(num_m, num_n, t, p.m0, p.n0);
 		for (int kt = 0; kt < KT; kt++, it++) {
 			q4_producer_wait(sbase, it);
 			const int s = it % Q4_STAGES;
@@ -511,7 +422,7 @@ int4_matmul_golden(const __half *__restrict__ X, const int *__restrict__ qweight
 	int it0 = 0;
 	for (int tile = blockIdx.x; tile < num_m * num_n; tile += gridDim.x, it0 += KT) {
 		int m0, n0;
-		q4_tile(tile, num_m, num_n, m0, n0);
+		gw_group_tile<Q4_GROUP_M, Q4_BM, Q4_BN>(num_m, num_n, tile, m0, n0);
 		float acc[128];
 		if (G % Q4_BK == 0)
 			q4_consumer<true>(sbase, it0, KT, nl, acc);

@@ -47,6 +47,28 @@ __device__ __forceinline__ void l2b_team_sum2(float& a, float& b, float (*red)[3
 	}
 }
 
+// dx = g * rstd - k * x for the four elements of a vector.
+__device__ __forceinline__ float4 l2b_dx4(float4 g, float4 a, float rstd, float k)
+{
+	float4 o;
+	o.x = g.x * rstd - k * a.x;
+	o.y = g.y * rstd - k * a.y;
+	o.z = g.z * rstd - k * a.z;
+	o.w = g.w * rstd - k * a.w;
+	return o;
+}
+
+// The team's sums of x^2 (ss) and g x (sd) give the row's scales: dx = g * rstd - k * x, with
+// rstd = 1 / sqrt(ss + eps) and k = sd / (ss + eps) * rstd.
+__device__ __forceinline__ void l2b_scales(float &ss, float &sd, float eps, float (*red)[32], int ts, float &rstd,
+					   float &k)
+{
+	l2b_team_sum2(ss, sd, red, ts);
+	const float var = ss + eps;
+	rstd = 1.0f / sqrtf(var);
+	k = sd / var * rstd;
+}
+
 extern "C" __global__ void __launch_bounds__(1024)
 l2_norm_bwd_golden(const float* __restrict__ x, const float* __restrict__ dy, float* __restrict__ dx,
 		   int rows, int cols, float eps, int ts)
@@ -80,29 +102,16 @@ l2_norm_bwd_golden(const float* __restrict__ x, const float* __restrict__ dy, fl
 			}
 #pragma unroll
 			for (int i = 0; i < L2B_VPT / 4; ++i) {
-				ss = fmaf(xv[i].x, xv[i].x, ss);
-				ss = fmaf(xv[i].y, xv[i].y, ss);
-				ss = fmaf(xv[i].z, xv[i].z, ss);
-				ss = fmaf(xv[i].w, xv[i].w, ss);
-				sd = fmaf(gv[i].x, xv[i].x, sd);
-				sd = fmaf(gv[i].y, xv[i].y, sd);
-				sd = fmaf(gv[i].z, xv[i].z, sd);
-				sd = fmaf(gv[i].w, xv[i].w, sd);
+				ss = fma4(xv[i], xv[i], ss);
+				sd = fma4(gv[i], xv[i], sd);
 			}
-			l2b_team_sum2(ss, sd, red, ts);
-			const float var = ss + eps;
-			const float rstd = 1.0f / sqrtf(var);
-			const float k = sd / var * rstd;
+			float rstd, k;
+			l2b_scales(ss, sd, eps, red, ts, rstd, k);
 #pragma unroll
 			for (int i = 0; i < L2B_VPT / 4; ++i) {
 				const int j = lt + i * ts;
 				if (active && j < nv) {
-					float4 o;
-					o.x = gv[i].x * rstd - k * xv[i].x;
-					o.y = gv[i].y * rstd - k * xv[i].y;
-					o.z = gv[i].z * rstd - k * xv[i].z;
-					o.w = gv[i].w * rstd - k * xv[i].w;
-					o4[j] = o;
+					o4[j] = l2b_dx4(gv[i], xv[i], rstd, k);
 				}
 			}
 		} else {
@@ -110,30 +119,17 @@ l2_norm_bwd_golden(const float* __restrict__ x, const float* __restrict__ dy, fl
 #pragma unroll 4
 				for (int j = lt; j < nv; j += ts) {
 					const float4 a = __ldg(x4 + j), g = __ldg(g4 + j);
-					ss = fmaf(a.x, a.x, ss);
-					ss = fmaf(a.y, a.y, ss);
-					ss = fmaf(a.z, a.z, ss);
-					ss = fmaf(a.w, a.w, ss);
-					sd = fmaf(g.x, a.x, sd);
-					sd = fmaf(g.y, a.y, sd);
-					sd = fmaf(g.z, a.z, sd);
-					sd = fmaf(g.w, a.w, sd);
+					ss = fma4(a, a, ss);
+					sd = fma4(g, a, sd);
 				}
 			}
-			l2b_team_sum2(ss, sd, red, ts);
-			const float var = ss + eps;
-			const float rstd = 1.0f / sqrtf(var);
-			const float k = sd / var * rstd;
+			float rstd, k;
+			l2b_scales(ss, sd, eps, red, ts, rstd, k);
 			if (active) {
 #pragma unroll 4
 				for (int j = lt; j < nv; j += ts) {
 					const float4 a = __ldg(x4 + j), g = __ldg(g4 + j);
-					float4 o;
-					o.x = g.x * rstd - k * a.x;
-					o.y = g.y * rstd - k * a.y;
-					o.z = g.z * rstd - k * a.z;
-					o.w = g.w * rstd - k * a.w;
-					o4[j] = o;
+					o4[j] = l2b_dx4(g, a, rstd, k);
 				}
 			}
 		}
@@ -155,10 +151,8 @@ l2_norm_bwd_golden(const float* __restrict__ x, const float* __restrict__ dy, fl
 				ss = fmaf(xv[i], xv[i], ss);
 				sd = fmaf(gv[i], xv[i], sd);
 			}
-			l2b_team_sum2(ss, sd, red, ts);
-			const float var = ss + eps;
-			const float rstd = 1.0f / sqrtf(var);
-			const float k = sd / var * rstd;
+			float rstd, k;
+			l2b_scales(ss, sd, eps, red, ts, rstd, k);
 #pragma unroll
 			for (int i = 0; i < L2B_VPT; ++i) {
 				const int c = lt + i * ts;
@@ -174,10 +168,8 @@ l2_norm_bwd_golden(const float* __restrict__ x, const float* __restrict__ dy, fl
 					sd = fmaf(g, a, sd);
 				}
 			}
-			l2b_team_sum2(ss, sd, red, ts);
-			const float var = ss + eps;
-			const float rstd = 1.0f / sqrtf(var);
-			const float k = sd / var * rstd;
+			float rstd, k;
+			l2b_scales(ss, sd, eps, red, ts, rstd, k);
 			if (active) {
 #pragma unroll 4
 				for (int c = lt; c < cols; c += ts)

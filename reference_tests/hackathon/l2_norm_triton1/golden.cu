@@ -52,10 +52,7 @@ l2norm_partial(const float* __restrict__ x, float* __restrict__ partial, int row
 #pragma unroll 4
 		for (int i = threadIdx.x; i < nv; i += L2N_THREADS) {
 			const float4 v = __ldg(xv + i);
-			acc = fmaf(v.x, v.x, acc);
-			acc = fmaf(v.y, v.y, acc);
-			acc = fmaf(v.z, v.z, acc);
-			acc = fmaf(v.w, v.w, acc);
+			acc = fma4(v, v, acc);
 		}
 	} else {
 #pragma unroll 4

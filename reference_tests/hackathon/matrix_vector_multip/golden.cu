@@ -27,10 +27,7 @@ mv_golden(const float* __restrict__ A, const float* __restrict__ B, float* __res
 		for (int j = lane; j < nv; j += 32) {
 			const float4 av = __ldg(a4 + j);
 			const float4 bv = __ldg(b4 + j);
-			acc = fmaf(av.x, bv.x, acc);
-			acc = fmaf(av.y, bv.y, acc);
-			acc = fmaf(av.z, bv.z, acc);
-			acc = fmaf(av.w, bv.w, acc);
+			acc = fma4(av, bv, acc);
 		}
 	} else {
 #pragma unroll 4

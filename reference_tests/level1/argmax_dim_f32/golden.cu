@@ -23,15 +23,6 @@
 #define AM_SR 8                     // elements per thread per round, scalar path
 #define AM_NOIDX 0x7fffffff
 
-__device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
-
-__device__ __forceinline__ int pow2_at_least(int v)
-{
-    int p = 1;
-    while (p < v) p <<= 1;
-    return p;
-}
-
 // (v, i) := the better of (v, i) and (ov, oi): larger value, then lower index.
 __device__ __forceinline__ void am_merge(float& v, int& i, float ov, int oi)
 {
@@ -41,37 +32,9 @@ __device__ __forceinline__ void am_merge(float& v, int& i, float ov, int oi)
     }
 }
 
-// Argmax over this thread's group of G threads; every thread of the group gets the same pair.
-// For G > 32 every thread of the block must call it.
-__device__ __forceinline__ void group_argmax(float& v, int& i, int G, float* redv, int* redi)
-{
-    const int w = G < 32 ? G : 32;
-    for (int off = w >> 1; off > 0; off >>= 1) {
-        const float ov = __shfl_xor_sync(0xffffffffu, v, off);
-        const int oi = __shfl_xor_sync(0xffffffffu, i, off);
-        am_merge(v, i, ov, oi);
-    }
-    if (G > 32) {
-        const int warp = threadIdx.x >> 5;
-        const int wpg = G >> 5;
-        const int g0 = warp & ~(wpg - 1);
-        __syncthreads();
-        if ((threadIdx.x & 31) == 0) {
-            redv[warp] = v;
-            redi[warp] = i;
-        }
-        __syncthreads();
-        v = redv[g0];
-        i = redi[g0];
-        for (int k = 1; k < wpg; ++k) am_merge(v, i, redv[g0 + k], redi[g0 + k]);
-    }
-}
-
-__device__ __forceinline__ int chunk_len(int cols, int split)
-{
-    const long long c = ((long long)cols + split - 1) / split;
-    return (int)((c + 7) & ~7ll);
-}
+struct AmMerge {
+    __device__ __forceinline__ void operator()(float& v, int& i, float ov, int oi) const { am_merge(v, i, ov, oi); }
+};
 
 // Visit the four elements of a vector whose first element has row index e, in index order.
 __device__ __forceinline__ void am_visit4(float& bv, int& bi, float4 a, int e)
@@ -88,63 +51,38 @@ argmax_dim_partial(const float* __restrict__ x, int* __restrict__ y, float* __re
 {
     __shared__ float redv[32];
     __shared__ int redi[32];
-    const int bd = blockDim.x;
-    const int clen = chunk_len(cols, split);
-    int G = pow2_at_least((clen + AM_EPT - 1) / AM_EPT);
-    if (G > bd) G = bd;
-    const int R = bd / G;
-    const int lane = threadIdx.x & (G - 1);
-    const int gi = threadIdx.x / G;
-    const long long nseg = (long long)rows * split;
+    const Chunks ch(rows, cols, split, AM_EPT);
+    const int G = ch.g.G, lane = ch.g.lane;
     const bool vec = (cols & 3) == 0 && (reinterpret_cast<unsigned long long>(x) & 15ull) == 0;
 
-    for (long long s0 = (long long)blockIdx.x * R; s0 < nseg; s0 += (long long)gridDim.x * R) {
-        const long long seg = s0 + gi;
-        const bool active = seg < nseg;
-        const long long row = active ? seg / split : 0;
-        const long long start = active ? (seg - row * split) * (long long)clen : 0;
-        const long long end = start + clen < cols ? start + clen : cols;
-        const int len = active && end > start ? (int)(end - start) : 0;
-        const int st = (int)start;                        // < cols when len > 0
-        const float* __restrict__ xs = x + row * cols + start;
+    for (long long s0 = ch.first(); s0 < ch.nseg; s0 += ch.step()) {
+        const Chunk c = ch.at(s0);
+        const int st = (int)c.start;                        // < cols when c.len > 0
+        const float* __restrict__ xs = x + c.row * cols + c.start;
         float bv = neg_inf();
         int bi = AM_NOIDX;
         if (vec) {
             const float4* __restrict__ x4 = reinterpret_cast<const float4*>(xs);
-            const int nv = len >> 2;                   // len % 4 == 0 here
+            const int nv = c.len >> 2;                   // c.len % 4 == 0 here
             int base = 0;
             for (; base + G * AM_NV <= nv; base += G * AM_NV) {   // full rounds: no bound checks
-                float4 v[AM_NV];
-#pragma unroll
-                for (int k = 0; k < AM_NV; ++k) v[k] = __ldg(x4 + base + k * G + lane);
-#pragma unroll
-                for (int k = 0; k < AM_NV; ++k) am_visit4(bv, bi, v[k], st + 4 * (base + k * G + lane));
+                CHUNK_ROUND(AM_NV, float4 v[AM_NV], v[k] = __ldg(x4 + base + k * G + lane),
+                            am_visit4(bv, bi, v[k], st + 4 * (base + k * G + lane)));
             }
-#pragma unroll
-            for (int k = 0; k < AM_NV; ++k) {                     // last, partial round
-                const int j = base + k * G + lane;
-                if (j < nv) am_visit4(bv, bi, __ldg(x4 + j), st + 4 * j);
-            }
+            CHUNK_TAIL(AM_NV, am_visit4(bv, bi, __ldg(x4 + j), st + 4 * j));     // last, partial round
         } else {
-            for (int base = 0; base < len; base += G * AM_SR) {
-                float v[AM_SR];
-#pragma unroll
-                for (int k = 0; k < AM_SR; ++k) {
-                    const int j = base + k * G + lane;
-                    v[k] = j < len ? __ldg(xs + j) : neg_inf();
-                }
-#pragma unroll
-                for (int k = 0; k < AM_SR; ++k)
-                    if (v[k] > bv) { bv = v[k]; bi = st + base + k * G + lane; }
+            for (int base = 0; base < c.len; base += G * AM_SR) {
+                CHUNK_ROUND_J(AM_SR, float v[AM_SR], v[k] = j < c.len ? __ldg(xs + j) : neg_inf(),
+                              if (v[k] > bv) { bv = v[k]; bi = st + base + k * G + lane; });
             }
         }
-        group_argmax(bv, bi, G, redv, redi);
-        if (active && lane == 0) {
+        group_reduce2(bv, bi, G, redv, redi, AmMerge());
+        if (c.active && lane == 0) {
             if (split == 1) {
-                y[row] = bi;
+                y[c.row] = bi;
             } else {
-                pval[seg] = bv;
-                pidx[seg] = bi;
+                pval[c.seg] = bv;
+                pidx[c.seg] = bi;
             }
         }
     }
@@ -155,18 +93,13 @@ argmax_dim_finish(const float* __restrict__ pval, const int* __restrict__ pidx, 
                   int rows, int split)
 {
     if (split <= 1) return;                           // partial kernel already wrote y
-    const int lane = threadIdx.x & 31;
-    const int wpb = blockDim.x >> 5;
-    for (long long row = (long long)blockIdx.x * wpb + (threadIdx.x >> 5); row < rows;
-         row += (long long)gridDim.x * wpb) {
+    const RowWarps w;
+    const int lane = w.lane;
+    for (long long row = w.first(); row < rows; row += w.step()) {
         float bv = neg_inf();
         int bi = AM_NOIDX;
         for (int j = lane; j < split; j += 32) am_merge(bv, bi, pval[row * split + j], pidx[row * split + j]);
-        for (int off = 16; off > 0; off >>= 1) {
-            const float ov = __shfl_xor_sync(0xffffffffu, bv, off);
-            const int oi = __shfl_xor_sync(0xffffffffu, bi, off);
-            am_merge(bv, bi, ov, oi);
-        }
+        warp_reduce2(bv, bi, AmMerge());
         if (lane == 0) y[row] = bi;
     }
 }

@@ -14,13 +14,10 @@ extern "C" __global__ void __launch_bounds__(256)
 avgpool2d_f16(const __half *__restrict__ x, __half *__restrict__ y, int Nb, int C, int H, int W, int Ho, int Wo)
 {
 	const int G = (Wo + 3) >> 2; // groups of 4 outputs per output row
-	const unsigned total = (unsigned)Nb * C * Ho * G;
-	const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
-	if (t >= total)
+	PoolPos pp;
+	if (!pool_pos(pp, Nb, C, Ho, G))
 		return;
-	const int row = (int)(t / (unsigned)G); // plane * Ho + i
-	const int q = (int)(t - (unsigned)row * G);
-	const int plane = row / Ho, i = row - plane * Ho;
+	const int row = pp.row, q = pp.q, plane = pp.plane, i = pp.i;
 	const __half *r0 = x + ((size_t)plane * H + 2 * i) * W;
 	const __half *r1 = r0 + W;
 	__half *yp = y + (size_t)row * Wo;

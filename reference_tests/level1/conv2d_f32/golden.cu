@@ -83,20 +83,14 @@ __device__ __forceinline__ void conv_body(const float *__restrict__ x, const flo
 	}
 
 	float acc[8][8];
-#pragma unroll
-	for (int i = 0; i < 8; i++)
-#pragma unroll
-		for (int j = 0; j < 8; j++)
-			acc[i][j] = 0.f;
+	sg_zero(acc);
 
 	float ra[4], rb[4];
 	const int sm = tid >> 1, sk = (tid & 1) << 2;
 	const int tp = tid & 127, tk = (tid >> 7) << 2; // where this thread's B values go
 
 	conv_fetch<VEC>(x, wt, Cout, Kg, H, W, m0, 0, tid, gp, ra, rb);
-#pragma unroll
-	for (int i = 0; i < 4; i++)
-		As[0][sk + i][sm] = ra[i];
+	sg_put_a(As[0], ra, sk, sm);
 #pragma unroll
 	for (int i = 0; i < 4; i++)
 		Bs[0][tk + i][tp] = rb[i];
@@ -107,27 +101,9 @@ __device__ __forceinline__ void conv_body(const float *__restrict__ x, const flo
 		const bool more = kt + 1 < KT;
 		if (more)
 			conv_fetch<VEC>(x, wt, Cout, Kg, H, W, m0, (kt + 1) * CBK, tid, gp, ra, rb);
-#pragma unroll
-		for (int k = 0; k < CBK; k++) {
-			float a[8], b[8];
-			const float4 a0 = *reinterpret_cast<const float4 *>(&As[cur][k][ty * 4]);
-			const float4 a1 = *reinterpret_cast<const float4 *>(&As[cur][k][64 + ty * 4]);
-			const float4 b0 = *reinterpret_cast<const float4 *>(&Bs[cur][k][tx * 4]);
-			const float4 b1 = *reinterpret_cast<const float4 *>(&Bs[cur][k][64 + tx * 4]);
-			a[0] = a0.x; a[1] = a0.y; a[2] = a0.z; a[3] = a0.w;
-			a[4] = a1.x; a[5] = a1.y; a[6] = a1.z; a[7] = a1.w;
-			b[0] = b0.x; b[1] = b0.y; b[2] = b0.z; b[3] = b0.w;
-			b[4] = b1.x; b[5] = b1.y; b[6] = b1.z; b[7] = b1.w;
-#pragma unroll
-			for (int i = 0; i < 8; i++)
-#pragma unroll
-				for (int j = 0; j < 8; j++)
-					acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-		}
+		sg_step(acc, As[cur], Bs[cur], ty, tx);
 		if (more) {
-#pragma unroll
-			for (int i = 0; i < 4; i++)
-				As[cur ^ 1][sk + i][sm] = ra[i];
+			sg_put_a(As[cur ^ 1], ra, sk, sm);
 #pragma unroll
 			for (int i = 0; i < 4; i++)
 				Bs[cur ^ 1][tk + i][tp] = rb[i];
@@ -140,7 +116,7 @@ __device__ __forceinline__ void conv_body(const float *__restrict__ x, const flo
 	const bool vec_store = ((HW & 3) == 0) && (((unsigned long long)y & 15ull) == 0);
 #pragma unroll
 	for (int i = 0; i < 8; i++) {
-		const int co = m0 + (i < 4 ? ty * 4 + i : 64 + ty * 4 + (i - 4));
+		const int co = m0 + sg_row(ty, i);
 		if (co >= Cout)
 			continue;
 		const float bv = __ldg(bias + co);

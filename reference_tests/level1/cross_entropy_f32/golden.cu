@@ -22,15 +22,6 @@
 #define CE_EPT 32                   // elements per thread that size a group (G * 32 >= clen)
 #define CE_SR 8                     // elements per thread per round, scalar path
 
-__device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
-
-__device__ __forceinline__ int pow2_at_least(int v)
-{
-    int p = 1;
-    while (p < v) p <<= 1;
-    return p;
-}
-
 // (m, s) := merge of (m, s) and (m2, s2), where s is a sum of exp(x - m). Commutative.
 __device__ __forceinline__ void lse_merge(float& m, float& s, float m2, float s2)
 {
@@ -48,35 +39,9 @@ __device__ __forceinline__ void lse_merge(float& m, float& s, float m2, float s2
     }
 }
 
-__device__ __forceinline__ void group_lse(float& m, float& s, int G, float* redm, float* reds)
-{
-    const int w = G < 32 ? G : 32;
-    for (int off = w >> 1; off > 0; off >>= 1) {
-        const float m2 = __shfl_xor_sync(0xffffffffu, m, off);
-        const float s2 = __shfl_xor_sync(0xffffffffu, s, off);
-        lse_merge(m, s, m2, s2);
-    }
-    if (G > 32) {
-        const int warp = threadIdx.x >> 5;
-        const int wpg = G >> 5;
-        const int g0 = warp & ~(wpg - 1);
-        __syncthreads();
-        if ((threadIdx.x & 31) == 0) {
-            redm[warp] = m;
-            reds[warp] = s;
-        }
-        __syncthreads();
-        m = redm[g0];
-        s = reds[g0];
-        for (int i = 1; i < wpg; ++i) lse_merge(m, s, redm[g0 + i], reds[g0 + i]);
-    }
-}
-
-__device__ __forceinline__ int chunk_len(int cols, int split)
-{
-    const long long c = ((long long)cols + split - 1) / split;
-    return (int)((c + 7) & ~7ll);
-}
+struct LseMerge {
+    __device__ __forceinline__ void operator()(float& m, float& s, float m2, float s2) const { lse_merge(m, s, m2, s2); }
+};
 
 // Rescale the running sum when the running maximum grows to cm.
 __device__ __forceinline__ void grow_max(float& m, float& s, float cm)
@@ -101,28 +66,17 @@ ce_partial(const float* __restrict__ x, const int* __restrict__ t, float* __rest
 {
     __shared__ float redm[32];
     __shared__ float reds[32];
-    const int bd = blockDim.x;
-    const int clen = chunk_len(cols, split);
-    int G = pow2_at_least((clen + CE_EPT - 1) / CE_EPT);
-    if (G > bd) G = bd;
-    const int R = bd / G;
-    const int lane = threadIdx.x & (G - 1);
-    const int gi = threadIdx.x / G;
-    const long long nseg = (long long)rows * split;
+    const Chunks ch(rows, cols, split, CE_EPT);
+    const int G = ch.g.G, lane = ch.g.lane;
     const bool vec = (cols & 3) == 0 && (reinterpret_cast<unsigned long long>(x) & 15ull) == 0;
 
-    for (long long s0 = (long long)blockIdx.x * R; s0 < nseg; s0 += (long long)gridDim.x * R) {
-        const long long seg = s0 + gi;
-        const bool active = seg < nseg;
-        const long long row = active ? seg / split : 0;
-        const long long start = active ? (seg - row * split) * (long long)clen : 0;
-        const long long end = start + clen < cols ? start + clen : cols;
-        const int len = active && end > start ? (int)(end - start) : 0;
-        const float* __restrict__ xs = x + row * cols + start;
+    for (long long s0 = ch.first(); s0 < ch.nseg; s0 += ch.step()) {
+        const Chunk c = ch.at(s0);
+        const float* __restrict__ xs = x + c.row * cols + c.start;
         float m = neg_inf(), s = 0.0f;
         if (vec) {
             const float4* __restrict__ x4 = reinterpret_cast<const float4*>(xs);
-            const int nv = len >> 2;                   // len % 4 == 0 here
+            const int nv = c.len >> 2;                   // c.len % 4 == 0 here
             for (int base = 0; base < nv; base += G * CE_NV) {
                 float4 v[CE_NV];
                 float cm = neg_inf();
@@ -147,30 +101,30 @@ ce_partial(const float* __restrict__ x, const int* __restrict__ t, float* __rest
                 }
             }
         } else {
-            for (int base = 0; base < len; base += G * CE_SR) {
+            for (int base = 0; base < c.len; base += G * CE_SR) {
                 float v[CE_SR];
                 float cm = neg_inf();
 #pragma unroll
                 for (int k = 0; k < CE_SR; ++k) {
                     const int j = base + k * G + lane;
-                    v[k] = j < len ? __ldg(xs + j) : neg_inf();
+                    v[k] = j < c.len ? __ldg(xs + j) : neg_inf();
                     cm = fmaxf(cm, v[k]);
                 }
                 grow_max(m, s, cm);
 #pragma unroll
                 for (int k = 0; k < CE_SR; ++k) {
                     const int j = base + k * G + lane;
-                    if (j < len) s += expf(v[k] - m);
+                    if (j < c.len) s += expf(v[k] - m);
                 }
             }
         }
-        group_lse(m, s, G, redm, reds);
-        if (active && lane == 0) {
+        group_reduce2(m, s, G, redm, reds, LseMerge());
+        if (c.active && lane == 0) {
             if (split == 1) {
-                loss[row] = row_loss(x, t, row, cols, m, s);
+                loss[c.row] = row_loss(x, t, c.row, cols, m, s);
             } else {
-                pm[seg] = m;
-                ps[seg] = s;
+                pm[c.seg] = m;
+                ps[c.seg] = s;
             }
         }
     }
@@ -181,17 +135,12 @@ ce_finish(const float* __restrict__ x, const int* __restrict__ t, const float* _
           const float* __restrict__ ps, float* __restrict__ loss, int rows, int cols, int split)
 {
     if (split <= 1) return;                           // partial kernel already wrote loss
-    const int lane = threadIdx.x & 31;
-    const int wpb = blockDim.x >> 5;
-    for (long long row = (long long)blockIdx.x * wpb + (threadIdx.x >> 5); row < rows;
-         row += (long long)gridDim.x * wpb) {
+    const RowWarps w;
+    const int lane = w.lane;
+    for (long long row = w.first(); row < rows; row += w.step()) {
         float m = neg_inf(), s = 0.0f;
         for (int j = lane; j < split; j += 32) lse_merge(m, s, pm[row * split + j], ps[row * split + j]);
-        for (int off = 16; off > 0; off >>= 1) {
-            const float m2 = __shfl_xor_sync(0xffffffffu, m, off);
-            const float s2 = __shfl_xor_sync(0xffffffffu, s, off);
-            lse_merge(m, s, m2, s2);
-        }
+        warp_reduce2(m, s, LseMerge());
         if (lane == 0) loss[row] = row_loss(x, t, row, cols, m, s);
     }
 }

@@ -58,20 +58,14 @@ __device__ __forceinline__ void sgemm_body(const float *__restrict__ A, const fl
 	const int KT = (K + BK - 1) / BK;
 
 	float acc[8][8];
-#pragma unroll
-	for (int i = 0; i < 8; i++)
-#pragma unroll
-		for (int j = 0; j < 8; j++)
-			acc[i][j] = 0.f;
+	sg_zero(acc);
 
 	float ra[4], rb[4];
 	const int sm = tid >> 1, sk = (tid & 1) << 2; // where this thread's A values go
 	const int tk = tid >> 5, tn = (tid & 31) << 2; // where this thread's B values go
 
 	sgemm_fetch<VEC>(A, B, M, N, K, m0, n0, 0, tid, ra, rb);
-#pragma unroll
-	for (int i = 0; i < 4; i++)
-		As[0][sk + i][sm] = ra[i];
+	sg_put_a(As[0], ra, sk, sm);
 	*reinterpret_cast<float4 *>(&Bs[0][tk][tn]) = make_float4(rb[0], rb[1], rb[2], rb[3]);
 	__syncthreads();
 
@@ -80,28 +74,10 @@ __device__ __forceinline__ void sgemm_body(const float *__restrict__ A, const fl
 		const bool more = kt + 1 < KT;
 		if (more)
 			sgemm_fetch<VEC>(A, B, M, N, K, m0, n0, (kt + 1) * BK, tid, ra, rb);
-#pragma unroll
-		for (int k = 0; k < BK; k++) {
-			float a[8], b[8];
-			const float4 a0 = *reinterpret_cast<const float4 *>(&As[cur][k][ty * 4]);
-			const float4 a1 = *reinterpret_cast<const float4 *>(&As[cur][k][64 + ty * 4]);
-			const float4 b0 = *reinterpret_cast<const float4 *>(&Bs[cur][k][tx * 4]);
-			const float4 b1 = *reinterpret_cast<const float4 *>(&Bs[cur][k][64 + tx * 4]);
-			a[0] = a0.x; a[1] = a0.y; a[2] = a0.z; a[3] = a0.w;
-			a[4] = a1.x; a[5] = a1.y; a[6] = a1.z; a[7] = a1.w;
-			b[0] = b0.x; b[1] = b0.y; b[2] = b0.z; b[3] = b0.w;
-			b[4] = b1.x; b[5] = b1.y; b[6] = b1.z; b[7] = b1.w;
-#pragma unroll
-			for (int i = 0; i < 8; i++)
-#pragma unroll
-				for (int j = 0; j < 8; j++)
-					acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-		}
+		sg_step(acc, As[cur], Bs[cur], ty, tx);
 		if (more) {
 			// buffer cur^1 was last read in iteration kt-1, before the barrier that ended it
-#pragma unroll
-			for (int i = 0; i < 4; i++)
-				As[cur ^ 1][sk + i][sm] = ra[i];
+			sg_put_a(As[cur ^ 1], ra, sk, sm);
 			*reinterpret_cast<float4 *>(&Bs[cur ^ 1][tk][tn]) = make_float4(rb[0], rb[1], rb[2], rb[3]);
 		}
 		__syncthreads();
@@ -109,7 +85,7 @@ __device__ __forceinline__ void sgemm_body(const float *__restrict__ A, const fl
 
 #pragma unroll
 	for (int i = 0; i < 8; i++) {
-		const int row = m0 + (i < 4 ? ty * 4 + i : 64 + ty * 4 + (i - 4));
+		const int row = m0 + sg_row(ty, i);
 		if (row >= M)
 			continue;
 #pragma unroll

@@ -23,60 +23,6 @@
 
 #define LN_NV 8                     // four-element vectors cached per thread (32 floats)
 
-__device__ __forceinline__ int pow2_at_least(int v)
-{
-    int p = 1;
-    while (p < v) p <<= 1;
-    return p;
-}
-
-// Sum of v over the G threads of this thread's group; every thread of the group gets the
-// same bits. For G > 32 every thread of the block must call it (it uses __syncthreads).
-__device__ __forceinline__ float group_sum(float v, int G, float* red)
-{
-    const int w = G < 32 ? G : 32;
-    for (int off = w >> 1; off > 0; off >>= 1) {
-        v += __shfl_xor_sync(0xffffffffu, v, off);
-    }
-    if (G > 32) {
-        const int warp = threadIdx.x >> 5;
-        const int wpg = G >> 5;
-        const int g0 = warp & ~(wpg - 1);
-        __syncthreads();                          // previous readers of red are done
-        if ((threadIdx.x & 31) == 0) red[warp] = v;
-        __syncthreads();
-        v = red[g0];
-        for (int i = 1; i < wpg; ++i) v += red[g0 + i];
-    }
-    return v;
-}
-
-// Vector j of row xr; elements at or past cols read as 0.
-__device__ __forceinline__ float4 load_vec(const float* __restrict__ xr, int j, int cols, bool vec)
-{
-    if (vec) return __ldg(reinterpret_cast<const float4*>(xr) + j);
-    const int e = 4 * j;
-    float4 v;
-    v.x = __ldg(xr + e);
-    v.y = e + 1 < cols ? __ldg(xr + e + 1) : 0.0f;
-    v.z = e + 2 < cols ? __ldg(xr + e + 2) : 0.0f;
-    v.w = e + 3 < cols ? __ldg(xr + e + 3) : 0.0f;
-    return v;
-}
-
-__device__ __forceinline__ void store_vec(float* __restrict__ yr, int j, int cols, bool vec, float4 v)
-{
-    if (vec) {
-        reinterpret_cast<float4*>(yr)[j] = v;
-        return;
-    }
-    const int e = 4 * j;
-    yr[e] = v.x;
-    if (e + 1 < cols) yr[e + 1] = v.y;
-    if (e + 2 < cols) yr[e + 2] = v.z;
-    if (e + 3 < cols) yr[e + 3] = v.w;
-}
-
 __device__ __forceinline__ float sum4(float4 v) { return (v.x + v.y) + (v.z + v.w); }
 
 __device__ __forceinline__ float sqdev4(float4 v, float mean, int e, int cols, bool vec)
@@ -109,30 +55,19 @@ __device__ __forceinline__ void row_cached(const float* __restrict__ xr, float* 
     const int nv = (cols + 3) >> 2;
     float4 v[LN_NV];
     float s = 0.0f;
-#pragma unroll
-    for (int k = 0; k < LN_NV; ++k) {
-        const int j = k * G + lane;
-        if (active && j < nv) {
-            v[k] = load_vec(xr, j, cols, vec);     // padding reads as 0
-            s += sum4(v[k]);
-        }
-    }
+    ROW_HELD(LN_NV,
+             v[k] = load_vec(xr, j, cols, vec, 0.0f);     // padding reads as 0
+             s += sum4(v[k]);)
     const float mean = group_sum(s, G, red) / (float)cols;
     float q = 0.0f;
-#pragma unroll
-    for (int k = 0; k < LN_NV; ++k) {
-        const int j = k * G + lane;
-        if (active && j < nv) q += sqdev4(v[k], mean, 4 * j, cols, vec);
-    }
+    ROW_HELD(LN_NV,
+             q += sqdev4(v[k], mean, 4 * j, cols, vec);)
     const float var = group_sum(q, G, red) / (float)cols;
     const float rstd = 1.0f / sqrtf(var + eps);
-#pragma unroll
-    for (int k = 0; k < LN_NV; ++k) {
-        const int j = k * G + lane;
-        if (active && j < nv)
-            store_vec(yr, j, cols, vec,
-                      normalize4(v[k], mean, rstd, load_vec(gamma, j, cols, vec), load_vec(beta, j, cols, vec)));
-    }
+    ROW_HELD(LN_NV,
+             store_vec(yr, j, cols, vec,
+                       normalize4(v[k], mean, rstd, load_vec(gamma, j, cols, vec, 0.0f),
+                                  load_vec(beta, j, cols, vec, 0.0f)));)
 }
 
 // A row too long for registers (only in correctness cases): G == blockDim.x, one row per block,
@@ -159,26 +94,15 @@ layer_norm_f32(const float* __restrict__ x, const float* __restrict__ gamma, con
                float* __restrict__ y, int rows, int cols, float eps)
 {
     __shared__ float red[32];
-    const int bd = blockDim.x;
     const bool vec = (cols & 3) == 0 &&
                      ((reinterpret_cast<unsigned long long>(x) | reinterpret_cast<unsigned long long>(y) |
                        reinterpret_cast<unsigned long long>(gamma) | reinterpret_cast<unsigned long long>(beta)) & 15ull) == 0;
-    int G = pow2_at_least((cols + 4 * LN_NV - 1) / (4 * LN_NV));
-    if (G > bd) G = bd;
-    const bool fits = cols <= G * 4 * LN_NV;
-    const int R = bd / G;
-    const int lane = threadIdx.x & (G - 1);
-    const int gi = threadIdx.x / G;
 
-    // Row blocks blockIdx.x, blockIdx.x + gridDim.x, ... (unsigned: no overflow for rows < 2^31
-    // and gridDim.x * R < 2^31).
-    for (unsigned r0 = blockIdx.x * (unsigned)R; r0 < (unsigned)rows; r0 += gridDim.x * (unsigned)R) {
-        const bool active = r0 + gi < (unsigned)rows;
-        const int row = (int)(r0 + gi);
-        const long long off = (long long)(active ? row : 0) * cols;
-        if (fits)
-            row_cached(x + off, y + off, gamma, beta, cols, eps, vec, G, lane, active, red);
-        else
-            row_stream(x + off, y + off, gamma, beta, cols, eps, G, lane, red);   // R == 1 here
+    const RowGroups g(cols, 4 * LN_NV);
+    for (unsigned r0 = g.first(); r0 < (unsigned)rows; r0 += g.step()) {
+        const bool active = g.active(r0, rows);
+        const long long off = g.offset(r0, rows, cols);
+        g.fits ? row_cached(x + off, y + off, gamma, beta, cols, eps, vec, g.G, g.lane, active, red)
+               : row_stream(x + off, y + off, gamma, beta, cols, eps, g.G, g.lane, red);   // R == 1 here
     }
 }

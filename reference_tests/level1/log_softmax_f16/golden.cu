@@ -28,104 +28,18 @@
 
 #define RW_NV 4                     // 16-byte vectors (8 values) cached per thread: 32 elements
 
-__device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
-
-__device__ __forceinline__ int pow2_at_least(int v)
-{
-    int p = 1;
-    while (p < v) p <<= 1;
-    return p;
-}
-
-// Max or sum of v over the G threads of this thread's group; every thread of the group gets the
-// same bits. For G > 32 every thread of the block must call it (it uses __syncthreads).
-template <bool IS_MAX>
-__device__ __forceinline__ float group_reduce(float v, int G, float* red)
-{
-    const int w = G < 32 ? G : 32;
-    for (int off = w >> 1; off > 0; off >>= 1) {
-        const float o = __shfl_xor_sync(0xffffffffu, v, off);
-        v = IS_MAX ? fmaxf(v, o) : v + o;
-    }
-    if (G > 32) {
-        const int warp = threadIdx.x >> 5;
-        const int wpg = G >> 5;
-        const int g0 = warp & ~(wpg - 1);
-        __syncthreads();                          // previous readers of red are done
-        if ((threadIdx.x & 31) == 0) red[warp] = v;
-        __syncthreads();
-        v = red[g0];
-        for (int i = 1; i < wpg; ++i) v = IS_MAX ? fmaxf(v, red[g0 + i]) : v + red[g0 + i];
-    }
-    return v;
-}
-
-// Vector j of a row: elements 8j..8j+7 as raw 16-bit values. Elements at or past cols read as
-// the bit pattern pad.
-__device__ __forceinline__ uint4 load_vec(const __half* __restrict__ r, int j, int cols, bool vec,
-                                          unsigned pad)
-{
-    if (vec) return __ldg(reinterpret_cast<const uint4*>(r) + j);
-    const unsigned short* p = reinterpret_cast<const unsigned short*>(r);
-    const int e = 8 * j;
-    unsigned w[8];
-#pragma unroll
-    for (int i = 0; i < 8; ++i) w[i] = e + i < cols ? (unsigned)p[e + i] : pad;
-    uint4 u;
-    u.x = w[0] | (w[1] << 16);
-    u.y = w[2] | (w[3] << 16);
-    u.z = w[4] | (w[5] << 16);
-    u.w = w[6] | (w[7] << 16);
-    return u;
-}
-
-__device__ __forceinline__ void store_vec(__half* __restrict__ r, int j, int cols, bool vec, uint4 u)
-{
-    if (vec) {
-        reinterpret_cast<uint4*>(r)[j] = u;
-        return;
-    }
-    unsigned short* p = reinterpret_cast<unsigned short*>(r);
-    const int e = 8 * j;
-    const unsigned w[4] = {u.x, u.y, u.z, u.w};
-#pragma unroll
-    for (int i = 0; i < 8; ++i)
-        if (e + i < cols) p[e + i] = (unsigned short)(w[i >> 1] >> (16 * (i & 1)));
-}
-
-// Widen 8 packed values to float32.
-__device__ __forceinline__ void widen8(uint4 u, float f[8])
-{
-    const __half2* h2 = reinterpret_cast<const __half2*>(&u);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-        const float2 t = __half22float2(h2[i]);
-        f[2 * i] = t.x;
-        f[2 * i + 1] = t.y;
-    }
-}
-
-// Round 8 float32 values to nearest even and pack them.
-__device__ __forceinline__ uint4 narrow8(const float f[8])
-{
-    uint4 u;
-    __half2* h2 = reinterpret_cast<__half2*>(&u);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) h2[i] = __floats2half2_rn(f[2 * i], f[2 * i + 1]);
-    return u;
-}
-
 // Loads one row (nothing when !active) into registers: nv = cdiv(cols, 8) <= G * RW_NV.
 __device__ __forceinline__ void row_load(uint4 v[RW_NV], const __half* __restrict__ xr, int cols, bool vec, int G,
                                          int lane, bool active)
 {
     const int nv = (cols + 7) >> 3;
-#pragma unroll
-    for (int k = 0; k < RW_NV; ++k) {
-        const int j = k * G + lane;
-        if (active && j < nv) v[k] = load_vec(xr, j, cols, vec, 0xFC00u);     // padding: -inf
-    }
+    ROW_HELD(RW_NV,
+             v[k] = load_vec(xr, j, cols, vec, 0xFC00u);)     // padding: -inf
 }
+
+// For each vector j this thread holds of its row (v[k], k < RW_NV), widened to f[8]: the loop over
+// i < 8 in BODY is unrolled.
+#define LS_HELD(...) ROW_HELD(RW_NV, float f[8]; widen8(v[k], f); _Pragma("unroll") __VA_ARGS__)
 
 // Finishes a row held in registers by row_load: max, sum, outputs.
 __device__ __forceinline__ void row_finish(const uint4 v[RW_NV], __half* __restrict__ yr, int cols, bool vec, int G,
@@ -133,41 +47,14 @@ __device__ __forceinline__ void row_finish(const uint4 v[RW_NV], __half* __restr
 {
     const int nv = (cols + 7) >> 3;
     float m = neg_inf();
-#pragma unroll
-    for (int k = 0; k < RW_NV; ++k) {
-        const int j = k * G + lane;
-        if (active && j < nv) {
-            float f[8];
-            widen8(v[k], f);
-#pragma unroll
-            for (int i = 0; i < 8; ++i) m = fmaxf(m, f[i]);
-        }
-    }
+    LS_HELD(for (int i = 0; i < 8; ++i) m = fmaxf(m, f[i]);)
     m = group_reduce<true>(m, G, red);
     float s = 0.0f;
-#pragma unroll
-    for (int k = 0; k < RW_NV; ++k) {
-        const int j = k * G + lane;
-        if (active && j < nv) {
-            float f[8];
-            widen8(v[k], f);
-#pragma unroll
-            for (int i = 0; i < 8; ++i) s += expf(f[i] - m);     // exp(-inf) = 0 for padding
-        }
-    }
+    LS_HELD(for (int i = 0; i < 8; ++i) s += expf(f[i] - m);)     // exp(-inf) = 0 for padding
     s = group_reduce<false>(s, G, red);
     const float ls = logf(s);
-#pragma unroll
-    for (int k = 0; k < RW_NV; ++k) {
-        const int j = k * G + lane;
-        if (active && j < nv) {
-            float f[8];
-            widen8(v[k], f);
-#pragma unroll
-            for (int i = 0; i < 8; ++i) f[i] = (f[i] - m) - ls;
-            store_vec(yr, j, cols, vec, narrow8(f));
-        }
-    }
+    LS_HELD(for (int i = 0; i < 8; ++i) f[i] = (f[i] - m) - ls;
+            store_vec(yr, j, cols, vec, narrow8(f));)
 }
 
 // A row too long for registers (only in correctness cases): G == blockDim.x, one row per block.
@@ -196,15 +83,11 @@ extern "C" __global__ void __launch_bounds__(1024)
 log_softmax_f16(const __half* __restrict__ x, __half* __restrict__ y, int rows, int cols)
 {
     __shared__ float red[32];
-    const int bd = blockDim.x;
     const bool vec = (cols & 7) == 0 &&
                      ((reinterpret_cast<unsigned long long>(x) | reinterpret_cast<unsigned long long>(y)) & 15ull) == 0;
-    int G = pow2_at_least((cols + 8 * RW_NV - 1) / (8 * RW_NV));
-    if (G > bd) G = bd;
-    const bool fits = cols <= G * 8 * RW_NV;
-    const int R = bd / G;
-    const int lane = threadIdx.x & (G - 1);
-    const int gi = threadIdx.x / G;
+    const RowGroups g(cols, 8 * RW_NV);
+    const int G = g.G, R = g.R, lane = g.lane, gi = g.gi;
+    const bool fits = g.fits;
 
     // Row blocks blockIdx.x, blockIdx.x + gridDim.x, ... (unsigned: no overflow for rows < 2^31
     // and gridDim.x * R < 2^31). The loop condition is block-uniform.

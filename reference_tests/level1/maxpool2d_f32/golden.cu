@@ -11,18 +11,22 @@
 // close to one read of x and one write of y. Requires Nb*C*Ho*cdiv(Wo,2) < 2^31.
 
 #define NEG_INF __int_as_float(0xff800000u)
+// In the loop over the window's rows r: rp = input row ih0 + r of the plane; rows outside the
+// image are skipped (continue).
+#define MP_WINDOW_ROW(rp, r)                    \
+	const int ih = ih0 + (r);               \
+	if ((unsigned)ih >= (unsigned)H)        \
+		continue;                       \
+	const float *rp = xp + (size_t)ih * W
 
 extern "C" __global__ void __launch_bounds__(256)
 maxpool2d_f32(const float *__restrict__ x, float *__restrict__ y, int Nb, int C, int H, int W, int Ho, int Wo)
 {
 	const int Wp = (Wo + 1) >> 1; // output pairs per row
-	const unsigned total = (unsigned)Nb * C * Ho * Wp;
-	const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
-	if (t >= total)
+	PoolPos pp;
+	if (!pool_pos(pp, Nb, C, Ho, Wp))
 		return;
-	const int row = (int)(t / (unsigned)Wp); // plane * Ho + i
-	const int q = (int)(t - (unsigned)row * Wp);
-	const int plane = row / Ho, i = row - plane * Ho;
+	const int row = pp.row, q = pp.q, plane = pp.plane, i = pp.i;
 	const float *xp = x + (size_t)plane * H * W;
 	float *yp = y + (size_t)row * Wo;
 	const int ih0 = 2 * i - 1;
@@ -34,10 +38,7 @@ maxpool2d_f32(const float *__restrict__ x, float *__restrict__ y, int Nb, int C,
 		float m0 = NEG_INF, m1 = NEG_INF;
 #pragma unroll
 		for (int r = 0; r < 3; r++) {
-			const int ih = ih0 + r;
-			if ((unsigned)ih >= (unsigned)H)
-				continue;
-			const float *rp = xp + (size_t)ih * W;
+			MP_WINDOW_ROW(rp, r);
 			const float4 v = __ldg(reinterpret_cast<const float4 *>(rp + 4 * q));
 			const float left = q > 0 ? __ldg(rp + 4 * q - 1) : NEG_INF;
 			m0 = fmaxf(m0, fmaxf(left, fmaxf(v.x, v.y)));
@@ -54,10 +55,7 @@ maxpool2d_f32(const float *__restrict__ x, float *__restrict__ y, int Nb, int C,
 			float m = NEG_INF;
 #pragma unroll
 			for (int r = 0; r < 3; r++) {
-				const int ih = ih0 + r;
-				if ((unsigned)ih >= (unsigned)H)
-					continue;
-				const float *rp = xp + (size_t)ih * W;
+				MP_WINDOW_ROW(rp, r);
 #pragma unroll
 				for (int s = 0; s < 3; s++) {
 					const int iw = iw0 + s;

@@ -22,36 +22,6 @@
 #define MS_EPT 32                   // elements per thread that size a group (G * 32 >= clen)
 #define MS_SR 8                     // elements per thread per round, scalar path
 
-__device__ __forceinline__ int pow2_at_least(int v)
-{
-    int p = 1;
-    while (p < v) p <<= 1;
-    return p;
-}
-
-__device__ __forceinline__ float group_sum(float v, int G, float* red)
-{
-    const int w = G < 32 ? G : 32;
-    for (int off = w >> 1; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
-    if (G > 32) {
-        const int warp = threadIdx.x >> 5;
-        const int wpg = G >> 5;
-        const int g0 = warp & ~(wpg - 1);
-        __syncthreads();
-        if ((threadIdx.x & 31) == 0) red[warp] = v;
-        __syncthreads();
-        v = red[g0];
-        for (int i = 1; i < wpg; ++i) v += red[g0 + i];
-    }
-    return v;
-}
-
-__device__ __forceinline__ int chunk_len(int cols, int split)
-{
-    const long long c = ((long long)cols + split - 1) / split;
-    return (int)((c + 7) & ~7ll);
-}
-
 __device__ __forceinline__ float sqdiff4(float4 a, float4 b)
 {
     const float dx = a.x - b.x, dy = a.y - b.y, dz = a.z - b.z, dw = a.w - b.w;
@@ -63,65 +33,39 @@ mse_partial(const float* __restrict__ a, const float* __restrict__ b, float* __r
             float* __restrict__ partial, int rows, int cols, int split)
 {
     __shared__ float red[32];
-    const int bd = blockDim.x;
-    const int clen = chunk_len(cols, split);
-    int G = pow2_at_least((clen + MS_EPT - 1) / MS_EPT);
-    if (G > bd) G = bd;
-    const int R = bd / G;
-    const int lane = threadIdx.x & (G - 1);
-    const int gi = threadIdx.x / G;
-    const long long nseg = (long long)rows * split;
+    const Chunks ch(rows, cols, split, MS_EPT);
+    const int G = ch.g.G, lane = ch.g.lane;
     const bool vec = (cols & 3) == 0 &&
                      ((reinterpret_cast<unsigned long long>(a) | reinterpret_cast<unsigned long long>(b)) & 15ull) == 0;
 
-    for (long long s0 = (long long)blockIdx.x * R; s0 < nseg; s0 += (long long)gridDim.x * R) {
-        const long long seg = s0 + gi;
-        const bool active = seg < nseg;
-        const long long row = active ? seg / split : 0;
-        const long long start = active ? (seg - row * split) * (long long)clen : 0;
-        const long long end = start + clen < cols ? start + clen : cols;
-        const int len = active && end > start ? (int)(end - start) : 0;
-        const float* __restrict__ as = a + row * cols + start;
-        const float* __restrict__ bs = b + row * cols + start;
+    for (long long s0 = ch.first(); s0 < ch.nseg; s0 += ch.step()) {
+        const Chunk c = ch.at(s0);
+        const float* __restrict__ as = a + c.row * cols + c.start;
+        const float* __restrict__ bs = b + c.row * cols + c.start;
         float acc = 0.0f;
         if (vec) {
             const float4* __restrict__ a4 = reinterpret_cast<const float4*>(as);
             const float4* __restrict__ b4 = reinterpret_cast<const float4*>(bs);
-            const int nv = len >> 2;                   // len % 4 == 0 here
+            const int nv = c.len >> 2;                   // c.len % 4 == 0 here
             int base = 0;
             for (; base + G * MS_NV <= nv; base += G * MS_NV) {   // full rounds: no bound checks
-                float4 va[MS_NV], vb[MS_NV];
-#pragma unroll
-                for (int k = 0; k < MS_NV; ++k) {
-                    va[k] = __ldg(a4 + base + k * G + lane);
-                    vb[k] = __ldg(b4 + base + k * G + lane);
-                }
-#pragma unroll
-                for (int k = 0; k < MS_NV; ++k) acc += sqdiff4(va[k], vb[k]);
+                CHUNK_ROUND(MS_NV, float4 va[MS_NV]; float4 vb[MS_NV],
+                            va[k] = __ldg(a4 + base + k * G + lane); vb[k] = __ldg(b4 + base + k * G + lane),
+                            acc += sqdiff4(va[k], vb[k]));
             }
-#pragma unroll
-            for (int k = 0; k < MS_NV; ++k) {                     // last, partial round
-                const int j = base + k * G + lane;
-                if (j < nv) acc += sqdiff4(__ldg(a4 + j), __ldg(b4 + j));
-            }
+            CHUNK_TAIL(MS_NV, acc += sqdiff4(__ldg(a4 + j), __ldg(b4 + j)));     // last, partial round
         } else {
-            for (int base = 0; base < len; base += G * MS_SR) {
-                float d[MS_SR];
-#pragma unroll
-                for (int k = 0; k < MS_SR; ++k) {
-                    const int j = base + k * G + lane;
-                    d[k] = j < len ? __ldg(as + j) - __ldg(bs + j) : 0.0f;
-                }
-#pragma unroll
-                for (int k = 0; k < MS_SR; ++k) acc += d[k] * d[k];
+            for (int base = 0; base < c.len; base += G * MS_SR) {
+                CHUNK_ROUND_J(MS_SR, float d[MS_SR], d[k] = j < c.len ? __ldg(as + j) - __ldg(bs + j) : 0.0f,
+                              acc += d[k] * d[k]);
             }
         }
         acc = group_sum(acc, G, red);
-        if (active && lane == 0) {
+        if (c.active && lane == 0) {
             if (split == 1)
-                out[row] = acc / (float)cols;
+                out[c.row] = acc / (float)cols;
             else
-                partial[seg] = acc;
+                partial[c.seg] = acc;
         }
     }
 }
@@ -130,14 +74,10 @@ extern "C" __global__ void __launch_bounds__(256)
 mse_finish(const float* __restrict__ partial, float* __restrict__ out, int rows, int cols, int split)
 {
     if (split <= 1) return;                           // partial kernel already wrote out
-    const int lane = threadIdx.x & 31;
-    const int wpb = blockDim.x >> 5;
-    for (long long row = (long long)blockIdx.x * wpb + (threadIdx.x >> 5); row < rows;
-         row += (long long)gridDim.x * wpb) {
-        const float* __restrict__ p = partial + row * split;
-        float acc = 0.0f;
-        for (int j = lane; j < split; j += 32) acc += p[j];
-        for (int off = 16; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+    const RowWarps w;
+    const int lane = w.lane;
+    for (long long row = w.first(); row < rows; row += w.step()) {
+        const float acc = warp_reduce_partials<false>(partial + row * split, split, lane);
         if (lane == 0) out[row] = acc / (float)cols;
     }
 }

@@ -39,6 +39,15 @@
 #define PS_MIN_BLOCKS 3
 #endif
 #define PS_ROUNDS (PS_ITEMS / 4)
+// The element-by-element paths: BODY runs for each of this thread's slots v[4 * q + j], at global
+// index g (unrolled).
+#define PS_FOR_EACH_SLOT(...)                                   \
+    _Pragma("unroll") for (int q = 0; q < PS_ROUNDS; ++q)       \
+    _Pragma("unroll") for (int j = 0; j < 4; ++j)               \
+    {                                                           \
+        const long long g = wbase + 128 * q + j;                \
+        __VA_ARGS__                                             \
+    }
 #define PS_WARPS (PS_THREADS / 32)
 #define PS_FLAG_AGG 1ull
 #define PS_FLAG_PRE 2ull
@@ -93,13 +102,7 @@ prefix_sum_scan(const int* __restrict__ x, int* __restrict__ y, long long* __res
             v[4 * q + 3] = (unsigned)a.w;
         }
     } else {
-#pragma unroll
-        for (int q = 0; q < PS_ROUNDS; ++q)
-#pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                const long long g = wbase + 128 * q + j;
-                v[4 * q + j] = g < n ? (unsigned)__ldg(x + g) : 0u;
-            }
+        PS_FOR_EACH_SLOT(v[4 * q + j] = g < n ? (unsigned)__ldg(x + g) : 0u;)
     }
     unsigned fmask = 0;                                     // bit i: a row start at or before item i in the warp
     unsigned rf = 0, rv = 0;                                // the warp's running aggregate over earlier rounds
@@ -221,12 +224,6 @@ prefix_sum_scan(const int* __restrict__ x, int* __restrict__ y, long long* __res
             __stcs(reinterpret_cast<int4*>(y + wbase + 128 * q),
                    make_int4((int)v[4 * q], (int)v[4 * q + 1], (int)v[4 * q + 2], (int)v[4 * q + 3]));
     } else {
-#pragma unroll
-        for (int q = 0; q < PS_ROUNDS; ++q)
-#pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                const long long g = wbase + 128 * q + j;
-                if (g < n) y[g] = (int)v[4 * q + j];
-            }
+        PS_FOR_EACH_SLOT(if (g < n) y[g] = (int)v[4 * q + j];)
     }
 }

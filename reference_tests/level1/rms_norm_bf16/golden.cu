@@ -23,93 +23,6 @@
 
 #define RW_NV 4                     // 16-byte vectors (8 values) cached per thread: 32 elements
 
-__device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
-
-__device__ __forceinline__ int pow2_at_least(int v)
-{
-    int p = 1;
-    while (p < v) p <<= 1;
-    return p;
-}
-
-// Max or sum of v over the G threads of this thread's group; every thread of the group gets the
-// same bits. For G > 32 every thread of the block must call it (it uses __syncthreads).
-template <bool IS_MAX>
-__device__ __forceinline__ float group_reduce(float v, int G, float* red)
-{
-    const int w = G < 32 ? G : 32;
-    for (int off = w >> 1; off > 0; off >>= 1) {
-        const float o = __shfl_xor_sync(0xffffffffu, v, off);
-        v = IS_MAX ? fmaxf(v, o) : v + o;
-    }
-    if (G > 32) {
-        const int warp = threadIdx.x >> 5;
-        const int wpg = G >> 5;
-        const int g0 = warp & ~(wpg - 1);
-        __syncthreads();                          // previous readers of red are done
-        if ((threadIdx.x & 31) == 0) red[warp] = v;
-        __syncthreads();
-        v = red[g0];
-        for (int i = 1; i < wpg; ++i) v = IS_MAX ? fmaxf(v, red[g0 + i]) : v + red[g0 + i];
-    }
-    return v;
-}
-
-// Vector j of a row: elements 8j..8j+7 as raw 16-bit values. Elements at or past cols read as
-// the bit pattern pad.
-__device__ __forceinline__ uint4 load_vec(const __nv_bfloat16* __restrict__ r, int j, int cols, bool vec,
-                                          unsigned pad)
-{
-    if (vec) return __ldg(reinterpret_cast<const uint4*>(r) + j);
-    const unsigned short* p = reinterpret_cast<const unsigned short*>(r);
-    const int e = 8 * j;
-    unsigned w[8];
-#pragma unroll
-    for (int i = 0; i < 8; ++i) w[i] = e + i < cols ? (unsigned)p[e + i] : pad;
-    uint4 u;
-    u.x = w[0] | (w[1] << 16);
-    u.y = w[2] | (w[3] << 16);
-    u.z = w[4] | (w[5] << 16);
-    u.w = w[6] | (w[7] << 16);
-    return u;
-}
-
-__device__ __forceinline__ void store_vec(__nv_bfloat16* __restrict__ r, int j, int cols, bool vec, uint4 u)
-{
-    if (vec) {
-        reinterpret_cast<uint4*>(r)[j] = u;
-        return;
-    }
-    unsigned short* p = reinterpret_cast<unsigned short*>(r);
-    const int e = 8 * j;
-    const unsigned w[4] = {u.x, u.y, u.z, u.w};
-#pragma unroll
-    for (int i = 0; i < 8; ++i)
-        if (e + i < cols) p[e + i] = (unsigned short)(w[i >> 1] >> (16 * (i & 1)));
-}
-
-// Widen 8 packed values to float32.
-__device__ __forceinline__ void widen8(uint4 u, float f[8])
-{
-    const __nv_bfloat162* h2 = reinterpret_cast<const __nv_bfloat162*>(&u);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-        const float2 t = __bfloat1622float2(h2[i]);
-        f[2 * i] = t.x;
-        f[2 * i + 1] = t.y;
-    }
-}
-
-// Round 8 float32 values to nearest even and pack them.
-__device__ __forceinline__ uint4 narrow8(const float f[8])
-{
-    uint4 u;
-    __nv_bfloat162* h2 = reinterpret_cast<__nv_bfloat162*>(&u);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) h2[i] = __floats2bfloat162_rn(f[2 * i], f[2 * i + 1]);
-    return u;
-}
-
 // One row (or none, when !active) cached in registers: nv = cdiv(cols, 8) <= G * RW_NV.
 __device__ __forceinline__ void row_cached(const __nv_bfloat16* __restrict__ xr, const __nv_bfloat16* __restrict__ w,
                                            __nv_bfloat16* __restrict__ yr, int cols, float eps, bool vec, int G,
@@ -118,31 +31,21 @@ __device__ __forceinline__ void row_cached(const __nv_bfloat16* __restrict__ xr,
     const int nv = (cols + 7) >> 3;
     uint4 v[RW_NV];
     float ss = 0.0f;
-#pragma unroll
-    for (int k = 0; k < RW_NV; ++k) {
-        const int j = k * G + lane;
-        if (active && j < nv) {
-            v[k] = load_vec(xr, j, cols, vec, 0u);        // padding: 0
-            float f[8];
-            widen8(v[k], f);
-#pragma unroll
-            for (int i = 0; i < 8; ++i) ss += f[i] * f[i];
-        }
-    }
+    ROW_HELD(RW_NV,
+             v[k] = load_vec(xr, j, cols, vec, 0u);        // padding: 0
+             float f[8];
+             widen8(v[k], f);
+             _Pragma("unroll")
+             for (int i = 0; i < 8; ++i) ss += f[i] * f[i];)
     ss = group_reduce<false>(ss, G, red);
     const float r = 1.0f / sqrtf(ss / (float)cols + eps);
-#pragma unroll
-    for (int k = 0; k < RW_NV; ++k) {
-        const int j = k * G + lane;
-        if (active && j < nv) {
-            float f[8], g[8];
-            widen8(v[k], f);
-            widen8(load_vec(w, j, cols, vec, 0u), g);
-#pragma unroll
-            for (int i = 0; i < 8; ++i) f[i] = f[i] * r * g[i];
-            store_vec(yr, j, cols, vec, narrow8(f));
-        }
-    }
+    ROW_HELD(RW_NV,
+             float f[8], g[8];
+             widen8(v[k], f);
+             widen8(load_vec(w, j, cols, vec, 0u), g);
+             _Pragma("unroll")
+             for (int i = 0; i < 8; ++i) f[i] = f[i] * r * g[i];
+             store_vec(yr, j, cols, vec, narrow8(f));)
 }
 
 // A row too long for registers (only in correctness cases): G == blockDim.x, one row per block,
@@ -167,26 +70,15 @@ rms_norm_bf16(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restri
               __nv_bfloat16* __restrict__ y, int rows, int cols, float eps)
 {
     __shared__ float red[32];
-    const int bd = blockDim.x;
     const bool vec = (cols & 7) == 0 &&
                      ((reinterpret_cast<unsigned long long>(x) | reinterpret_cast<unsigned long long>(y) |
                        reinterpret_cast<unsigned long long>(w)) & 15ull) == 0;
-    int G = pow2_at_least((cols + 8 * RW_NV - 1) / (8 * RW_NV));
-    if (G > bd) G = bd;
-    const bool fits = cols <= G * 8 * RW_NV;
-    const int R = bd / G;
-    const int lane = threadIdx.x & (G - 1);
-    const int gi = threadIdx.x / G;
 
-    // Row blocks blockIdx.x, blockIdx.x + gridDim.x, ... (unsigned: no overflow for rows < 2^31
-    // and gridDim.x * R < 2^31).
-    for (unsigned r0 = blockIdx.x * (unsigned)R; r0 < (unsigned)rows; r0 += gridDim.x * (unsigned)R) {
-        const bool active = r0 + gi < (unsigned)rows;
-        const int row = (int)(r0 + gi);
-        const long long off = (long long)(active ? row : 0) * cols;
-        if (fits)
-            row_cached(x + off, w, y + off, cols, eps, vec, G, lane, active, red);
-        else
-            row_stream(x + off, w, y + off, cols, eps, G, lane, red);   // R == 1 here, always active
+    const RowGroups g(cols, 8 * RW_NV);
+    for (unsigned r0 = g.first(); r0 < (unsigned)rows; r0 += g.step()) {
+        const bool active = g.active(r0, rows);
+        const long long off = g.offset(r0, rows, cols);
+        g.fits ? row_cached(x + off, w, y + off, cols, eps, vec, g.G, g.lane, active, red)
+               : row_stream(x + off, w, y + off, cols, eps, g.G, g.lane, red);   // R == 1 here, always active
     }
 }

@@ -21,64 +21,6 @@
 
 #define SM_NV 8                     // four-element vectors cached per thread (32 floats)
 
-__device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
-
-__device__ __forceinline__ int pow2_at_least(int v)
-{
-    int p = 1;
-    while (p < v) p <<= 1;
-    return p;
-}
-
-// Max or sum of v over the G threads of this thread's group; every thread of the group gets the
-// same bits. For G > 32 every thread of the block must call it (it uses __syncthreads).
-template <bool IS_MAX>
-__device__ __forceinline__ float group_reduce(float v, int G, float* red)
-{
-    const int w = G < 32 ? G : 32;
-    for (int off = w >> 1; off > 0; off >>= 1) {
-        const float o = __shfl_xor_sync(0xffffffffu, v, off);
-        v = IS_MAX ? fmaxf(v, o) : v + o;
-    }
-    if (G > 32) {
-        const int warp = threadIdx.x >> 5;
-        const int wpg = G >> 5;
-        const int g0 = warp & ~(wpg - 1);
-        __syncthreads();                          // previous readers of red are done
-        if ((threadIdx.x & 31) == 0) red[warp] = v;
-        __syncthreads();
-        v = red[g0];
-        for (int i = 1; i < wpg; ++i) v = IS_MAX ? fmaxf(v, red[g0 + i]) : v + red[g0 + i];
-    }
-    return v;
-}
-
-// Vector j of row xr; elements at or past cols read as -inf.
-__device__ __forceinline__ float4 load_vec(const float* __restrict__ xr, int j, int cols, bool vec)
-{
-    if (vec) return __ldg(reinterpret_cast<const float4*>(xr) + j);
-    const int e = 4 * j;
-    float4 v;
-    v.x = __ldg(xr + e);
-    v.y = e + 1 < cols ? __ldg(xr + e + 1) : neg_inf();
-    v.z = e + 2 < cols ? __ldg(xr + e + 2) : neg_inf();
-    v.w = e + 3 < cols ? __ldg(xr + e + 3) : neg_inf();
-    return v;
-}
-
-__device__ __forceinline__ void store_vec(float* __restrict__ yr, int j, int cols, bool vec, float4 v)
-{
-    if (vec) {
-        reinterpret_cast<float4*>(yr)[j] = v;
-        return;
-    }
-    const int e = 4 * j;
-    yr[e] = v.x;
-    if (e + 1 < cols) yr[e + 1] = v.y;
-    if (e + 2 < cols) yr[e + 2] = v.z;
-    if (e + 3 < cols) yr[e + 3] = v.w;
-}
-
 __device__ __forceinline__ float max4(float4 v) { return fmaxf(fmaxf(v.x, v.y), fmaxf(v.z, v.w)); }
 
 // exp(v - m) per element; -inf padding gives 0. Adds the four results to s in a fixed order.
@@ -102,34 +44,21 @@ __device__ __forceinline__ void row_cached(const float* __restrict__ xr, float* 
     const int nv = (cols + 3) >> 2;
     float4 v[SM_NV];
     float m = neg_inf();
-#pragma unroll
-    for (int k = 0; k < SM_NV; ++k) {
-        const int j = k * G + lane;
-        if (active && j < nv) {
-            v[k] = load_vec(xr, j, cols, vec);
-            m = fmaxf(m, max4(v[k]));
-        }
-    }
+    ROW_HELD(SM_NV,
+             v[k] = load_vec(xr, j, cols, vec, neg_inf());
+             m = fmaxf(m, max4(v[k]));)
     m = group_reduce<true>(m, G, red);
     float s = 0.0f;
-#pragma unroll
-    for (int k = 0; k < SM_NV; ++k) {
-        const int j = k * G + lane;
-        if (active && j < nv) v[k] = exp_sub(v[k], m, s);
-    }
+    ROW_HELD(SM_NV,
+             v[k] = exp_sub(v[k], m, s);)
     s = group_reduce<false>(s, G, red);
     const float inv = 1.0f / s;
-#pragma unroll
-    for (int k = 0; k < SM_NV; ++k) {
-        const int j = k * G + lane;
-        if (active && j < nv) {
-            v[k].x *= inv;
-            v[k].y *= inv;
-            v[k].z *= inv;
-            v[k].w *= inv;
-            store_vec(yr, j, cols, vec, v[k]);
-        }
-    }
+    ROW_HELD(SM_NV,
+             v[k].x *= inv;
+             v[k].y *= inv;
+             v[k].z *= inv;
+             v[k].w *= inv;
+             store_vec(yr, j, cols, vec, v[k]);)
 }
 
 // A row too long for registers: G == blockDim.x, one row per block. Pass 1 keeps a running max m
@@ -140,7 +69,7 @@ __device__ __forceinline__ void row_stream(const float* __restrict__ xr, float* 
     const int nv = (cols + 3) >> 2;
     float m = neg_inf(), s = 0.0f;
     for (int j = lane; j < nv; j += G) {
-        const float4 v = load_vec(xr, j, cols, vec);
+        const float4 v = load_vec(xr, j, cols, vec, neg_inf());
         const float cm = max4(v);
         if (cm > m) {
             s *= expf(m - cm);      // first time: 0 * 0
@@ -154,7 +83,7 @@ __device__ __forceinline__ void row_stream(const float* __restrict__ xr, float* 
     const float inv = 1.0f / S;
     for (int j = lane; j < nv; j += G) {
         float t = 0.0f;
-        float4 v = exp_sub(load_vec(xr, j, cols, vec), M, t);
+        float4 v = exp_sub(load_vec(xr, j, cols, vec, neg_inf()), M, t);
         v.x *= inv;
         v.y *= inv;
         v.z *= inv;
@@ -167,25 +96,14 @@ extern "C" __global__ void __launch_bounds__(1024)
 softmax_f32(const float* __restrict__ x, float* __restrict__ y, int rows, int cols)
 {
     __shared__ float red[32];
-    const int bd = blockDim.x;
     const bool vec = (cols & 3) == 0 &&
                      ((reinterpret_cast<unsigned long long>(x) | reinterpret_cast<unsigned long long>(y)) & 15ull) == 0;
-    int G = pow2_at_least((cols + 4 * SM_NV - 1) / (4 * SM_NV));
-    if (G > bd) G = bd;
-    const bool fits = cols <= G * 4 * SM_NV;
-    const int R = bd / G;
-    const int lane = threadIdx.x & (G - 1);
-    const int gi = threadIdx.x / G;
 
-    // Row blocks blockIdx.x, blockIdx.x + gridDim.x, ... (unsigned: no overflow for rows < 2^31
-    // and gridDim.x * R < 2^31).
-    for (unsigned r0 = blockIdx.x * (unsigned)R; r0 < (unsigned)rows; r0 += gridDim.x * (unsigned)R) {
-        const bool active = r0 + gi < (unsigned)rows;
-        const int row = (int)(r0 + gi);
-        const long long off = (long long)(active ? row : 0) * cols;
-        if (fits)
-            row_cached(x + off, y + off, cols, vec, G, lane, active, red);
-        else
-            row_stream(x + off, y + off, cols, vec, G, lane, red);   // R == 1 here, always active
+    const RowGroups g(cols, 4 * SM_NV);
+    for (unsigned r0 = g.first(); r0 < (unsigned)rows; r0 += g.step()) {
+        const bool active = g.active(r0, rows);
+        const long long off = g.offset(r0, rows, cols);
+        g.fits ? row_cached(x + off, y + off, cols, vec, g.G, g.lane, active, red)
+               : row_stream(x + off, y + off, cols, vec, g.G, g.lane, red);   // R == 1 here, always active
     }
 }

@@ -23,102 +23,42 @@
 #define SD_EPT (4 * SD_NV)          // elements per thread per round
 #define SD_SR 8                     // elements per thread per round, scalar path
 
-__device__ __forceinline__ int pow2_at_least(int v)
-{
-    int p = 1;
-    while (p < v) p <<= 1;
-    return p;
-}
-
-// Sum of v over this thread's group of G threads; identical bits in every thread of the group.
-// For G > 32 every thread of the block must call it.
-__device__ __forceinline__ float group_sum(float v, int G, float* red)
-{
-    const int w = G < 32 ? G : 32;
-    for (int off = w >> 1; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
-    if (G > 32) {
-        const int warp = threadIdx.x >> 5;
-        const int wpg = G >> 5;
-        const int g0 = warp & ~(wpg - 1);
-        __syncthreads();
-        if ((threadIdx.x & 31) == 0) red[warp] = v;
-        __syncthreads();
-        v = red[g0];
-        for (int i = 1; i < wpg; ++i) v += red[g0 + i];
-    }
-    return v;
-}
-
-// Chunk length for a given split: a multiple of 8 elements.
-__device__ __forceinline__ int chunk_len(int cols, int split)
-{
-    const long long c = ((long long)cols + split - 1) / split;
-    return (int)((c + 7) & ~7ll);
-}
-
 extern "C" __global__ void __launch_bounds__(256, 4)
 sum_dim_partial(const float* __restrict__ x, float* __restrict__ y, float* __restrict__ partial,
                 int rows, int cols, int split)
 {
     __shared__ float red[32];
-    const int bd = blockDim.x;
-    const int clen = chunk_len(cols, split);
-    int G = pow2_at_least((clen + SD_EPT - 1) / SD_EPT);
-    if (G > bd) G = bd;
-    const int R = bd / G;
-    const int lane = threadIdx.x & (G - 1);
-    const int gi = threadIdx.x / G;
-    const long long nseg = (long long)rows * split;
+    const Chunks ch(rows, cols, split, SD_EPT);
+    const int G = ch.g.G, lane = ch.g.lane;
     const bool vec = (cols & 3) == 0 && (reinterpret_cast<unsigned long long>(x) & 15ull) == 0;
 
-    for (long long s0 = (long long)blockIdx.x * R; s0 < nseg; s0 += (long long)gridDim.x * R) {
-        const long long seg = s0 + gi;
-        const bool active = seg < nseg;
-        const long long row = active ? seg / split : 0;
-        const long long start = active ? (seg - row * split) * (long long)clen : 0;
-        const long long end = start + clen < cols ? start + clen : cols;
-        const int len = active && end > start ? (int)(end - start) : 0;
-        const float* __restrict__ xs = x + row * cols + start;
+    for (long long s0 = ch.first(); s0 < ch.nseg; s0 += ch.step()) {
+        const Chunk c = ch.at(s0);
+        const float* __restrict__ xs = x + c.row * cols + c.start;
         float acc = 0.0f;
         if (vec) {
             const float4* __restrict__ x4 = reinterpret_cast<const float4*>(xs);
-            const int nv = len >> 2;                   // len % 4 == 0 here
+            const int nv = c.len >> 2;                   // c.len % 4 == 0 here
             int base = 0;
             for (; base + G * SD_NV <= nv; base += G * SD_NV) {   // full rounds: no bound checks
-                float4 v[SD_NV];
-#pragma unroll
-                for (int k = 0; k < SD_NV; ++k) v[k] = __ldg(x4 + base + k * G + lane);
-#pragma unroll
-                for (int k = 0; k < SD_NV; ++k) acc += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+                CHUNK_ROUND(SD_NV, float4 v[SD_NV], v[k] = __ldg(x4 + base + k * G + lane),
+                            acc += (v[k].x + v[k].y) + (v[k].z + v[k].w));
             }
             if (base < nv) {                                      // last, partial round
-                float4 v[SD_NV];
-#pragma unroll
-                for (int k = 0; k < SD_NV; ++k) {
-                    const int j = base + k * G + lane;
-                    v[k] = j < nv ? __ldg(x4 + j) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-                }
-#pragma unroll
-                for (int k = 0; k < SD_NV; ++k) acc += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+                CHUNK_ROUND_J(SD_NV, float4 v[SD_NV], v[k] = j < nv ? __ldg(x4 + j) : make_float4(0.0f, 0.0f, 0.0f, 0.0f),
+                              acc += (v[k].x + v[k].y) + (v[k].z + v[k].w));
             }
         } else {
-            for (int base = 0; base < len; base += G * SD_SR) {
-                float v[SD_SR];
-#pragma unroll
-                for (int k = 0; k < SD_SR; ++k) {
-                    const int j = base + k * G + lane;
-                    v[k] = j < len ? __ldg(xs + j) : 0.0f;
-                }
-#pragma unroll
-                for (int k = 0; k < SD_SR; ++k) acc += v[k];
+            for (int base = 0; base < c.len; base += G * SD_SR) {
+                CHUNK_ROUND_J(SD_SR, float v[SD_SR], v[k] = j < c.len ? __ldg(xs + j) : 0.0f, acc += v[k]);
             }
         }
         acc = group_sum(acc, G, red);
-        if (active && lane == 0) {
+        if (c.active && lane == 0) {
             if (split == 1)
-                y[row] = acc;
+                y[c.row] = acc;
             else
-                partial[seg] = acc;
+                partial[c.seg] = acc;
         }
     }
 }
@@ -127,14 +67,10 @@ extern "C" __global__ void __launch_bounds__(256)
 sum_dim_finish(const float* __restrict__ partial, float* __restrict__ y, int rows, int split)
 {
     if (split <= 1) return;                           // partial kernel already wrote y
-    const int lane = threadIdx.x & 31;
-    const int wpb = blockDim.x >> 5;
-    for (long long row = (long long)blockIdx.x * wpb + (threadIdx.x >> 5); row < rows;
-         row += (long long)gridDim.x * wpb) {
-        const float* __restrict__ p = partial + row * split;
-        float acc = 0.0f;
-        for (int j = lane; j < split; j += 32) acc += p[j];
-        for (int off = 16; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+    const RowWarps w;
+    const int lane = w.lane;
+    for (long long row = w.first(); row < rows; row += w.step()) {
+        const float acc = warp_reduce_partials<false>(partial + row * split, split, lane);
         if (lane == 0) y[row] = acc;
     }
 }

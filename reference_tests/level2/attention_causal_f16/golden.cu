@@ -25,95 +25,10 @@
 
 #include <cuda_fp16.h>
 
-#define ATT_D 64
-#define ATT_BM 128
-#define ATT_BN 64
-#define ATT_Q_BYTES (ATT_BM * ATT_D * 2)      // 16384
-#define ATT_KV_BYTES (ATT_BN * ATT_D * 2)     // 8192 per tile
-#define ATT_SMEM_BYTES (ATT_Q_BYTES + 4 * ATT_KV_BYTES)  // 49152
-#define ATT_NEG_INF __int_as_float(0xff800000)
-
-__device__ __forceinline__ unsigned int smem_u32(const void* p)
-{
-    return (unsigned int)__cvta_generic_to_shared(p);
-}
-__device__ __forceinline__ void cp_async16(unsigned int dst, const void* src, int src_bytes)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
-                 :: "r"(dst), "l"(src), "r"(src_bytes) : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
-
-__device__ __forceinline__ void ldsm_x4(unsigned int addr, unsigned int& r0, unsigned int& r1,
-                                        unsigned int& r2, unsigned int& r3)
-{
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(addr));
-}
-__device__ __forceinline__ void ldsm_x4_t(unsigned int addr, unsigned int& r0, unsigned int& r1,
-                                          unsigned int& r2, unsigned int& r3)
-{
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(addr));
-}
-__device__ __forceinline__ void mma_f16(float* c, const unsigned int* a, unsigned int b0, unsigned int b1)
-{
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-__device__ __forceinline__ float ex2(float x)
-{
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-    return y;
-}
-__device__ __forceinline__ unsigned int pack_half2(float a, float b)
-{
-    __half2 h = __floats2half2_rn(a, b);
-    return *reinterpret_cast<unsigned int*>(&h);
-}
-
-// byte offset of (row, 16-byte chunk) in a tile of 128-byte rows
-__device__ __forceinline__ unsigned int att_off(int row, int chunk)
-{
-    return (unsigned int)(row * 128 + ((chunk ^ (row & 7)) << 4));
-}
 
 #define ATT_MI 2            // 16-row blocks per warp
 #define ATT_NW 4            // warps per CTA: ATT_NW * 16 * ATT_MI = ATT_BM rows
 #define ATT_MINB 2          // CTAs per SM the register budget is sized for
-
-// Loads rows [r0, r0 + NROWS) of a [S, 64] matrix into a tile with NT threads; rows >= S become zeros.
-template <int NROWS, int NT>
-__device__ __forceinline__ void att_load_t(unsigned int tile, unsigned char* tile_ptr,
-                                           const __half* __restrict__ g, int S, int r0, bool vec)
-{
-#pragma unroll
-    for (int i = 0; i < NROWS * 8 / NT; i++) {
-        const int id = threadIdx.x + i * NT;
-        const int row = id >> 3, chunk = id & 7;
-        const int gr = r0 + row;
-        const unsigned int off = att_off(row, chunk);
-        if (vec) {
-            const bool ok = gr < S;
-            cp_async16(tile + off, ok ? g + (size_t)gr * ATT_D + chunk * 8 : g, ok ? 16 : 0);
-        } else {
-            unsigned short v[8];
-#pragma unroll
-            for (int j = 0; j < 8; j++)
-                v[j] = gr < S ? reinterpret_cast<const unsigned short*>(g)[(size_t)gr * ATT_D + chunk * 8 + j] : 0;
-            uint4 w;
-            w.x = (unsigned int)v[0] | ((unsigned int)v[1] << 16);
-            w.y = (unsigned int)v[2] | ((unsigned int)v[3] << 16);
-            w.z = (unsigned int)v[4] | ((unsigned int)v[5] << 16);
-            w.w = (unsigned int)v[6] | ((unsigned int)v[7] << 16);
-            *reinterpret_cast<uint4*>(tile_ptr + off) = w;
-        }
-    }
-}
 
 template <int MI, int NW>
 __device__ __forceinline__ void attention_causal_body(const __half* __restrict__ Q, const __half* __restrict__ K,
@@ -143,19 +58,11 @@ __device__ __forceinline__ void attention_causal_body(const __half* __restrict__
     const int kv_end = min(S, q0 + ATT_BM);
     const int ntiles = (kv_end + ATT_BN - 1) / ATT_BN;
 
-    att_load_t<ATT_BM, NT>(q_s, q_p, Q, S, q0, vec);
-    att_load_t<ATT_BN, NT>(sbase + ATT_Q_BYTES, att_smem + ATT_Q_BYTES, K, S, 0, vec);
-    att_load_t<ATT_BN, NT>(sbase + ATT_Q_BYTES + 2 * ATT_KV_BYTES, att_smem + ATT_Q_BYTES + 2 * ATT_KV_BYTES,
-                           V, S, 0, vec);
-    cp_async_commit();
+    att_first_tiles<NT>(sbase, att_smem, Q, K, V, S, q0, vec);
 
     float o[MI][8][4];
 #pragma unroll
-    for (int mi = 0; mi < MI; mi++)
-#pragma unroll
-        for (int i = 0; i < 8; i++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) o[mi][i][e] = 0.0f;
+    for (int mi = 0; mi < MI; mi++) att_zero(o[mi]);
     float m[MI][2], l[MI][2];   // running max (raw score units) and partial row sums
 #pragma unroll
     for (int mi = 0; mi < MI; mi++)
@@ -168,16 +75,7 @@ __device__ __forceinline__ void attention_causal_body(const __half* __restrict__
     sl2 = fabsf(sl2);
 
     for (int j = 0; j < ntiles; j++) {
-        cp_async_wait_all();
-        __syncthreads();  // tile j visible to all; everyone is done with tile j - 1's buffers
-        if (j + 1 < ntiles) {
-            const unsigned int nb = (unsigned int)((j + 1) & 1) * ATT_KV_BYTES;
-            att_load_t<ATT_BN, NT>(sbase + ATT_Q_BYTES + nb, att_smem + ATT_Q_BYTES + nb, K, S,
-                                   (j + 1) * ATT_BN, vec);
-            att_load_t<ATT_BN, NT>(sbase + ATT_Q_BYTES + 2 * ATT_KV_BYTES + nb,
-                                   att_smem + ATT_Q_BYTES + 2 * ATT_KV_BYTES + nb, V, S, (j + 1) * ATT_BN, vec);
-        }
-        cp_async_commit();
+        att_next_tile<NT>(j, ntiles, sbase, att_smem, K, V, S, vec);
         if (j == 0) {
 #pragma unroll
             for (int mi = 0; mi < MI; mi++)
@@ -198,26 +96,7 @@ __device__ __forceinline__ void attention_causal_body(const __half* __restrict__
 
         // S = Q K^T for 16 MI rows x 64 keys per warp; each K fragment feeds MI row blocks
         float s[MI][8][4];
-#pragma unroll
-        for (int mi = 0; mi < MI; mi++)
-#pragma unroll
-            for (int i = 0; i < 8; i++)
-#pragma unroll
-                for (int e = 0; e < 4; e++) s[mi][i][e] = 0.0f;
-#pragma unroll
-        for (int kc = 0; kc < 4; kc++) {
-#pragma unroll
-            for (int nj = 0; nj < 4; nj++) {
-                unsigned int b0, b1, b2, b3;
-                ldsm_x4(kb + att_off(nj * 16 + (lane & 7) + ((lane >> 4) << 3), kc * 2 + ((lane >> 3) & 1)),
-                        b0, b1, b2, b3);
-#pragma unroll
-                for (int mi = 0; mi < MI; mi++) {
-                    mma_f16(s[mi][2 * nj], qf[mi][kc], b0, b1);
-                    mma_f16(s[mi][2 * nj + 1], qf[mi][kc], b2, b3);
-                }
-            }
-        }
+        att_qk<MI>(s, qf, kb, lane);
 
 #pragma unroll
         for (int mi = 0; mi < MI; mi++) {
@@ -310,23 +189,7 @@ __device__ __forceinline__ void attention_causal_body(const __half* __restrict__
                     pack_half2(o[mi][dn][2 * r] * l[mi][r], o[mi][dn][2 * r + 1] * l[mi][r]);
             }
     __syncwarp();
-#pragma unroll
-    for (int i = 0; i < 4 * MI; i++) {
-        const int id = lane + i * 32;
-        const int row = id >> 3, chunk = id & 7;
-        const int grow = wq0 + row;
-        if (grow < S) {
-            const uint4 w = *reinterpret_cast<const uint4*>(q_p + att_off(warp * 16 * MI + row, chunk));
-            __half* dst = O + (size_t)grow * ATT_D + chunk * 8;
-            if (vec) {
-                *reinterpret_cast<uint4*>(dst) = w;
-            } else {
-                const unsigned short* e = reinterpret_cast<const unsigned short*>(&w);
-#pragma unroll
-                for (int jj = 0; jj < 8; jj++) reinterpret_cast<unsigned short*>(dst)[jj] = e[jj];
-            }
-        }
-    }
+    att_store_rows<4 * MI>(q_p, O, S, wq0, warp * 16 * MI, lane, vec);
 }
 
 extern "C" __global__ void __launch_bounds__(32 * ATT_NW, ATT_MINB)

@@ -17,92 +17,7 @@
 
 #include <cuda_fp16.h>
 
-#define ATT_D 64
-#define ATT_BM 128
-#define ATT_BN 64
 #define ATT_THREADS 256
-#define ATT_Q_BYTES (ATT_BM * ATT_D * 2)      // 16384
-#define ATT_KV_BYTES (ATT_BN * ATT_D * 2)     // 8192 per tile
-#define ATT_SMEM_BYTES (ATT_Q_BYTES + 4 * ATT_KV_BYTES)  // 49152
-#define ATT_NEG_INF __int_as_float(0xff800000)
-
-__device__ __forceinline__ unsigned int smem_u32(const void* p)
-{
-    return (unsigned int)__cvta_generic_to_shared(p);
-}
-__device__ __forceinline__ void cp_async16(unsigned int dst, const void* src, int src_bytes)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
-                 :: "r"(dst), "l"(src), "r"(src_bytes) : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
-
-__device__ __forceinline__ void ldsm_x4(unsigned int addr, unsigned int& r0, unsigned int& r1,
-                                        unsigned int& r2, unsigned int& r3)
-{
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(addr));
-}
-__device__ __forceinline__ void ldsm_x4_t(unsigned int addr, unsigned int& r0, unsigned int& r1,
-                                          unsigned int& r2, unsigned int& r3)
-{
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(addr));
-}
-__device__ __forceinline__ void mma_f16(float* c, const unsigned int* a, unsigned int b0, unsigned int b1)
-{
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-__device__ __forceinline__ float ex2(float x)
-{
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-    return y;
-}
-__device__ __forceinline__ unsigned int pack_half2(float a, float b)
-{
-    __half2 h = __floats2half2_rn(a, b);
-    return *reinterpret_cast<unsigned int*>(&h);
-}
-
-// byte offset of (row, 16-byte chunk) in a tile of 128-byte rows
-__device__ __forceinline__ unsigned int att_off(int row, int chunk)
-{
-    return (unsigned int)(row * 128 + ((chunk ^ (row & 7)) << 4));
-}
-
-// Loads rows [r0, r0 + NROWS) of a [S, 64] matrix into a tile; rows >= S become zeros.
-template <int NROWS>
-__device__ __forceinline__ void att_load(unsigned int tile, unsigned char* tile_ptr,
-                                         const __half* __restrict__ g, int S, int r0, bool vec)
-{
-#pragma unroll
-    for (int i = 0; i < NROWS * 8 / ATT_THREADS; i++) {
-        const int id = threadIdx.x + i * ATT_THREADS;
-        const int row = id >> 3, chunk = id & 7;
-        const int gr = r0 + row;
-        const unsigned int off = att_off(row, chunk);
-        if (vec) {
-            const bool ok = gr < S;
-            cp_async16(tile + off, ok ? g + (size_t)gr * ATT_D + chunk * 8 : g, ok ? 16 : 0);
-        } else {
-            unsigned short v[8];
-#pragma unroll
-            for (int j = 0; j < 8; j++)
-                v[j] = gr < S ? reinterpret_cast<const unsigned short*>(g)[(size_t)gr * ATT_D + chunk * 8 + j] : 0;
-            uint4 w;
-            w.x = (unsigned int)v[0] | ((unsigned int)v[1] << 16);
-            w.y = (unsigned int)v[2] | ((unsigned int)v[3] << 16);
-            w.z = (unsigned int)v[4] | ((unsigned int)v[5] << 16);
-            w.w = (unsigned int)v[6] | ((unsigned int)v[7] << 16);
-            *reinterpret_cast<uint4*>(tile_ptr + off) = w;
-        }
-    }
-}
 
 template <bool CAUSAL>
 __device__ __forceinline__ void attention_body(const __half* __restrict__ Q, const __half* __restrict__ K,
@@ -128,32 +43,17 @@ __device__ __forceinline__ void attention_body(const __half* __restrict__ Q, con
     const int kv_end = CAUSAL ? min(S, q0 + ATT_BM) : S;
     const int ntiles = (kv_end + ATT_BN - 1) / ATT_BN;
 
-    att_load<ATT_BM>(q_s, q_p, Q, S, q0, vec);
-    att_load<ATT_BN>(sbase + ATT_Q_BYTES, att_smem + ATT_Q_BYTES, K, S, 0, vec);
-    att_load<ATT_BN>(sbase + ATT_Q_BYTES + 2 * ATT_KV_BYTES, att_smem + ATT_Q_BYTES + 2 * ATT_KV_BYTES,
-                     V, S, 0, vec);
-    cp_async_commit();
+    att_first_tiles<ATT_THREADS>(sbase, att_smem, Q, K, V, S, q0, vec);
 
     float o[8][4];
-#pragma unroll
-    for (int i = 0; i < 8; i++)
-#pragma unroll
-        for (int e = 0; e < 4; e++) o[i][e] = 0.0f;
+    att_zero(o);
     float m[2] = { ATT_NEG_INF, ATT_NEG_INF }, l[2] = { 0.0f, 0.0f };
-    unsigned int qf[4][4];
+    unsigned int qf1[1][4][4];   // one 16-row block (att_qk)
+    unsigned int (&qf)[4][4] = qf1[0];
     const float sl2 = scale * 1.4426950408889634f;  // scores in log2 units
 
     for (int j = 0; j < ntiles; j++) {
-        cp_async_wait_all();
-        __syncthreads();  // tile j visible to all; everyone is done with tile j - 1's buffers
-        if (j + 1 < ntiles) {
-            const unsigned int nb = (unsigned int)((j + 1) & 1) * ATT_KV_BYTES;
-            att_load<ATT_BN>(sbase + ATT_Q_BYTES + nb, att_smem + ATT_Q_BYTES + nb, K, S,
-                             (j + 1) * ATT_BN, vec);
-            att_load<ATT_BN>(sbase + ATT_Q_BYTES + 2 * ATT_KV_BYTES + nb,
-                             att_smem + ATT_Q_BYTES + 2 * ATT_KV_BYTES + nb, V, S, (j + 1) * ATT_BN, vec);
-        }
-        cp_async_commit();
+        att_next_tile<ATT_THREADS>(j, ntiles, sbase, att_smem, K, V, S, vec);
         if (j == 0) {
 #pragma unroll
             for (int kc = 0; kc < 4; kc++)
@@ -164,22 +64,9 @@ __device__ __forceinline__ void attention_body(const __half* __restrict__ Q, con
         const unsigned int vb = kb + 2 * ATT_KV_BYTES;
 
         // S = Q K^T for 16 rows x 64 keys per warp
-        float s[8][4];
-#pragma unroll
-        for (int i = 0; i < 8; i++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) s[i][e] = 0.0f;
-#pragma unroll
-        for (int kc = 0; kc < 4; kc++) {
-#pragma unroll
-            for (int nj = 0; nj < 4; nj++) {
-                unsigned int b0, b1, b2, b3;
-                ldsm_x4(kb + att_off(nj * 16 + (lane & 7) + ((lane >> 4) << 3), kc * 2 + ((lane >> 3) & 1)),
-                        b0, b1, b2, b3);
-                mma_f16(s[2 * nj], qf[kc], b0, b1);
-                mma_f16(s[2 * nj + 1], qf[kc], b2, b3);
-            }
-        }
+        float s1[1][8][4];
+        float (&s)[8][4] = s1[0];
+        att_qk<1>(s1, qf1, kb, lane);
 
         // scale and mask
         const int k0 = j * ATT_BN;
@@ -263,23 +150,7 @@ __device__ __forceinline__ void attention_body(const __half* __restrict__ Q, con
         }
     }
     __syncwarp();
-#pragma unroll
-    for (int i = 0; i < 4; i++) {
-        const int id = lane + i * 32;
-        const int row = id >> 3, chunk = id & 7;
-        const int grow = wq0 + row;
-        if (grow < S) {
-            const uint4 w = *reinterpret_cast<const uint4*>(q_p + att_off(warp * 16 + row, chunk));
-            __half* dst = O + (size_t)grow * ATT_D + chunk * 8;
-            if (vec) {
-                *reinterpret_cast<uint4*>(dst) = w;
-            } else {
-                const unsigned short* e = reinterpret_cast<const unsigned short*>(&w);
-#pragma unroll
-                for (int jj = 0; jj < 8; jj++) reinterpret_cast<unsigned short*>(dst)[jj] = e[jj];
-            }
-        }
-    }
+    att_store_rows<4>(q_p, O, S, wq0, warp * 16, lane, vec);
 }
 
 extern "C" __global__ void __launch_bounds__(ATT_THREADS, 2)

@@ -38,27 +38,6 @@
 #define GEMM_TILE_BYTES (GEMM_BM * GEMM_BK * 2)  // one operand tile of one stage: 8 KiB
 #define GEMM_SMEM_BYTES (GEMM_STAGES * 2 * GEMM_TILE_BYTES)  // 65536
 
-__device__ __forceinline__ unsigned int smem_u32(const void* p)
-{
-    return (unsigned int)__cvta_generic_to_shared(p);
-}
-
-__device__ __forceinline__ void cp_async16(unsigned int dst, const void* src, int src_bytes)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
-                 :: "r"(dst), "l"(src), "r"(src_bytes) : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory"); }
-
-__device__ __forceinline__ void ldmatrix_x4(unsigned int addr, unsigned int& r0, unsigned int& r1,
-                                            unsigned int& r2, unsigned int& r3)
-{
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(addr));
-}
-
 // byte offset of (row, 16-byte chunk) inside one operand tile
 __device__ __forceinline__ unsigned int tile_off(int row, int chunk)
 {
@@ -90,12 +69,7 @@ __device__ __forceinline__ void gemm_load_tile(unsigned int tile, unsigned char*
                     e = reinterpret_cast<const unsigned short*>(g)[(size_t)gr * K + gk + j];
                 v[j] = e;
             }
-            uint4 w;
-            w.x = (unsigned int)v[0] | ((unsigned int)v[1] << 16);
-            w.y = (unsigned int)v[2] | ((unsigned int)v[3] << 16);
-            w.z = (unsigned int)v[4] | ((unsigned int)v[5] << 16);
-            w.w = (unsigned int)v[6] | ((unsigned int)v[7] << 16);
-            *reinterpret_cast<uint4*>(tile_ptr + off) = w;
+            *reinterpret_cast<uint4*>(tile_ptr + off) = pack8_u16(v);
         }
     }
 }
@@ -198,11 +172,11 @@ __device__ __forceinline__ void gemm_mainloop(const T* __restrict__ A, const Loa
             unsigned int af[4][4], bf[8][2];
 #pragma unroll
             for (int mi = 0; mi < 4; mi++)
-                ldmatrix_x4(a_tile + tile_off(a_row + mi * 16, a_chunk + kk * 2),
+                ldsm_x4(a_tile + tile_off(a_row + mi * 16, a_chunk + kk * 2),
                             af[mi][0], af[mi][1], af[mi][2], af[mi][3]);
 #pragma unroll
             for (int nj = 0; nj < 4; nj++)
-                ldmatrix_x4(b_tile + tile_off(b_row + nj * 16, b_chunk + kk * 2),
+                ldsm_x4(b_tile + tile_off(b_row + nj * 16, b_chunk + kk * 2),
                             bf[2 * nj][0], bf[2 * nj][1], bf[2 * nj + 1][0], bf[2 * nj + 1][1]);
 #pragma unroll
             for (int mi = 0; mi < 4; mi++)
@@ -223,37 +197,6 @@ __device__ __forceinline__ void store1(__nv_bfloat16* p, float v) { *p = __float
 __device__ __forceinline__ void store2(__nv_bfloat16* p, float a, float b)
 {
     *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(a, b);
-}
-
-// Applies op(value, col) to every accumulator and stores 16-bit results; pairs of columns are
-// stored as one 32-bit word when N is even and C is 4-byte aligned, otherwise element by element.
-template <typename T, typename Op>
-__device__ __forceinline__ void gemm_store(T* __restrict__ C, int M, int N, int m0, int n0,
-                                           float (&acc)[4][8][4], Op op)
-{
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int wm = warp >> 1, wn = warp & 1;
-    const bool pair_ok = (N & 1) == 0 && (((unsigned long long)C) & 3ull) == 0;
-#pragma unroll
-    for (int mi = 0; mi < 4; mi++) {
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const int row = m0 + wm * 64 + mi * 16 + (lane >> 2) + h * 8;
-            if (row >= M) continue;
-            T* crow = C + (size_t)row * N;
-#pragma unroll
-            for (int ni = 0; ni < 8; ni++) {
-                const int col = n0 + wn * 64 + ni * 8 + 2 * (lane & 3);
-                const float v0 = acc[mi][ni][2 * h], v1 = acc[mi][ni][2 * h + 1];
-                if (pair_ok && col + 1 < N) {
-                    store2(crow + col, op(v0, col), op(v1, col + 1));
-                } else {
-                    if (col < N) store1(crow + col, op(v0, col));
-                    if (col + 1 < N) store1(crow + col + 1, op(v1, col + 1));
-                }
-            }
-        }
-    }
 }
 
 // Gathers im2col tiles of the padded NHWC input: row p of the virtual [N*H*W, 9*Cp] matrix.

@@ -51,20 +51,6 @@ __device__ __forceinline__ void ln_store8(__nv_bfloat16* __restrict__ p, int col
     }
 }
 
-__device__ __forceinline__ float ln_block_sum(float v, float* red)
-{
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (lane == 0) red[warp] = v;
-    __syncthreads();
-    float t = lane < (int)(blockDim.x >> 5) ? red[lane] : 0.0f;
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) t += __shfl_xor_sync(0xffffffffu, t, o);
-    __syncthreads();  // red may be reused by the next call
-    return t;
-}
-
 // h chunk: x + r rounded to bfloat16, as floats; invalid (past cols) elements are 0
 __device__ __forceinline__ void ln_residual(const __nv_bfloat16* __restrict__ xr,
                                             const __nv_bfloat16* __restrict__ rr, __nv_bfloat16* __restrict__ hr,
@@ -129,7 +115,7 @@ layernorm_residual_bf16(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16
 #pragma unroll
         for (int j = 0; j < 8; j++) sum += v[j];
     }
-    const float mean = ln_block_sum(sum, red) / (float)cols;
+    const float mean = block_reduce<false>(sum, red) / (float)cols;
 
     // pass 2: sum of squared deviations
     float sq = 0.0f;
@@ -153,7 +139,7 @@ layernorm_residual_bf16(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16
             if (c * 8 + j < cols) sq += d * d;
         }
     }
-    const float rstd = rsqrtf(ln_block_sum(sq, red) / (float)cols + eps);
+    const float rstd = rsqrtf(block_reduce<false>(sq, red) / (float)cols + eps);
 
     // pass 3: y = (h - mean) * rstd * gamma + beta
 #pragma unroll

@@ -41,27 +41,6 @@ __device__ __forceinline__ void sm_store(float* __restrict__ yr, int col0, int c
     }
 }
 
-template <bool MAX>
-__device__ __forceinline__ float sm_block_reduce(float v, float* red)
-{
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
-        const float w = __shfl_xor_sync(0xffffffffu, v, o);
-        v = MAX ? fmaxf(v, w) : v + w;
-    }
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (lane == 0) red[warp] = v;
-    __syncthreads();
-    float t = lane < (int)(blockDim.x >> 5) ? red[lane] : (MAX ? __int_as_float(0xff800000) : 0.0f);
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
-        const float w = __shfl_xor_sync(0xffffffffu, t, o);
-        t = MAX ? fmaxf(t, w) : t + w;
-    }
-    __syncthreads();  // red may be reused by the next call
-    return t;
-}
-
 extern "C" __global__ void __launch_bounds__(SM_MAX_THREADS)
 softmax_scale_mask_f32(const float* __restrict__ x, const float* __restrict__ mask, float* __restrict__ y,
                        float scale, int rows, int cols)
@@ -97,7 +76,7 @@ softmax_scale_mask_f32(const float* __restrict__ x, const float* __restrict__ ma
 #pragma unroll
         for (int j = 0; j < 4; j++) mx = fmaxf(mx, v[j]);
     }
-    mx = sm_block_reduce<true>(mx, red);
+    mx = block_reduce<true>(mx, red);
 
     // pass 2: e = exp(v - max), row sum
     float sum = 0.0f;
@@ -118,7 +97,7 @@ softmax_scale_mask_f32(const float* __restrict__ x, const float* __restrict__ ma
 #pragma unroll
         for (int j = 0; j < 4; j++) sum += expf(v[j] - mx);
     }
-    const float inv = 1.0f / sm_block_reduce<false>(sum, red);
+    const float inv = 1.0f / block_reduce<false>(sum, red);
 
     // pass 3: y = e / sum
 #pragma unroll
