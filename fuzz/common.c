@@ -129,3 +129,15 @@ void fz_check_plan(const ks_plan *plan, const ks_launch *l)
 	ks_free(b);
 	ks_free_strv(names, nnames);
 }
+
+void fz_build_and_check_plan(const ks_problem *p, const ks_launch *l, const ks_case *c,
+			     const ks_env *env, int variant)
+{
+	ks_plan plan;
+	int rc = ks_plan_build(&plan, p, l, c, env, 7, variant, NULL);
+	fz_check_error(rc);
+	if (rc == 0) {
+		fz_check_plan(&plan, l);
+		ks_plan_clear(&plan);
+	}
+}
