@@ -44,6 +44,10 @@ char *ks_json_print(const cJSON *v, int pretty);
 /* Prints v with ks_json_print, adds a trailing newline and writes it atomically to path. */
 int ks_json_write_file(const char *path, const cJSON *v, int pretty);
 
+/* Adds string v, or null when v is NULL (an optional field keeps its key). Returns the added
+ * item, NULL when cJSON cannot allocate. */
+cJSON *ks_json_add_str(cJSON *obj, const char *key, const char *v);
+
 /* Adds a number that may be NaN/Inf as null (JSON has no NaN). */
 cJSON *ks_json_add_num(cJSON *obj, const char *key, double v);
 
