@@ -1,5 +1,5 @@
-/* batchtest: helpers of the `score batch` tests (test_batch.c, test_batch_repos.c, test_slurm.c,
- * and the file readers of test_leaderboard.c):
+/* batchtest: helpers of the `score batch` tests (test_batch.c, test_batch_repos.c, test_slurm.c),
+ * of the git repositories of test_repos.c and of the file readers of test_leaderboard.c:
  * git repositories built with the git command-line tool in the test's folder, and the score
  * binary run there with its output captured. Static functions: include once per test file. */
 #ifndef KS_BATCHTEST_H
