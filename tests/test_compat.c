@@ -3,6 +3,7 @@
  * no_compat (NVRTC alone, as kscore compiled before) it must fail, with the headers it must
  * compile. The compiles need the helper and Landlock and are skipped without them. */
 #include "ktest.h"
+#include "compiletest.h"
 #include "compat.h"
 #include "compile.h"
 #include "errors.h"
@@ -13,25 +14,9 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
-static char g_helper[4200];
-
 static ks_compile_options helper_opts(void)
 {
-	ks_compile_options o = KS_COMPILE_OPTIONS_INIT;
-	const char *dir = getenv("KSCORE_LIBEXEC");
-
-	if (!dir)
-		KT_SKIP("KSCORE_LIBEXEC is not set (run through tests/run.sh)");
-	snprintf(g_helper, sizeof(g_helper), "%s/kscore-compile", dir);
-	if (access(g_helper, X_OK) != 0)
-		KT_SKIP("%s is not built", g_helper);
-	if (!ks_sandbox_available())
-		KT_SKIP("Landlock is not available: compiles are refused");
-	o.helper = g_helper;
-	o.timeout_s = 60;
-	o.memory_mb = 4096;
-	o.jobs = 2;
-	return o;
+	return kt_helper_opts(60, 1);
 }
 
 static const char *repo_root(void)
