@@ -2,6 +2,7 @@
 #include "jsonutil.h"
 #include "mem.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -110,15 +111,10 @@ cJSON *ks_kernel_result_json(const ks_kernel_result *r)
 		cJSON_AddNumberToObject(k, "max_threads_per_block", f->max_threads);
 		cJSON_AddItemToArray(a, k);
 	}
-	if (r->timed) {
-		ks_json_add_num(o, "speedup", r->speedup);
-		ks_json_add_num(o, "speedup_geomean", r->speedup_geomean);
-		ks_json_add_num(o, "roofline_fraction", r->roofline_fraction);
-	} else {
-		cJSON_AddNullToObject(o, "speedup");
-		cJSON_AddNullToObject(o, "speedup_geomean");
-		cJSON_AddNullToObject(o, "roofline_fraction");
-	}
+	/* an untimed kernel's numbers are null, whatever the struct holds */
+	ks_json_add_num(o, "speedup", r->timed ? r->speedup : NAN);
+	ks_json_add_num(o, "speedup_geomean", r->timed ? r->speedup_geomean : NAN);
+	ks_json_add_num(o, "roofline_fraction", r->timed ? r->roofline_fraction : NAN);
 	cJSON_AddBoolToObject(o, "suspicious", r->suspicious);
 	ks_json_add_str(o, "suspicious_why", r->suspicious_why);
 	ks_json_add_num(o, "score", r->score);
