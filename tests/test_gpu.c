@@ -3,6 +3,7 @@
  * checks each one fails with the right reason while the run goes on. Without a usable GPU every
  * test here reports itself skipped, by name. `make gpu-test` runs this binary on a GPU host. */
 #include "ktest.h"
+#include "passestest.h"
 #include "fsutil.h"
 #include "jsonutil.h"
 #include "mem.h"
@@ -73,30 +74,11 @@ static cJSON *expected_json(const char *path)
 	return exp;
 }
 
-/* Writes each entry of a fixture array to a file of its own in a folder, one pass per entry: these
- * fixtures try many kernels for the same problem, and within one file only the first entry for a
- * problem counts. kernels[i] of the result is then entry i of the fixture. Returns the folder. */
+/* Every entry of a fixture array as a pass of its own (kt_fixture_passes): kernels[i] of the result
+ * is entry i. Returns the folder. */
 static const char *as_passes(const char *fixture)
 {
-	static char dir[4400];
-	char path[4500], *t = NULL;
-	cJSON *a = NULL, *e, *one;
-	int i = 0;
-	snprintf(dir, sizeof(dir), "%s/passes", kt_tmpdir());
-	KT_EQ_INT(ks_fs_mkdir_p(dir, 0755), 0);
-	KT_EQ_INT(ks_fs_read(&t, NULL, fixture, 16u << 20), 0);
-	KT_EQ_INT(ks_json_parse(&a, t, strlen(t), 64, fixture), 0);
-	cJSON_ArrayForEach(e, a)
-	{
-		one = cJSON_CreateArray();
-		cJSON_AddItemToArray(one, cJSON_Duplicate(e, 1));
-		snprintf(path, sizeof(path), "%s/e%03d.json", dir, i++);
-		KT_EQ_INT(ks_json_write_file(path, one, 1), 0);
-		cJSON_Delete(one);
-	}
-	cJSON_Delete(a);
-	ks_free(t);
-	return dir;
+	return kt_fixture_passes(fixture, "passes", NULL, 0);
 }
 
 /* Scores the entries of a fixture as passes (as_passes) into r/, with --kernel-timeout
@@ -413,27 +395,11 @@ static void test_gpu_devices_all_is_every_visible_gpu(void)
 
 /* ---- the sanitizer and profile stages (nvtool.h): need compute-sanitizer / ncu on the host */
 
-/* Writes the entries idx[0..n) of tests/fixtures/gpu/nvtools.json to the folder <tmp>/<name>, one
- * file (one pass) per entry: several of them are kernels for one problem, and within one file only
- * the first entry for a problem counts. kernels[i] of the result is then entry idx[i]. */
+/* The entries idx[0..n) of tests/fixtures/gpu/nvtools.json as passes in <tmp>/<name>: kernels[i] of
+ * the result is then entry idx[i]. */
 static void nvtools_subset(const char *name, const int *idx, int n)
 {
-	char *t = NULL, dir[4400], path[4500];
-	cJSON *all = NULL;
-	int i;
-	snprintf(dir, sizeof(dir), "%s/%s", kt_tmpdir(), name);
-	KT_EQ_INT(ks_fs_mkdir_p(dir, 0755), 0);
-	KT_EQ_INT(ks_fs_read(&t, NULL, "tests/fixtures/gpu/nvtools.json", 1 << 20), 0);
-	KT_EQ_INT(ks_json_parse(&all, t, strlen(t), 16, "nvtools.json"), 0);
-	for (i = 0; i < n; i++) {
-		cJSON *one = cJSON_CreateArray();
-		cJSON_AddItemToArray(one, cJSON_Duplicate(cJSON_GetArrayItem(all, idx[i]), 1));
-		snprintf(path, sizeof(path), "%s/e%03d.json", dir, i);
-		KT_EQ_INT(ks_json_write_file(path, one, 1), 0);
-		cJSON_Delete(one);
-	}
-	cJSON_Delete(all);
-	ks_free(t);
+	kt_fixture_passes("tests/fixtures/gpu/nvtools.json", name, idx, n);
 }
 
 static void need_tool(const char *name)
