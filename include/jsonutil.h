@@ -20,6 +20,12 @@ int ks_json_num(double *out, const cJSON *obj, const char *key, int required);
 int ks_json_int(int64_t *out, const cJSON *obj, const char *key, int required);
 int ks_json_bool(int *out, const cJSON *obj, const char *key, int required);
 
+/* Lenient field access, for reading back records where a missing or mistyped field is no error
+ * (a hand-edited file may hold anything): obj[key] (obj may be NULL) as a number, NaN when it is
+ * not one; as a copy of its string, NULL when it is not one (caller frees with ks_free). */
+double ks_json_numval(const cJSON *obj, const char *key);
+char *ks_json_strdup(const cJSON *obj, const char *key);
+
 /* The largest integer magnitude a JSON number carries exactly (2^53): every double->integer
  * conversion of input data goes through the checked helpers below, never through a cast (a cast
  * of 1e40 to an integer type is undefined behaviour). */

@@ -180,6 +180,18 @@ int ks_json_bool(int *out, const cJSON *obj, const char *key, int required)
 	return rc;
 }
 
+double ks_json_numval(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+char *ks_json_strdup(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	return cJSON_IsString(v) && v->valuestring ? ks_strdup(v->valuestring) : NULL;
+}
+
 char *ks_json_print(const cJSON *v, int pretty)
 {
 	char *s = pretty ? cJSON_Print(v) : cJSON_PrintUnformatted(v), *t;

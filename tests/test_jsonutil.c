@@ -70,5 +70,27 @@ static void test_add_str_and_num(void)
 	cJSON_Delete(o);
 }
 
-static const kt_test tests[] = { KT(test_typed_getters), KT(test_add_str_and_num), { 0 } };
+/* The lenient reads: a value of the right type, anything else NaN or NULL, never an error. */
+static void test_lenient_reads(void)
+{
+	cJSON *j = parse("{\"s\": \"x\", \"n\": 2.5, \"z\": null, \"b\": true}");
+	char *s;
+
+	KT_NEAR(ks_json_numval(j, "n"), 2.5, 0);
+	KT_ASSERT(isnan(ks_json_numval(j, "s")));
+	KT_ASSERT(isnan(ks_json_numval(j, "z")));
+	KT_ASSERT(isnan(ks_json_numval(j, "absent")));
+	KT_ASSERT(isnan(ks_json_numval(NULL, "n")));
+	s = ks_json_strdup(j, "s");
+	KT_EQ_STR(s, "x");
+	ks_free(s);
+	KT_ASSERT(ks_json_strdup(j, "n") == NULL);
+	KT_ASSERT(ks_json_strdup(j, "b") == NULL);
+	KT_ASSERT(ks_json_strdup(j, "z") == NULL);
+	KT_ASSERT(ks_json_strdup(NULL, "s") == NULL);
+	cJSON_Delete(j);
+}
+
+static const kt_test tests[] = { KT(test_typed_getters), KT(test_add_str_and_num), KT(test_lenient_reads),
+				 { 0 } };
 KT_MAIN("jsonutil", tests)

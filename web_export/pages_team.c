@@ -4,6 +4,7 @@
  * writes this same page for a participant's own file. */
 #include "pages.h"
 #include "svg.h"
+#include "jsonutil.h"
 #include "mem.h"
 
 #include <math.h>
@@ -272,8 +273,7 @@ static void perf_table(ks_html *h, const ks_export_kernel *k)
 
 static double bandwidth(const ks_export_team *t)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(t->ceilings, "bandwidth_gbps");
-	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+	return ks_json_numval(t->ceilings, "bandwidth_gbps");
 }
 
 static void kernel_section(ks_html *h, const ks_export_model *m, const ks_export_team *t, const ks_export_kernel *k)
