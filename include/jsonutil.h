@@ -21,10 +21,14 @@ int ks_json_int(int64_t *out, const cJSON *obj, const char *key, int required);
 int ks_json_bool(int *out, const cJSON *obj, const char *key, int required);
 
 /* Lenient field access, for reading back records where a missing or mistyped field is no error
- * (a hand-edited file may hold anything): obj[key] (obj may be NULL) as a number, NaN when it is
- * not one; as a copy of its string, NULL when it is not one (caller frees with ks_free). */
+ * (a hand-edited file may hold anything). obj may be NULL. ks_json_num_or: obj[key] as a number,
+ * dflt when it is not one; ks_json_numval: the same with NaN. ks_json_strdup: a copy of the string
+ * obj[key], NULL when it is not one (caller frees with ks_free). ks_json_str_copy: the string
+ * obj[key] into dst[n], cut to fit, returning 1; 0, with dst untouched, when it is not one. */
+double ks_json_num_or(const cJSON *obj, const char *key, double dflt);
 double ks_json_numval(const cJSON *obj, const char *key);
 char *ks_json_strdup(const cJSON *obj, const char *key);
+int ks_json_str_copy(char *dst, size_t n, const cJSON *obj, const char *key);
 
 /* The largest integer magnitude a JSON number carries exactly (2^53): every double->integer
  * conversion of input data goes through the checked helpers below, never through a cast (a cast

@@ -5,6 +5,7 @@
 #include "utf8.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Depth scan that understands strings, so brackets inside strings do not count. */
@@ -180,16 +181,30 @@ int ks_json_bool(int *out, const cJSON *obj, const char *key, int required)
 	return rc;
 }
 
-double ks_json_numval(const cJSON *obj, const char *key)
+double ks_json_num_or(const cJSON *obj, const char *key, double dflt)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+double ks_json_numval(const cJSON *obj, const char *key)
+{
+	return ks_json_num_or(obj, key, NAN);
 }
 
 char *ks_json_strdup(const cJSON *obj, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
 	return cJSON_IsString(v) && v->valuestring ? ks_strdup(v->valuestring) : NULL;
+}
+
+int ks_json_str_copy(char *dst, size_t n, const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	if (!cJSON_IsString(v) || !v->valuestring || n == 0)
+		return 0;
+	snprintf(dst, n, "%s", v->valuestring);
+	return 1;
 }
 
 char *ks_json_print(const cJSON *v, int pretty)

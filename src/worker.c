@@ -405,18 +405,9 @@ static ks_run_status reply_status(ks_worker *w, const cJSON *j, ks_run_result *r
 	return KS_RUN_ERROR;
 }
 
-static void get_str(char *dst, size_t n, const cJSON *j, const char *k)
-{
-	const char *s = "";
-	ks_json_str(&s, j, k, 0);
-	snprintf(dst, n, "%s", s);
-}
-
 static int get_int(const cJSON *j, const char *k)
 {
-	double d = 0;
-	ks_json_num(&d, j, k, 0);
-	return (int)d;
+	return (int)ks_json_num_or(j, k, 0);
 }
 
 int ks_worker_spawn(ks_worker **out, const ks_worker_options *opts)
@@ -471,9 +462,9 @@ int ks_worker_ready(ks_worker *w, ks_device_info *info)
 		goto fail;
 	}
 	memset(info, 0, sizeof(*info));
-	get_str(info->name, sizeof(info->name), reply.json, "name");
-	get_str(info->uuid, sizeof(info->uuid), reply.json, "uuid");
-	get_str(info->pci_bus_id, sizeof(info->pci_bus_id), reply.json, "pci_bus_id");
+	ks_json_str_copy(info->name, sizeof(info->name), reply.json, "name");
+	ks_json_str_copy(info->uuid, sizeof(info->uuid), reply.json, "uuid");
+	ks_json_str_copy(info->pci_bus_id, sizeof(info->pci_bus_id), reply.json, "pci_bus_id");
 	info->driver_version = get_int(reply.json, "driver_version");
 	info->cc_major = get_int(reply.json, "cc_major");
 	info->cc_minor = get_int(reply.json, "cc_minor");

@@ -88,9 +88,27 @@ static void test_lenient_reads(void)
 	KT_ASSERT(ks_json_strdup(j, "b") == NULL);
 	KT_ASSERT(ks_json_strdup(j, "z") == NULL);
 	KT_ASSERT(ks_json_strdup(NULL, "s") == NULL);
+	KT_NEAR(ks_json_num_or(j, "n", 7), 2.5, 0);
+	KT_NEAR(ks_json_num_or(j, "s", 7), 7, 0);
+	KT_NEAR(ks_json_num_or(NULL, "n", 0), 0, 0);
+	cJSON_Delete(j);
+}
+
+/* A string into a fixed buffer: cut to fit; the buffer untouched where there is no string. */
+static void test_str_copy(void)
+{
+	cJSON *j = parse("{\"s\": \"abcdef\", \"n\": 1}");
+	char b[4] = "xy";
+
+	KT_EQ_INT(ks_json_str_copy(b, sizeof(b), j, "n"), 0);
+	KT_EQ_STR(b, "xy");
+	KT_EQ_INT(ks_json_str_copy(b, sizeof(b), j, "absent"), 0);
+	KT_EQ_STR(b, "xy");
+	KT_EQ_INT(ks_json_str_copy(b, sizeof(b), j, "s"), 1);
+	KT_EQ_STR(b, "abc");
 	cJSON_Delete(j);
 }
 
 static const kt_test tests[] = { KT(test_typed_getters), KT(test_add_str_and_num), KT(test_lenient_reads),
-				 { 0 } };
+				 KT(test_str_copy), { 0 } };
 KT_MAIN("jsonutil", tests)
