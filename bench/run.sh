@@ -11,15 +11,8 @@
 # Each run's process wall time goes to $work/<run>.wall (bench/report.py reads it).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root" || exit 2
-out="${OUT:-$root/build/bench-out}"
-work="$root/build/bench-work"
-rm -rf "$work"
-mkdir -p "$out" "$work"
-bin="${KSCORE_BIN:-$root/build/score}"
-export XDG_CACHE_HOME="$work/cache"
-log="$out/bench.log"
-: >"$log"
+out_default="$root/build/bench-out" work="$root/build/bench-work" log_name=bench.log packed=0
+. "$root/scripts/prelude.sh"
 seed=20261122
 ex=submissions/example/reflexion_oneshot_tritonbench_4.json
 # run NAME ARGS...: score ARGS with the seed, into $work/NAME, its process wall time in $work/NAME.wall

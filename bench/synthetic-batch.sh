@@ -20,18 +20,8 @@ fi
 export HOME="$work" XDG_CACHE_HOME="$work/cache" GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=b \
 	GIT_AUTHOR_EMAIL=b@example.org GIT_COMMITTER_NAME=b GIT_COMMITTER_EMAIL=b@example.org
 cd "$work" || exit 2
-m='{"schema": "kscore.batch/1", "deadline": "2025-08-24T23:59:59Z", "submission": "sub.json", "teams": ['
-i=0
-while [ $i -lt "$teams" ]; do
-	mkdir -p "repos/t$i"
-	(cd "repos/t$i" && git -c init.defaultBranch=main init -q . &&
-	 cp "$root/submissions/candidates/hackathon.json" sub.json && git add -A &&
-	 GIT_COMMITTER_DATE=2025-08-20T10:00:00Z git commit -q -m s)
-	[ $i -gt 0 ] && m="$m, "
-	m="$m{\"name\": \"team$i\", \"repo\": \"repos/t$i\"}"
-	i=$((i + 1))
-done
-echo "$m]}" >teams.json
+. "$root/bench/teams.sh"
+make_teams "$teams"
 for t in ${PRELOAD:-}; do
 	tar xzf "$t" -C "$work" || exit 2
 done

@@ -41,15 +41,20 @@ int fz_skip_pow(const uint8_t *data, size_t size)
 	return fz_pow_hangs() && memmem(data, size, "**", 2) != NULL;
 }
 
-static char *launch_text(const ks_launch *l)
+/* j printed unformatted, as a string to ks_free; j is deleted. `what` names it if it cannot print. */
+static char *json_text(cJSON *j, const char *what)
 {
-	cJSON *j = ks_launch_to_json(l);
 	char *s = cJSON_PrintUnformatted(j), *t;
-	FZ_CHECK(s != NULL, "cannot print a launch plan");
+	FZ_CHECK(s != NULL, "cannot print %s", what);
 	t = ks_strdup(s);
 	cJSON_free(s);
 	cJSON_Delete(j);
 	return t;
+}
+
+static char *launch_text(const ks_launch *l)
+{
+	return json_text(ks_launch_to_json(l), "a launch plan");
 }
 
 void fz_check_launch_roundtrip(const ks_launch *l)
@@ -74,13 +79,7 @@ void fz_check_launch_roundtrip(const ks_launch *l)
 
 static char *plan_text(const ks_plan *p)
 {
-	cJSON *j = ks_plan_to_json(p);
-	char *s = cJSON_PrintUnformatted(j), *t;
-	FZ_CHECK(s != NULL, "cannot print a plan");
-	t = ks_strdup(s);
-	cJSON_free(s);
-	cJSON_Delete(j);
-	return t;
+	return json_text(ks_plan_to_json(p), "a plan");
 }
 
 void fz_check_plan(const ks_plan *plan, const ks_launch *l)
@@ -128,4 +127,16 @@ void fz_check_plan(const ks_plan *plan, const ks_launch *l)
 	ks_free(a);
 	ks_free(b);
 	ks_free_strv(names, nnames);
+}
+
+void fz_build_and_check_plan(const ks_problem *p, const ks_launch *l, const ks_case *c,
+			     const ks_env *env, int variant)
+{
+	ks_plan plan;
+	int rc = ks_plan_build(&plan, p, l, c, env, 7, variant, NULL);
+	fz_check_error(rc);
+	if (rc == 0) {
+		fz_check_plan(&plan, l);
+		ks_plan_clear(&plan);
+	}
 }

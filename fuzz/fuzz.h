@@ -88,4 +88,10 @@ int fz_skip_pow(const uint8_t *data, size_t size);
  * ks_plan_to_json -> ks_plan_from_json unchanged, as it does on its way to a GPU worker. */
 void fz_check_plan(const ks_plan *plan, const ks_launch *l);
 
+/* Builds launch plan l of problem p for case c (env from ks_problem_env; input seed 7, poison
+ * variant `variant`); a failure must carry a message (fz_check_error), a plan that builds must
+ * pass fz_check_plan. Owns nothing it is given. */
+void fz_build_and_check_plan(const ks_problem *p, const ks_launch *l, const ks_case *c,
+			     const ks_env *env, int variant);
+
 #endif

@@ -52,15 +52,9 @@ static void build_all(const ks_problem *p, const ks_launch *l)
 		size_t n = k ? p->nperf : p->ncorrectness;
 		for (ci = 0; ci < n; ci++) {
 			ks_env env = KS_ENV_INIT;
-			ks_plan plan;
 			int rc = ks_problem_env(&env, p, &cases[ci]);
 			FZ_CHECK(rc == 0, "problem %s: a validated case fails: %s", p->name, ks_error_msg());
-			rc = ks_plan_build(&plan, p, l, &cases[ci], &env, 7, (int)(ci & 1), NULL);
-			fz_check_error(rc);
-			if (rc == 0) {
-				fz_check_plan(&plan, l);
-				ks_plan_clear(&plan);
-			}
+			fz_build_and_check_plan(p, l, &cases[ci], &env, (int)(ci & 1));
 			ks_env_free(&env);
 		}
 	}

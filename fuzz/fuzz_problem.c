@@ -123,16 +123,9 @@ static void build_all(const ks_problem *p)
 			big = case_too_big(p, &cases[ci], &env);
 			FZ_CHECK(!big || sizes_wrap, "case %s: the tensors need more than %llu bytes, yet "
 				 "the spec loads", cases[ci].label, (unsigned long long)max_case_bytes);
-			for (li = 0; li < 2 && !big; li++) {
-				const ks_launch *l = li ? &p->launch : &p->golden_launch;
-				ks_plan plan;
-				rc = ks_plan_build(&plan, p, l, &cases[ci], &env, 7, 0, NULL);
-				fz_check_error(rc);
-				if (rc == 0) {
-					fz_check_plan(&plan, l);
-					ks_plan_clear(&plan);
-				}
-			}
+			for (li = 0; li < 2 && !big; li++)
+				fz_build_and_check_plan(p, li ? &p->launch : &p->golden_launch, &cases[ci],
+							&env, 0);
 			ks_env_free(&env);
 		}
 	}

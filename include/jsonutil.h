@@ -20,6 +20,16 @@ int ks_json_num(double *out, const cJSON *obj, const char *key, int required);
 int ks_json_int(int64_t *out, const cJSON *obj, const char *key, int required);
 int ks_json_bool(int *out, const cJSON *obj, const char *key, int required);
 
+/* Lenient field access, for reading back records where a missing or mistyped field is no error
+ * (a hand-edited file may hold anything). obj may be NULL. ks_json_num_or: obj[key] as a number,
+ * dflt when it is not one; ks_json_numval: the same with NaN. ks_json_strdup: a copy of the string
+ * obj[key], NULL when it is not one (caller frees with ks_free). ks_json_str_copy: the string
+ * obj[key] into dst[n], cut to fit, returning 1; 0, with dst untouched, when it is not one. */
+double ks_json_num_or(const cJSON *obj, const char *key, double dflt);
+double ks_json_numval(const cJSON *obj, const char *key);
+char *ks_json_strdup(const cJSON *obj, const char *key);
+int ks_json_str_copy(char *dst, size_t n, const cJSON *obj, const char *key);
+
 /* The largest integer magnitude a JSON number carries exactly (2^53): every double->integer
  * conversion of input data goes through the checked helpers below, never through a cast (a cast
  * of 1e40 to an integer type is undefined behaviour). */
@@ -43,6 +53,10 @@ char *ks_json_print(const cJSON *v, int pretty);
 
 /* Prints v with ks_json_print, adds a trailing newline and writes it atomically to path. */
 int ks_json_write_file(const char *path, const cJSON *v, int pretty);
+
+/* Adds string v, or null when v is NULL (an optional field keeps its key). Returns the added
+ * item, NULL when cJSON cannot allocate. */
+cJSON *ks_json_add_str(cJSON *obj, const char *key, const char *v);
 
 /* Adds a number that may be NaN/Inf as null (JSON has no NaN). */
 cJSON *ks_json_add_num(cJSON *obj, const char *key, double v);

@@ -8,17 +8,11 @@
 # Everything lands in $OUT (or build/gpu-out): session.log and results.tgz.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root" || exit 2
-out="${OUT:-$root/build/gpu-out}"
-work="$root/build/gpu-work"
-rm -rf "$work"
-mkdir -p "$out" "$work"
+out_default="$root/build/gpu-out" work="$root/build/gpu-work" log_name=session.log packed=0
+. "$root/scripts/prelude.sh"
+# the packed build always, whatever the environment names
 export LD_LIBRARY_PATH="$root/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export KSCORE_BIN="$root/.gpu/bin/score" KSCORE_LIBEXEC="$root/.gpu/bin"
-export KSCORE_GPU_TEST="$root/.gpu/bin/test_gpu" XDG_CACHE_HOME="$work/cache"
-log="$out/session.log"
-: >"$log"
-say() { echo "== $*" | tee -a "$log"; }
+export KSCORE_BIN="$root/.gpu/bin/score" KSCORE_LIBEXEC="$root/.gpu/bin" KSCORE_GPU_TEST="$root/.gpu/bin/test_gpu"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv >>"$log" 2>&1
 for step in "$@"; do
 	t0=$(date +%s)

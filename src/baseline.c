@@ -37,13 +37,6 @@ void ks_baseline_free(ks_baseline *b)
 	ks_free(b);
 }
 
-static double num(const cJSON *o, const char *k)
-{
-	double d = 0;
-	ks_json_num(&d, o, k, 0);
-	return d;
-}
-
 int ks_baseline_load(ks_baseline **out, const char *path)
 {
 	char *text = NULL;
@@ -61,13 +54,10 @@ int ks_baseline_load(ks_baseline **out, const char *path)
 		rc = ks_error_set(KS_EINVALID, "%s: not a kscore.baseline/1 file", path);
 		goto done;
 	}
-	if (ks_json_str(&s, j, "uuid", 0) == 0)
-		snprintf(b->uuid, sizeof(b->uuid), "%s", s);
-	if (ks_json_str(&s, j, "device", 0) == 0)
-		snprintf(b->device, sizeof(b->device), "%s", s);
-	if (ks_json_str(&s, j, "measured_at", 0) == 0)
-		snprintf(b->measured_at, sizeof(b->measured_at), "%s", s);
-	b->driver_version = (int)num(j, "driver_version");
+	ks_json_str_copy(b->uuid, sizeof(b->uuid), j, "uuid");
+	ks_json_str_copy(b->device, sizeof(b->device), j, "device");
+	ks_json_str_copy(b->measured_at, sizeof(b->measured_at), j, "measured_at");
+	b->driver_version = (int)ks_json_num_or(j, "driver_version", 0);
 	ps = cJSON_GetObjectItemCaseSensitive(j, "problems");
 	b->e = ks_calloc((size_t)cJSON_GetArraySize(ps) + 1, sizeof(entry));
 	cJSON_ArrayForEach(p, ps)
@@ -77,19 +67,18 @@ int ks_baseline_load(ks_baseline **out, const char *path)
 		if (ks_json_str(&s, p, "problem", 1) < 0)
 			continue;
 		e->name = ks_strdup(s);
-		if (ks_json_str(&s, p, "sha256", 0) == 0)
-			snprintf(e->sha256, sizeof(e->sha256), "%s", s);
+		ks_json_str_copy(e->sha256, sizeof(e->sha256), p, "sha256");
 		e->cases = ks_calloc((size_t)cJSON_GetArraySize(cs) + 1, sizeof(ks_stats));
 		cJSON_ArrayForEach(c, cs)
 		{
 			ks_stats *st = &e->cases[e->ncases++];
-			st->median = num(c, "ms");
-			st->mean = num(c, "mean");
-			st->min = num(c, "min");
-			st->max = num(c, "max");
-			st->stdev = num(c, "stdev");
-			st->rel_error = num(c, "rel_error");
-			st->n = (size_t)num(c, "runs");
+			st->median = ks_json_num_or(c, "ms", 0);
+			st->mean = ks_json_num_or(c, "mean", 0);
+			st->min = ks_json_num_or(c, "min", 0);
+			st->max = ks_json_num_or(c, "max", 0);
+			st->stdev = ks_json_num_or(c, "stdev", 0);
+			st->rel_error = ks_json_num_or(c, "rel_error", 0);
+			st->n = (size_t)ks_json_num_or(c, "runs", 0);
 		}
 		b->n++;
 	}

@@ -184,14 +184,6 @@ static cJSON *commit_json(const ks_repo_commit *c, int later)
 	return o;
 }
 
-static void add_str_or_null(cJSON *o, const char *key, const char *v)
-{
-	if (v)
-		cJSON_AddStringToObject(o, key, v);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
 static cJSON *later_json(const outcome *o)
 {
 	cJSON *a = cJSON_CreateArray();
@@ -216,19 +208,19 @@ static cJSON *team_record(const bt_batch *b, const ks_manifest_team *t, const ou
 	cJSON_AddStringToObject(r, "status", ks_leaderboard_status_name(o->status == KS_LEADERBOARD_FAILED ||
 									  o->status == KS_LEADERBOARD_LATE ?
 									  o->status : KS_LEADERBOARD_SCORED));
-	add_str_or_null(r, "reason", o->reason);
-	add_str_or_null(r, "detail", o->detail);
+	ks_json_add_str(r, "reason", o->reason);
+	ks_json_add_str(r, "detail", o->detail);
 	cJSON_AddStringToObject(r, "name_source", ks_manifest_name_source_name(t->name_source));
 	if (t->pull) {
 		cJSON_AddNumberToObject(r, "pull_request", (double)t->pull);
-		add_str_or_null(r, "head_subject", t->head_subject);
+		ks_json_add_str(r, "head_subject", t->head_subject);
 	}
 	cJSON_AddStringToObject(r, "repository", display);
 	cJSON_AddStringToObject(r, "ref", t->ref);
-	add_str_or_null(r, "ref_commit", o->tip[0] ? o->tip : NULL);
+	ks_json_add_str(r, "ref_commit", o->tip[0] ? o->tip : NULL);
 	if (o->base_ref) {
 		cJSON_AddStringToObject(r, "base", o->base_ref);
-		add_str_or_null(r, "base_commit", o->base[0] ? o->base : NULL);
+		ks_json_add_str(r, "base_commit", o->base[0] ? o->base : NULL);
 		if (o->fork[0])
 			cJSON_AddStringToObject(r, "fork_point", o->fork);
 	}
@@ -260,7 +252,7 @@ static cJSON *team_record(const bt_batch *b, const ks_manifest_team *t, const ou
 		for (i = 0; i < spec->n; i++)
 			cJSON_AddItemToArray(a, cJSON_CreateString(spec->v[i]));
 	}
-	add_str_or_null(r, "file", o->file);
+	ks_json_add_str(r, "file", o->file);
 	if (o->base_files)
 		cJSON_AddNumberToObject(r, "base_files_left_out", (double)o->base_files);
 	if (o->missing[0])
@@ -276,9 +268,9 @@ static cJSON *team_record(const bt_batch *b, const ks_manifest_team *t, const ou
 	cJSON_AddStringToObject(x, "version", KS_VERSION);
 	cJSON_AddStringToObject(r, "mode", b->mode);
 	cJSON_AddBoolToObject(r, "timing", !b->so.pipeline.no_timing);
-	add_str_or_null(r, "config", b->so.pipeline.config);
+	ks_json_add_str(r, "config", b->so.pipeline.config);
 	cJSON_AddStringToObject(r, "problems_sha256", b->problems_sha);
-	add_str_or_null(r, "submission_sha256", o->sha[0] ? o->sha : NULL);
+	ks_json_add_str(r, "submission_sha256", o->sha[0] ? o->sha : NULL);
 	ks_manifest_format_time(ts, (int64_t)time(NULL));
 	cJSON_AddStringToObject(r, "recorded_at", ts);
 	ks_free(display);
@@ -746,14 +738,14 @@ report:
 	cJSON_AddStringToObject(jt, "folder", t->folder);
 	cJSON_AddStringToObject(jt, "status", ks_leaderboard_status_name(o.status));
 	cJSON_AddStringToObject(jt, "name_source", ks_manifest_name_source_name(t->name_source));
-	add_str_or_null(jt, "reason", o.reason);
-	add_str_or_null(jt, "detail", o.detail);
-	add_str_or_null(jt, "commit", o.pick.found ? o.pick.chosen.id : NULL);
-	add_str_or_null(jt, "file", o.file);
+	ks_json_add_str(jt, "reason", o.reason);
+	ks_json_add_str(jt, "detail", o.detail);
+	ks_json_add_str(jt, "commit", o.pick.found ? o.pick.chosen.id : NULL);
+	ks_json_add_str(jt, "file", o.file);
 	cJSON_AddNumberToObject(jt, "later_commits", (double)o.pick.later_total);
 	if (o.slot && o.slot->warning)
 		cJSON_AddStringToObject(jt, "fetch_warning", o.slot->warning);
-	add_str_or_null(jt, "upload", o.upload);
+	ks_json_add_str(jt, "upload", o.upload);
 	if (o.kept)
 		cJSON_AddBoolToObject(jt, "earlier_result_kept", 1);
 	cJSON_AddItemToArray(b->jteams, jt);

@@ -132,13 +132,6 @@ const char *ks_calibrate_source(void)
 	return g_source;
 }
 
-static double num_of(const cJSON *j, const char *k)
-{
-	double d = 0;
-	ks_json_num(&d, j, k, 0);
-	return d;
-}
-
 static void finish(ks_ceilings *c)
 {
 	c->bandwidth_gbps = c->memcpy_gbps > c->copy_kernel_gbps ? c->memcpy_gbps : c->copy_kernel_gbps;
@@ -205,14 +198,14 @@ int ks_calibrate_measure(ks_ceilings *out, const char *worker_exe, int device, c
 		rc = ks_error_set(KS_ERROR, "calibration failed: %s", res.message ? res.message : "?");
 		goto done;
 	}
-	out->memcpy_gbps = num_of(m, "memcpy_gbps");
-	out->copy_kernel_gbps = num_of(m, "copy_kernel_gbps");
-	out->read_kernel_gbps = num_of(m, "read_kernel_gbps");
-	out->fp32_tflops = num_of(m, "fp32_tflops");
-	out->f16_mma_tflops = num_of(m, "mma_f16_tflops");
-	out->bf16_mma_tflops = num_of(m, "mma_bf16_tflops");
-	out->f16_wgmma_tflops = num_of(m, "wgmma_f16_tflops");
-	out->bf16_wgmma_tflops = num_of(m, "wgmma_bf16_tflops");
+	out->memcpy_gbps = ks_json_num_or(m, "memcpy_gbps", 0);
+	out->copy_kernel_gbps = ks_json_num_or(m, "copy_kernel_gbps", 0);
+	out->read_kernel_gbps = ks_json_num_or(m, "read_kernel_gbps", 0);
+	out->fp32_tflops = ks_json_num_or(m, "fp32_tflops", 0);
+	out->f16_mma_tflops = ks_json_num_or(m, "mma_f16_tflops", 0);
+	out->bf16_mma_tflops = ks_json_num_or(m, "mma_bf16_tflops", 0);
+	out->f16_wgmma_tflops = ks_json_num_or(m, "wgmma_f16_tflops", 0);
+	out->bf16_wgmma_tflops = ks_json_num_or(m, "wgmma_bf16_tflops", 0);
 	{
 		const char *e = NULL;
 		if (ks_json_str(&e, m, "wgmma_f16_error", 0) == 0)
@@ -270,25 +263,20 @@ int ks_ceilings_from_json(ks_ceilings *c, const cJSON *j)
 	/* /1 records (no read-only stream) are still read, e.g. from older score.json files */
 	if (ks_json_str(&s, j, "schema", 1) < 0 || (strcmp(s, "kscore.ceilings/1") && strcmp(s, "kscore.ceilings/2")))
 		return ks_error_set(KS_EINVALID, "not a kscore.ceilings/1 or /2 record");
-	if (ks_json_str(&s, j, "device", 0) == 0)
-		snprintf(c->device, sizeof(c->device), "%s", s);
-	if (ks_json_str(&s, j, "uuid", 0) == 0)
-		snprintf(c->uuid, sizeof(c->uuid), "%s", s);
-	if (ks_json_str(&s, j, "arch", 0) == 0)
-		snprintf(c->arch, sizeof(c->arch), "%s", s);
-	if (ks_json_str(&s, j, "measured_at", 0) == 0)
-		snprintf(c->measured_at, sizeof(c->measured_at), "%s", s);
-	if (ks_json_str(&s, j, "notes", 0) == 0)
-		snprintf(c->notes, sizeof(c->notes), "%s", s);
-	c->driver_version = (int)num_of(j, "driver_version");
-	c->memcpy_gbps = num_of(j, "memcpy_gbps");
-	c->copy_kernel_gbps = num_of(j, "copy_kernel_gbps");
-	c->read_kernel_gbps = num_of(j, "read_kernel_gbps");
-	c->fp32_tflops = num_of(j, "fp32_tflops");
-	c->f16_mma_tflops = num_of(j, "f16_mma_sync_tflops");
-	c->bf16_mma_tflops = num_of(j, "bf16_mma_sync_tflops");
-	c->f16_wgmma_tflops = num_of(j, "f16_wgmma_tflops");
-	c->bf16_wgmma_tflops = num_of(j, "bf16_wgmma_tflops");
+	ks_json_str_copy(c->device, sizeof(c->device), j, "device");
+	ks_json_str_copy(c->uuid, sizeof(c->uuid), j, "uuid");
+	ks_json_str_copy(c->arch, sizeof(c->arch), j, "arch");
+	ks_json_str_copy(c->measured_at, sizeof(c->measured_at), j, "measured_at");
+	ks_json_str_copy(c->notes, sizeof(c->notes), j, "notes");
+	c->driver_version = (int)ks_json_num_or(j, "driver_version", 0);
+	c->memcpy_gbps = ks_json_num_or(j, "memcpy_gbps", 0);
+	c->copy_kernel_gbps = ks_json_num_or(j, "copy_kernel_gbps", 0);
+	c->read_kernel_gbps = ks_json_num_or(j, "read_kernel_gbps", 0);
+	c->fp32_tflops = ks_json_num_or(j, "fp32_tflops", 0);
+	c->f16_mma_tflops = ks_json_num_or(j, "f16_mma_sync_tflops", 0);
+	c->bf16_mma_tflops = ks_json_num_or(j, "bf16_mma_sync_tflops", 0);
+	c->f16_wgmma_tflops = ks_json_num_or(j, "f16_wgmma_tflops", 0);
+	c->bf16_wgmma_tflops = ks_json_num_or(j, "bf16_wgmma_tflops", 0);
 	finish(c);
 	if (!(c->bandwidth_gbps > 0) || !(c->fp32_tflops > 0))
 		return ks_error_set(KS_EINVALID, "ceilings record without bandwidth or FP32 rate");

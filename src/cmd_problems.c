@@ -13,6 +13,16 @@
 
 #define PROG "score problems"
 
+/* Writes o to path and frees it; says why on stderr when it cannot. */
+static int write_json(const char *path, cJSON *o, int pretty)
+{
+	int rc = ks_json_write_file(path, o, pretty);
+	if (rc < 0)
+		fprintf(stderr, PROG ": %s\n", ks_error_msg());
+	cJSON_Delete(o);
+	return rc;
+}
+
 int ks_catalog_main(int argc, char **argv)
 {
 	enum { OPT_JSON = 1, OPT_EXPORT, OPT_PLANS, OPT_SM_COUNT };
@@ -77,22 +87,16 @@ int ks_catalog_main(int argc, char **argv)
 		fprintf(stderr, PROG ": invalid problem: %s\n", set->errors[i]);
 	ks_problem_set_sm_count(set, sm_count);
 	if (plans) {
-		cJSON *o = ks_catalog_plans(set);
-		if (ks_json_write_file(plans, o, 0) < 0) {
-			fprintf(stderr, PROG ": %s\n", ks_error_msg());
+		if (write_json(plans, ks_catalog_plans(set), 0) < 0)
 			rc = KS_EXIT_IOERR;
-		} else if (!json)
+		else if (!json)
 			fprintf(stderr, PROG ": wrote the plans of %zu problems to %s\n", set->n, plans);
-		cJSON_Delete(o);
 	}
 	if (export) {
-		cJSON *a = ks_catalog_prompts(set);
-		if (ks_json_write_file(export, a, 1) < 0) {
-			fprintf(stderr, PROG ": %s\n", ks_error_msg());
+		if (write_json(export, ks_catalog_prompts(set), 1) < 0)
 			rc = KS_EXIT_IOERR;
-		} else if (!json)
+		else if (!json)
 			fprintf(stderr, PROG ": wrote %zu instructions to %s\n", set->n, export);
-		cJSON_Delete(a);
 	}
 	if (json) {
 		cJSON *a = ks_catalog_list(set);

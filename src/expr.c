@@ -354,62 +354,45 @@ static int parse_unary(parser *ps, int64_t *v)
 	return 0;
 }
 
-static int parse_prod(parser *ps, int64_t *v)
+/* One left-associative level of binary operators: next (the tighter level), then any number of
+ * "token next" pairs, folded left to right. tokens[i] (NULL-ended) is the operator whose code for
+ * op() is codes[i]. */
+static int binary_level(parser *ps, int64_t *v, int (*next)(parser *, int64_t *),
+			const char *const *tokens, const char *codes)
 {
 	int64_t r;
-	if (parse_unary(ps, v) < 0)
+	size_t i;
+	if (next(ps, v) < 0)
 		return ps->rc;
 	for (;;) {
-		char o;
-		if (accept(ps, "*"))
-			o = '*';
-		else if (accept(ps, "/"))
-			o = '/';
-		else if (accept(ps, "%"))
-			o = '%';
-		else
+		for (i = 0; tokens[i] && !accept(ps, tokens[i]); i++)
+			;
+		if (!tokens[i])
 			return 0;
-		if (parse_unary(ps, &r) < 0 || op(ps, o, *v, r, v) < 0)
+		if (next(ps, &r) < 0 || op(ps, codes[i], *v, r, v) < 0)
 			return ps->rc;
 	}
+}
+
+static int parse_prod(parser *ps, int64_t *v)
+{
+	static const char *const tokens[] = { "*", "/", "%", NULL };
+	return binary_level(ps, v, parse_unary, tokens, "*/%");
 }
 
 static int parse_sum(parser *ps, int64_t *v)
 {
-	int64_t r;
-	if (parse_prod(ps, v) < 0)
-		return ps->rc;
-	for (;;) {
-		char o;
-		if (accept(ps, "+"))
-			o = '+';
-		else if (accept(ps, "-"))
-			o = '-';
-		else
-			return 0;
-		if (parse_prod(ps, &r) < 0 || op(ps, o, *v, r, v) < 0)
-			return ps->rc;
-	}
+	static const char *const tokens[] = { "+", "-", NULL };
+	return binary_level(ps, v, parse_prod, tokens, "+-");
 }
 
 static int parse_expr(parser *ps, int64_t *v)
 {
-	int64_t r;
+	static const char *const tokens[] = { "<<", ">>", NULL };
 	if (++ps->depth > KS_EXPR_MAX_DEPTH)
 		return fail(ps, "nested too deeply");
-	if (parse_sum(ps, v) < 0)
+	if (binary_level(ps, v, parse_sum, tokens, "<>") < 0)
 		return ps->rc;
-	for (;;) {
-		char o;
-		if (accept(ps, "<<"))
-			o = '<';
-		else if (accept(ps, ">>"))
-			o = '>';
-		else
-			break;
-		if (parse_sum(ps, &r) < 0 || op(ps, o, *v, r, v) < 0)
-			return ps->rc;
-	}
 	ps->depth--;
 	return 0;
 }

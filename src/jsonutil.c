@@ -5,6 +5,7 @@
 #include "utf8.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Depth scan that understands strings, so brackets inside strings do not count. */
@@ -83,37 +84,39 @@ int ks_json_parse(cJSON **out, const char *text, size_t len, int max_depth, cons
 	return 0;
 }
 
-static const cJSON *field(const cJSON *obj, const char *key)
+/* The typed getters' common part: obj[key] into *out when it passes is(); 1 when it is absent or
+ * null and not required; KS_EINVALID naming the field and `what` it must be otherwise. */
+static int typed(const cJSON **out, const cJSON *obj, const char *key, int required,
+		 cJSON_bool (*is)(const cJSON *), const char *what)
 {
-	return cJSON_GetObjectItemCaseSensitive(obj, key);
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	if (!v || cJSON_IsNull(v)) {
+		if (required)
+			return ks_error_set(KS_EINVALID, "missing field \"%s\"", key);
+		return 1;
+	}
+	if (!is(v))
+		return ks_error_set(KS_EINVALID, "field \"%s\" must be %s", key, what);
+	*out = v;
+	return 0;
 }
 
 int ks_json_str(const char **out, const cJSON *obj, const char *key, int required)
 {
-	const cJSON *v = field(obj, key);
-	if (!v || cJSON_IsNull(v)) {
-		if (required)
-			return ks_error_set(KS_EINVALID, "missing field \"%s\"", key);
-		return 1;
-	}
-	if (!cJSON_IsString(v))
-		return ks_error_set(KS_EINVALID, "field \"%s\" must be a string", key);
-	*out = v->valuestring;
-	return 0;
+	const cJSON *v = NULL;
+	int rc = typed(&v, obj, key, required, cJSON_IsString, "a string");
+	if (rc == 0)
+		*out = v->valuestring;
+	return rc;
 }
 
 int ks_json_num(double *out, const cJSON *obj, const char *key, int required)
 {
-	const cJSON *v = field(obj, key);
-	if (!v || cJSON_IsNull(v)) {
-		if (required)
-			return ks_error_set(KS_EINVALID, "missing field \"%s\"", key);
-		return 1;
-	}
-	if (!cJSON_IsNumber(v))
-		return ks_error_set(KS_EINVALID, "field \"%s\" must be a number", key);
-	*out = v->valuedouble;
-	return 0;
+	const cJSON *v = NULL;
+	int rc = typed(&v, obj, key, required, cJSON_IsNumber, "a number");
+	if (rc == 0)
+		*out = v->valuedouble;
+	return rc;
 }
 
 /* [lo, hi] clipped to the integers a double holds exactly. */
@@ -171,16 +174,37 @@ int ks_json_int(int64_t *out, const cJSON *obj, const char *key, int required)
 
 int ks_json_bool(int *out, const cJSON *obj, const char *key, int required)
 {
-	const cJSON *v = field(obj, key);
-	if (!v || cJSON_IsNull(v)) {
-		if (required)
-			return ks_error_set(KS_EINVALID, "missing field \"%s\"", key);
-		return 1;
-	}
-	if (!cJSON_IsBool(v))
-		return ks_error_set(KS_EINVALID, "field \"%s\" must be true or false", key);
-	*out = cJSON_IsTrue(v);
-	return 0;
+	const cJSON *v = NULL;
+	int rc = typed(&v, obj, key, required, cJSON_IsBool, "true or false");
+	if (rc == 0)
+		*out = cJSON_IsTrue(v);
+	return rc;
+}
+
+double ks_json_num_or(const cJSON *obj, const char *key, double dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+double ks_json_numval(const cJSON *obj, const char *key)
+{
+	return ks_json_num_or(obj, key, NAN);
+}
+
+char *ks_json_strdup(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	return cJSON_IsString(v) && v->valuestring ? ks_strdup(v->valuestring) : NULL;
+}
+
+int ks_json_str_copy(char *dst, size_t n, const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	if (!cJSON_IsString(v) || !v->valuestring || n == 0)
+		return 0;
+	snprintf(dst, n, "%s", v->valuestring);
+	return 1;
 }
 
 char *ks_json_print(const cJSON *v, int pretty)
@@ -212,6 +236,11 @@ int ks_json_write_file(const char *path, const cJSON *v, int pretty)
 	rc = ks_fs_write_atomic(path, s, n);
 	ks_free(s);
 	return rc;
+}
+
+cJSON *ks_json_add_str(cJSON *obj, const char *key, const char *v)
+{
+	return v ? cJSON_AddStringToObject(obj, key, v) : cJSON_AddNullToObject(obj, key);
 }
 
 cJSON *ks_json_add_num(cJSON *obj, const char *key, double v)

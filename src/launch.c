@@ -102,6 +102,20 @@ static int parse_arg(ks_launch_arg *a, const cJSON *v, const char *what)
 			    what, it->string);
 }
 
+/* A plan's list field `key` (v, present): a JSON array, non-empty when nonempty, of at most max
+ * items; else KS_EINVALID or KS_ELIMIT naming `what`, the key, and the limit as "more than <max>
+ * <items>". */
+static int check_list(const cJSON *v, const char *key, int nonempty, int max, const char *items,
+		      const char *what)
+{
+	if (!cJSON_IsArray(v) || (nonempty && cJSON_GetArraySize(v) == 0))
+		return ks_error_set(KS_EINVALID, "%s: \"%s\" must be a %slist", what, key,
+				    nonempty ? "non-empty " : "");
+	if (cJSON_GetArraySize(v) > max)
+		return ks_error_set(KS_ELIMIT, "%s: more than %d %s", what, max, items);
+	return 0;
+}
+
 static int parse_kernel(ks_kernel_launch *k, const cJSON *v, const char *what)
 {
 	const cJSON *name, *args, *it;
@@ -128,10 +142,8 @@ static int parse_kernel(ks_kernel_launch *k, const cJSON *v, const char *what)
 		k->default_args = 1;
 		return 0;
 	}
-	if (!cJSON_IsArray(args))
-		return ks_error_set(KS_EINVALID, "%s: \"args\" must be a list", kwhat);
-	if (cJSON_GetArraySize(args) > KS_LAUNCH_MAX_ARGS)
-		return ks_error_set(KS_ELIMIT, "%s: more than %d arguments", kwhat, KS_LAUNCH_MAX_ARGS);
+	if ((rc = check_list(args, "args", 0, KS_LAUNCH_MAX_ARGS, "arguments", kwhat)) < 0)
+		return rc;
 	k->args = ks_calloc((size_t)cJSON_GetArraySize(args) + 1, sizeof(*k->args));
 	cJSON_ArrayForEach(it, args)
 	{
@@ -183,15 +195,9 @@ int ks_launch_parse(ks_launch *out, const cJSON *json, const char *what)
 	}
 	kernels = cJSON_GetObjectItemCaseSensitive(json, "kernels");
 	if (kernels) {
-		if (!cJSON_IsArray(kernels) || cJSON_GetArraySize(kernels) == 0) {
-			rc = ks_error_set(KS_EINVALID, "%s: \"kernels\" must be a non-empty list", what);
+		if ((rc = check_list(kernels, "kernels", 1, KS_LAUNCH_MAX_KERNELS, "kernels in one plan",
+				     what)) < 0)
 			goto done;
-		}
-		if (cJSON_GetArraySize(kernels) > KS_LAUNCH_MAX_KERNELS) {
-			rc = ks_error_set(KS_ELIMIT, "%s: more than %d kernels in one plan", what,
-					  KS_LAUNCH_MAX_KERNELS);
-			goto done;
-		}
 		out->kernels = ks_calloc((size_t)cJSON_GetArraySize(kernels), sizeof(*out->kernels));
 		cJSON_ArrayForEach(it, kernels)
 		{
@@ -207,15 +213,8 @@ int ks_launch_parse(ks_launch *out, const cJSON *json, const char *what)
 	}
 	scratch = cJSON_GetObjectItemCaseSensitive(json, "scratch");
 	if (scratch) {
-		if (!cJSON_IsArray(scratch)) {
-			rc = ks_error_set(KS_EINVALID, "%s: \"scratch\" must be a list", what);
+		if ((rc = check_list(scratch, "scratch", 0, KS_LAUNCH_MAX_SCRATCH, "scratch buffers", what)) < 0)
 			goto done;
-		}
-		if (cJSON_GetArraySize(scratch) > KS_LAUNCH_MAX_SCRATCH) {
-			rc = ks_error_set(KS_ELIMIT, "%s: more than %d scratch buffers", what,
-					  KS_LAUNCH_MAX_SCRATCH);
-			goto done;
-		}
 		out->scratch = ks_calloc((size_t)cJSON_GetArraySize(scratch) + 1, sizeof(*out->scratch));
 		cJSON_ArrayForEach(it, scratch)
 		{

@@ -45,18 +45,6 @@ void ks_leaderboard_row_clear(ks_leaderboard_row *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static double num_or_nan(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-static char *str_or_null(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(v) ? ks_strdup(v->valuestring) : NULL;
-}
-
 cJSON *ks_leaderboard_read_json(const char *path, size_t max)
 {
 	char *text = NULL;
@@ -90,12 +78,12 @@ void ks_leaderboard_row_load(ks_leaderboard_row *row, const char *out_dir, const
 		const cJSON *st = cJSON_GetObjectItemCaseSensitive(b, "status");
 		row->status = ks_leaderboard_status_parse(cJSON_IsString(st) ? st->valuestring : NULL);
 	}
-	row->reason = str_or_null(b, "reason");
-	row->name_source = str_or_null(b, "name_source");
+	row->reason = ks_json_strdup(b, "reason");
+	row->name_source = ks_json_strdup(b, "name_source");
 	if (row->name_source && !strcmp(row->name_source, "number"))
-		row->note = str_or_null(b, "head_subject");
-	row->commit = str_or_null(b, "commit");
-	v = num_or_nan(b, "commit_time_epoch");
+		row->note = ks_json_strdup(b, "head_subject");
+	row->commit = ks_json_strdup(b, "commit");
+	v = ks_json_numval(b, "commit_time_epoch");
 	if (!isnan(v))
 		row->commit_time = (int64_t)v;
 	if (row->status != KS_LEADERBOARD_SCORED)
@@ -108,16 +96,16 @@ void ks_leaderboard_row_load(ks_leaderboard_row *row, const char *out_dir, const
 	{
 		const cJSON *sum = cJSON_GetObjectItemCaseSensitive(s, "summary");
 		const cJSON *susp = cJSON_GetObjectItemCaseSensitive(s, "suspicious");
-		row->mode = str_or_null(s, "mode");
+		row->mode = ks_json_strdup(s, "mode");
 		row->gpu = row->mode && !strcmp(row->mode, "gpu");
 		row->has_result = 1;
-		row->score = num_or_nan(sum, "score");
-		row->exec_accuracy = num_or_nan(sum, "exec_accuracy");
-		row->call_accuracy = num_or_nan(sum, "call_accuracy");
-		row->compile_accuracy = num_or_nan(sum, "compile_accuracy");
-		v = num_or_nan(sum, "kernels");
+		row->score = ks_json_numval(sum, "score");
+		row->exec_accuracy = ks_json_numval(sum, "exec_accuracy");
+		row->call_accuracy = ks_json_numval(sum, "call_accuracy");
+		row->compile_accuracy = ks_json_numval(sum, "compile_accuracy");
+		v = ks_json_numval(sum, "kernels");
 		row->kernels = isnan(v) ? 0 : (long)v;
-		v = num_or_nan(sum, "suspicious");
+		v = ks_json_numval(sum, "suspicious");
 		row->suspicious = !isnan(v) ? (long)v : cJSON_IsArray(susp) ? cJSON_GetArraySize(susp) : 0;
 	}
 done:

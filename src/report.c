@@ -28,14 +28,6 @@ static const char *tf(int b)
 	return b ? "True" : "False";
 }
 
-static void add_str(cJSON *o, const char *k, const char *v)
-{
-	if (v)
-		cJSON_AddStringToObject(o, k, v);
-	else
-		cJSON_AddNullToObject(o, k);
-}
-
 /* The problem text GEAK-eval puts in "stderr": None when fine, else reason and detail. */
 static char *stderr_text(const ks_kernel_result *r)
 {
@@ -49,8 +41,8 @@ static cJSON *geak_record(const ks_kernel_result *r, int gpu)
 	cJSON *o = cJSON_CreateObject();
 	char *err = stderr_text(r);
 	cJSON_AddNumberToObject(o, "pass_num", (double)r->pass);
-	add_str(o, "file_name", r->file);
-	add_str(o, "problem", r->problem);
+	ks_json_add_str(o, "file_name", r->file);
+	ks_json_add_str(o, "problem", r->problem);
 	cJSON_AddNumberToObject(o, "call_status", gpu ? r->call : r->compiled);
 	cJSON_AddNumberToObject(o, "exec_status", gpu ? r->exec : 0);
 	/* GEAK-eval's field for what the kernel printed: its device printf, made safe to show */
@@ -82,7 +74,7 @@ static cJSON *device_json(const ks_report *rep)
 	cJSON_AddStringToObject(o, "compute_capability", s);
 	snprintf(s, sizeof(s), "%d.%d", d->driver_version / 1000, (d->driver_version % 1000) / 10);
 	cJSON_AddStringToObject(o, "driver_cuda_version", s);
-	add_str(o, "arch", rep->arch);
+	ks_json_add_str(o, "arch", rep->arch);
 	cJSON_AddNumberToObject(o, "sm_count", d->sm_count);
 	cJSON_AddNumberToObject(o, "memory_bytes", (double)d->memory_bytes);
 	cJSON_AddNumberToObject(o, "l2_bytes", d->l2_bytes);
@@ -111,7 +103,7 @@ static cJSON *kernel_gpu_json(const ks_report *rep, size_t i)
 	o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "lane", l);
 	cJSON_AddNumberToObject(o, "ordinal", ln->ordinal);
-	add_str(o, "uuid", ln->device ? ln->device->uuid : NULL);
+	ks_json_add_str(o, "uuid", ln->device ? ln->device->uuid : NULL);
 	return o;
 }
 
@@ -127,18 +119,18 @@ static cJSON *lanes_json(const ks_report *rep)
 			nk += rep->kernel_lane[k] == (int)i;
 		cJSON_AddNumberToObject(o, "lane", (double)i);
 		cJSON_AddNumberToObject(o, "ordinal", ln->ordinal);
-		add_str(o, "name", ln->device ? ln->device->name : NULL);
-		add_str(o, "uuid", ln->device ? ln->device->uuid : NULL);
-		add_str(o, "pci_bus_id", ln->device ? ln->device->pci_bus_id : NULL);
+		ks_json_add_str(o, "name", ln->device ? ln->device->name : NULL);
+		ks_json_add_str(o, "uuid", ln->device ? ln->device->uuid : NULL);
+		ks_json_add_str(o, "pci_bus_id", ln->device ? ln->device->pci_bus_id : NULL);
 		cJSON_AddBoolToObject(o, "shared_gpu", ln->shared);
 		cJSON_AddStringToObject(o, "status", !ln->device ? "not_started" : ln->out ? "failed" : "ok");
-		add_str(o, "failure", ln->out);
+		ks_json_add_str(o, "failure", ln->out);
 		cJSON_AddNumberToObject(o, "kernels", (double)nk);
 		if (ln->ceilings)
 			cJSON_AddItemToObject(o, "ceilings", ks_ceilings_json(ln->ceilings));
 		else
 			cJSON_AddNullToObject(o, "ceilings");
-		add_str(o, "golden_times", ln->golden_source);
+		ks_json_add_str(o, "golden_times", ln->golden_source);
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
@@ -175,7 +167,7 @@ cJSON *ks_report_record(const ks_report *rep)
 	x = cJSON_AddObjectToObject(o, "scorer");
 	cJSON_AddStringToObject(x, "name", "kscore");
 	cJSON_AddStringToObject(x, "version", KS_VERSION);
-	add_str(o, "team", rep->team);
+	ks_json_add_str(o, "team", rep->team);
 	stamp(ts, sizeof(ts), rep->started, "%Y-%m-%dT%H:%M:%SZ");
 	cJSON_AddStringToObject(o, "created", ts);
 	ks_json_add_num(o, "wall_seconds", rep->wall_s);
@@ -189,19 +181,19 @@ cJSON *ks_report_record(const ks_report *rep)
 		cJSON_AddStringToObject(p, "file", s->passes[i].name);
 		cJSON_AddStringToObject(p, "sha256", s->passes[i].sha256);
 		cJSON_AddNumberToObject(p, "entries", (double)s->passes[i].nentries);
-		add_str(p, "error", s->passes[i].error);
+		ks_json_add_str(p, "error", s->passes[i].error);
 		cJSON_AddItemToArray(a, p);
 	}
 	cJSON_AddStringToObject(o, "mode", rep->gpu ? "gpu" : "compile-only");
 	if (!rep->gpu)
-		add_str(o, "no_gpu_reason", rep->no_gpu_reason);
+		ks_json_add_str(o, "no_gpu_reason", rep->no_gpu_reason);
 	cJSON_AddItemToObject(o, "device", device_json(rep));
 	cJSON_AddItemToObject(o, "devices", lanes_json(rep));
 	x = cJSON_AddObjectToObject(o, "toolchain");
-	add_str(x, "nvrtc_version", rep->nvrtc_version);
-	add_str(x, "compat_sha256", rep->compat_sha256);
-	add_str(x, "compile_options", rep->compile_options);
-	add_str(x, "arch", rep->arch);
+	ks_json_add_str(x, "nvrtc_version", rep->nvrtc_version);
+	ks_json_add_str(x, "compat_sha256", rep->compat_sha256);
+	ks_json_add_str(x, "compile_options", rep->compile_options);
+	ks_json_add_str(x, "arch", rep->arch);
 	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)rep->seed);
 	cJSON_AddStringToObject(o, "seed", seed);
 
@@ -274,12 +266,12 @@ cJSON *ks_report_record(const ks_report *rep)
 		if (!r->suspicious)
 			continue;
 		q = cJSON_CreateObject();
-		add_str(q, "problem", r->problem);
-		add_str(q, "file", r->file);
+		ks_json_add_str(q, "problem", r->problem);
+		ks_json_add_str(q, "file", r->file);
 		cJSON_AddNumberToObject(q, "pass", (double)r->pass);
 		cJSON_AddNumberToObject(q, "index", (double)r->index);
 		ks_json_add_num(q, "speedup", r->speedup);
-		add_str(q, "why", r->suspicious_why);
+		ks_json_add_str(q, "why", r->suspicious_why);
 		cJSON_AddItemToArray(a, q);
 	}
 	if (rep->nvtools)

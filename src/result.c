@@ -2,6 +2,7 @@
 #include "jsonutil.h"
 #include "mem.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -69,14 +70,6 @@ void ks_kernel_result_fail(ks_kernel_result *r, ks_reason reason, const char *fm
 	r->detail = ks_strdup(buf);
 }
 
-static void add_str(cJSON *o, const char *k, const char *v)
-{
-	if (v)
-		cJSON_AddStringToObject(o, k, v);
-	else
-		cJSON_AddNullToObject(o, k);
-}
-
 cJSON *ks_kernel_result_json(const ks_kernel_result *r)
 {
 	cJSON *o = cJSON_CreateObject(), *a;
@@ -85,8 +78,8 @@ cJSON *ks_kernel_result_json(const ks_kernel_result *r)
 
 	cJSON_AddNumberToObject(o, "pass", (double)r->pass);
 	cJSON_AddNumberToObject(o, "index", (double)r->index);
-	add_str(o, "file", r->file);
-	add_str(o, "problem", r->problem);
+	ks_json_add_str(o, "file", r->file);
+	ks_json_add_str(o, "problem", r->problem);
 	cJSON_AddNumberToObject(o, "difficulty", r->difficulty);
 	cJSON_AddStringToObject(o, "entry_sha256", r->entry_sha256);
 	cJSON_AddBoolToObject(o, "compiled", r->compiled);
@@ -98,13 +91,13 @@ cJSON *ks_kernel_result_json(const ks_kernel_result *r)
 		cJSON_AddNullToObject(o, "exec");
 	}
 	cJSON_AddStringToObject(o, "reason", ks_reason_name(r->reason));
-	add_str(o, "detail", r->detail);
-	add_str(o, "extraction", r->extract_note);
-	add_str(o, "launch_source", r->launch_source);
+	ks_json_add_str(o, "detail", r->detail);
+	ks_json_add_str(o, "extraction", r->extract_note);
+	ks_json_add_str(o, "launch_source", r->launch_source);
 	if (r->launch)
 		cJSON_AddItemToObject(o, "launch", cJSON_Duplicate(r->launch, 1));
 	a = cJSON_AddObjectToObject(o, "compile");
-	add_str(a, "log", r->compile_log);
+	ks_json_add_str(a, "log", r->compile_log);
 	ks_json_add_num(a, "seconds", r->compile_s);
 	cJSON_AddBoolToObject(a, "cached", r->compile_cached);
 	a = cJSON_AddArrayToObject(o, "kernels");
@@ -118,19 +111,14 @@ cJSON *ks_kernel_result_json(const ks_kernel_result *r)
 		cJSON_AddNumberToObject(k, "max_threads_per_block", f->max_threads);
 		cJSON_AddItemToArray(a, k);
 	}
-	if (r->timed) {
-		ks_json_add_num(o, "speedup", r->speedup);
-		ks_json_add_num(o, "speedup_geomean", r->speedup_geomean);
-		ks_json_add_num(o, "roofline_fraction", r->roofline_fraction);
-	} else {
-		cJSON_AddNullToObject(o, "speedup");
-		cJSON_AddNullToObject(o, "speedup_geomean");
-		cJSON_AddNullToObject(o, "roofline_fraction");
-	}
+	/* an untimed kernel's numbers are null, whatever the struct holds */
+	ks_json_add_num(o, "speedup", r->timed ? r->speedup : NAN);
+	ks_json_add_num(o, "speedup_geomean", r->timed ? r->speedup_geomean : NAN);
+	ks_json_add_num(o, "roofline_fraction", r->timed ? r->roofline_fraction : NAN);
 	cJSON_AddBoolToObject(o, "suspicious", r->suspicious);
-	add_str(o, "suspicious_why", r->suspicious_why);
+	ks_json_add_str(o, "suspicious_why", r->suspicious_why);
 	ks_json_add_num(o, "score", r->score);
-	add_str(o, "timing_error", r->timing_error);
+	ks_json_add_str(o, "timing_error", r->timing_error);
 	a = cJSON_AddArrayToObject(o, "perf");
 	for (i = 0; i < r->nperf; i++) {
 		const ks_perf_result *pc = &r->perf[i];
@@ -158,7 +146,7 @@ cJSON *ks_kernel_result_json(const ks_kernel_result *r)
 		cJSON_AddNumberToObject(k, "verified_runs", pc->verified);
 		cJSON_AddNumberToObject(k, "checked_runs", pc->checked);
 		cJSON_AddBoolToObject(k, "suspicious", pc->suspicious);
-		add_str(k, "why", pc->why);
+		ks_json_add_str(k, "why", pc->why);
 		cJSON_AddItemToArray(a, k);
 	}
 	if (r->sanitizer)
@@ -167,7 +155,7 @@ cJSON *ks_kernel_result_json(const ks_kernel_result *r)
 		cJSON_AddItemToObject(o, "profile", cJSON_Duplicate(r->profile, 1));
 	if (r->device_output_bytes) {
 		a = cJSON_AddObjectToObject(o, "device_output");
-		add_str(a, "text", r->device_output);
+		ks_json_add_str(a, "text", r->device_output);
 		cJSON_AddNumberToObject(a, "bytes", (double)r->device_output_bytes);
 		cJSON_AddBoolToObject(a, "truncated", r->device_output_bytes > r->device_output_raw);
 	} else
@@ -192,7 +180,7 @@ cJSON *ks_kernel_result_json(const ks_kernel_result *r)
 		cJSON_AddStringToObject(k, "seed", s);
 		cJSON_AddBoolToObject(k, "passed", c->passed);
 		cJSON_AddStringToObject(k, "reason", ks_reason_name(c->reason));
-		add_str(k, "detail", c->detail);
+		ks_json_add_str(k, "detail", c->detail);
 		ks_json_add_num(k, "ms", c->ms);
 		cJSON_AddItemToArray(a, k);
 	}

@@ -1,6 +1,7 @@
 #include "sanitize.h"
 #include "buf.h"
 #include "errors.h"
+#include "jsonutil.h"
 #include "mem.h"
 
 #include <ctype.h>
@@ -324,26 +325,18 @@ char *ks_sanitize_detail(const ks_sanitize_report *r, const char *tool)
 	return ks_buf_take(&b, NULL);
 }
 
-static void add_opt(cJSON *o, const char *k, const char *v)
-{
-	if (v)
-		cJSON_AddStringToObject(o, k, v);
-	else
-		cJSON_AddNullToObject(o, k);
-}
-
 cJSON *ks_sanitize_findings_json(const ks_sanitize_report *r, const char *tool)
 {
 	cJSON *a = cJSON_CreateArray();
 	size_t i;
 	for (i = 0; i < r->n; i++) {
 		cJSON *o = cJSON_CreateObject();
-		add_opt(o, "tool", tool);
+		ks_json_add_str(o, "tool", tool);
 		cJSON_AddStringToObject(o, "severity", r->items[i].error ? "error" : "warning");
-		add_opt(o, "what", r->items[i].what);
-		add_opt(o, "where", r->items[i].where);
-		add_opt(o, "who", r->items[i].who);
-		add_opt(o, "address", r->items[i].address);
+		ks_json_add_str(o, "what", r->items[i].what);
+		ks_json_add_str(o, "where", r->items[i].where);
+		ks_json_add_str(o, "who", r->items[i].who);
+		ks_json_add_str(o, "address", r->items[i].address);
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;

@@ -86,12 +86,6 @@ done:
 	return rc;
 }
 
-static char *opt_str(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(v) ? ks_strdup(v->valuestring) : NULL;
-}
-
 /* Reads the fields of one entry. Returns a negative code with the reason when the entry cannot be
  * scored; what was read before the problem stays, so reports can still name the entry's file. */
 static int entry_fill(ks_entry *e, const cJSON *o, const ks_submission_limits *lim)
@@ -104,9 +98,9 @@ static int entry_fill(ks_entry *e, const cJSON *o, const ks_submission_limits *l
 
 	if (!cJSON_IsObject(o))
 		return ks_error_set(KS_EINVALID, "not a JSON object");
-	e->instruction = opt_str(o, "instruction");
-	e->label = opt_str(o, "label");
-	e->test_code = opt_str(o, "test_code");
+	e->instruction = ks_json_strdup(o, "instruction");
+	e->label = ks_json_strdup(o, "label");
+	e->test_code = ks_json_strdup(o, "test_code");
 	if ((rc = ks_json_str(&file, o, "file", 1)) < 0)
 		return rc;
 	if (!*file)

@@ -356,31 +356,35 @@ static int need(const cJSON **out, const cJSON *obj, const char *key, const char
 	return 0;
 }
 
-static void copy_str(cJSON *dst, const char *dkey, const cJSON *src, const char *skey)
+/* Copies src[skey] (src may be NULL) to dst[dkey] when it has the JSON type `type`: cJSON_String,
+ * cJSON_Number or cJSON_True (meaning a bool). A missing value, JSON null, another type or a
+ * non-finite number becomes null, so the payload carries every key whatever the record lacks. */
+static void copy_field(cJSON *dst, const char *dkey, const cJSON *src, const char *skey, int type)
 {
 	const cJSON *v = src ? cJSON_GetObjectItemCaseSensitive(src, skey) : NULL;
-	if (cJSON_IsString(v))
+	if (type == cJSON_String && cJSON_IsString(v))
 		cJSON_AddStringToObject(dst, dkey, v->valuestring);
+	else if (type == cJSON_Number && cJSON_IsNumber(v))
+		ks_json_add_num(dst, dkey, v->valuedouble);
+	else if (type == cJSON_True && cJSON_IsBool(v))
+		cJSON_AddBoolToObject(dst, dkey, cJSON_IsTrue(v));
 	else
 		cJSON_AddNullToObject(dst, dkey);
 }
 
+static void copy_str(cJSON *dst, const char *dkey, const cJSON *src, const char *skey)
+{
+	copy_field(dst, dkey, src, skey, cJSON_String);
+}
+
 static void copy_num(cJSON *dst, const char *key, const cJSON *src)
 {
-	const cJSON *v = src ? cJSON_GetObjectItemCaseSensitive(src, key) : NULL;
-	if (cJSON_IsNumber(v))
-		ks_json_add_num(dst, key, v->valuedouble);
-	else
-		cJSON_AddNullToObject(dst, key);
+	copy_field(dst, key, src, key, cJSON_Number);
 }
 
 static void copy_bool(cJSON *dst, const char *key, const cJSON *src)
 {
-	const cJSON *v = src ? cJSON_GetObjectItemCaseSensitive(src, key) : NULL;
-	if (cJSON_IsBool(v))
-		cJSON_AddBoolToObject(dst, key, cJSON_IsTrue(v));
-	else
-		cJSON_AddNullToObject(dst, key);
+	copy_field(dst, key, src, key, cJSON_True);
 }
 
 static int team_ok(const char *t)

@@ -175,9 +175,17 @@ static char **worker_argv(const ks_worker *w)
 	return argv;
 }
 
+/* Closes *fd when it is open and marks it closed, so one cleanup serves every path. */
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
 static int spawn(ks_worker *w)
 {
-	int sv[2], out = -1, op[2] = { -1, -1 };
+	int sv[2] = { -1, -1 }, out = -1, op[2] = { -1, -1 }, rc = 0;
 	pid_t pid;
 	char **envp = worker_env(), **argv = worker_argv(w);
 	size_t n = 0, i;
@@ -193,10 +201,8 @@ static int spawn(ks_worker *w)
 			envp[n++] = ks_strdup(w->opts.wrapper_env[i]);
 		envp[n] = NULL;
 		if ((out = open(of, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) {
-			int e = errno;
-			free_env(envp);
-			ks_free(argv);
-			return ks_error_set(KS_EIO, "cannot open %s: %s", of, strerror(e));
+			rc = ks_error_set(KS_EIO, "cannot open %s: %s", of, strerror(errno));
+			goto done;
 		}
 	}
 	/* A plain worker's stdout and stderr are a pipe of their own, never the scorer's: device
@@ -204,34 +210,19 @@ static int spawn(ks_worker *w)
 	 * the scorer's stdout is a file (the worker may write no file). A worker under a tool writes
 	 * the tool's console to its file instead. */
 	if (!w->opts.wrapper && pipe2(op, O_CLOEXEC) < 0) {
-		free_env(envp);
-		ks_free(argv);
-		return ks_error_set(KS_EIO, "pipe: %s", strerror(errno));
+		op[0] = op[1] = -1;
+		rc = ks_error_set(KS_EIO, "pipe: %s", strerror(errno));
+		goto done;
 	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
-		if (out >= 0)
-			close(out);
-		if (op[0] >= 0) {
-			close(op[0]);
-			close(op[1]);
-		}
-		free_env(envp);
-		ks_free(argv);
-		return ks_error_set(KS_EIO, "socketpair: %s", strerror(errno));
+		sv[0] = sv[1] = -1;
+		rc = ks_error_set(KS_EIO, "socketpair: %s", strerror(errno));
+		goto done;
 	}
 	pid = fork();
 	if (pid < 0) {
-		close(sv[0]);
-		close(sv[1]);
-		if (out >= 0)
-			close(out);
-		if (op[0] >= 0) {
-			close(op[0]);
-			close(op[1]);
-		}
-		free_env(envp);
-		ks_free(argv);
-		return ks_error_set(KS_EIO, "fork: %s", strerror(errno));
+		rc = ks_error_set(KS_EIO, "fork: %s", strerror(errno));
+		goto done;
 	}
 	if (pid == 0) {
 		/* The CUDA driver needs a large address space: no RLIMIT_AS here (research §0.5). A
@@ -254,13 +245,6 @@ static int spawn(ks_worker *w)
 		execve(argv[0], argv, envp);
 		_exit(127);
 	}
-	close(sv[1]);
-	if (out >= 0)
-		close(out);
-	if (op[1] >= 0)
-		close(op[1]);
-	free_env(envp);
-	ks_free(argv);
 	/* both ends non-blocking: the protocol waits with poll and drains the output meanwhile */
 	fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
 	if (op[0] >= 0)
@@ -269,8 +253,18 @@ static int spawn(ks_worker *w)
 	w->fd = sv[0];
 	w->out_fd = op[0];
 	w->alive = 1;
+	sv[0] = op[0] = -1; /* the worker's now, not this function's to close */
 	signal(SIGPIPE, SIG_IGN);
-	return 0;
+done:
+	/* the child's ends always close here; the parent's ends too when the spawn failed */
+	close_fd(&sv[0]);
+	close_fd(&sv[1]);
+	close_fd(&out);
+	close_fd(&op[0]);
+	close_fd(&op[1]);
+	free_env(envp);
+	ks_free(argv);
+	return rc;
 }
 
 /* KSCORE_TRACE=1 prints one line per worker request on stderr (role, message type, milliseconds
@@ -411,18 +405,9 @@ static ks_run_status reply_status(ks_worker *w, const cJSON *j, ks_run_result *r
 	return KS_RUN_ERROR;
 }
 
-static void get_str(char *dst, size_t n, const cJSON *j, const char *k)
-{
-	const char *s = "";
-	ks_json_str(&s, j, k, 0);
-	snprintf(dst, n, "%s", s);
-}
-
 static int get_int(const cJSON *j, const char *k)
 {
-	double d = 0;
-	ks_json_num(&d, j, k, 0);
-	return (int)d;
+	return (int)ks_json_num_or(j, k, 0);
 }
 
 int ks_worker_spawn(ks_worker **out, const ks_worker_options *opts)
@@ -477,9 +462,9 @@ int ks_worker_ready(ks_worker *w, ks_device_info *info)
 		goto fail;
 	}
 	memset(info, 0, sizeof(*info));
-	get_str(info->name, sizeof(info->name), reply.json, "name");
-	get_str(info->uuid, sizeof(info->uuid), reply.json, "uuid");
-	get_str(info->pci_bus_id, sizeof(info->pci_bus_id), reply.json, "pci_bus_id");
+	ks_json_str_copy(info->name, sizeof(info->name), reply.json, "name");
+	ks_json_str_copy(info->uuid, sizeof(info->uuid), reply.json, "uuid");
+	ks_json_str_copy(info->pci_bus_id, sizeof(info->pci_bus_id), reply.json, "pci_bus_id");
 	info->driver_version = get_int(reply.json, "driver_version");
 	info->cc_major = get_int(reply.json, "cc_major");
 	info->cc_minor = get_int(reply.json, "cc_minor");

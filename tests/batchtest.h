@@ -1,5 +1,5 @@
-/* batchtest: helpers of the `score batch` tests (test_batch.c, test_batch_repos.c, and the file
- * readers of test_leaderboard.c):
+/* batchtest: helpers of the `score batch` tests (test_batch.c, test_batch_repos.c, test_slurm.c),
+ * of the git repositories of test_repos.c and of the file readers of test_leaderboard.c:
  * git repositories built with the git command-line tool in the test's folder, and the score
  * binary run there with its output captured. Static functions: include once per test file. */
 #ifndef KS_BATCHTEST_H
@@ -91,13 +91,24 @@ static inline void put_fixture(const char *fixture, const char *rel)
 	ks_free(dst);
 }
 
-static inline char *slurp(const char *rel)
+/* The text of a file of the test's folder, or NULL when it cannot be read (an output that may not
+ * be there). */
+static inline char *slurp_or_null(const char *rel)
 {
 	char *path = tmp(rel), *text = NULL;
 	size_t n;
 	if (ks_fs_read(&text, &n, path, 64u << 20) < 0)
-		KT_FAIL("cannot read %s", path);
+		text = NULL;
 	ks_free(path);
+	return text;
+}
+
+/* The text of a file of the test's folder; fails the test when it cannot be read. */
+static inline char *slurp(const char *rel)
+{
+	char *text = slurp_or_null(rel);
+	if (!text)
+		KT_FAIL("cannot read %s/%s", kt_tmpdir(), rel);
 	return text;
 }
 

@@ -1,6 +1,7 @@
 /* End-to-end tests: run the score binary as a user would, on small fixtures. Without a GPU (CI)
  * only compile-only paths run; the GPU paths live in tests/gpu. */
 #include "ktest.h"
+#include "passestest.h"
 #include "cli.h"
 #include "compat.h"
 #include "fsutil.h"
@@ -646,25 +647,7 @@ static void test_bad_option_values_are_usage_errors(void)
  * same problem are all counted: kernels[i] of the result is entry i. Returns the folder. */
 static const char *as_passes(const char *fixture)
 {
-	static char dir[4400];
-	char path[4500], *t = NULL;
-	cJSON *a = NULL, *e;
-	int i = 0;
-	snprintf(dir, sizeof(dir), "%s/passes", kt_tmpdir());
-	KT_EQ_INT(ks_fs_mkdir_p(dir, 0755), 0);
-	KT_EQ_INT(ks_fs_read(&t, NULL, fixture, 16u << 20), 0);
-	KT_EQ_INT(ks_json_parse(&a, t, strlen(t), 64, fixture), 0);
-	cJSON_ArrayForEach(e, a)
-	{
-		cJSON *one = cJSON_CreateArray();
-		cJSON_AddItemToArray(one, cJSON_Duplicate(e, 1));
-		snprintf(path, sizeof(path), "%s/e%03d.json", dir, i++);
-		KT_EQ_INT(ks_json_write_file(path, one, 1), 0);
-		cJSON_Delete(one);
-	}
-	cJSON_Delete(a);
-	ks_free(t);
-	return dir;
+	return kt_fixture_passes(fixture, "passes", NULL, 0);
 }
 
 /* Launch plans that used to hang the scorer, reach undefined behaviour or pass a wrong parameter

@@ -3,6 +3,7 @@
  * no_compat (NVRTC alone, as kscore compiled before) it must fail, with the headers it must
  * compile. The compiles need the helper and Landlock and are skipped without them. */
 #include "ktest.h"
+#include "compiletest.h"
 #include "compat.h"
 #include "compile.h"
 #include "errors.h"
@@ -13,25 +14,9 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
-static char g_helper[4200];
-
 static ks_compile_options helper_opts(void)
 {
-	ks_compile_options o = KS_COMPILE_OPTIONS_INIT;
-	const char *dir = getenv("KSCORE_LIBEXEC");
-
-	if (!dir)
-		KT_SKIP("KSCORE_LIBEXEC is not set (run through tests/run.sh)");
-	snprintf(g_helper, sizeof(g_helper), "%s/kscore-compile", dir);
-	if (access(g_helper, X_OK) != 0)
-		KT_SKIP("%s is not built", g_helper);
-	if (!ks_sandbox_available())
-		KT_SKIP("Landlock is not available: compiles are refused");
-	o.helper = g_helper;
-	o.timeout_s = 60;
-	o.memory_mb = 4096;
-	o.jobs = 2;
-	return o;
+	return kt_helper_opts(60, 1);
 }
 
 static const char *repo_root(void)
@@ -317,6 +302,12 @@ static void test_device_usable_standard_headers_compile(void)
 		"#include <algorithm>\n__global__ void k(float *x) { float a[3] = {x[0], x[1], x[2]};\n"
 		"  std::swap(a[0], a[1]); x[0] = std::max(a[0], a[1]) + std::clamp(a[2], 0.f, 1.f) +\n"
 		"  *std::max_element(a, a + 3) + std::min({a[0], a[1], a[2]}); }\n",
+		/* the list forms' values, checked by the compiler */
+		"#include <algorithm>\nstruct G { __host__ __device__ constexpr bool operator()(int a, int b) const "
+		"{ return a > b; } };\n"
+		"static_assert(std::min({3, 1, 2, 1}) == 1 && std::max({3, 5, 2, 5}) == 5, \"min/max\");\n"
+		"static_assert(std::min({3, 1, 2}, G()) == 3 && std::max({3, 1, 2}, G()) == 1, \"comp\");\n"
+		"__global__ void k(int *x) { x[0] = std::min({x[1], x[2]}) + std::max({x[1], x[2]}, G()); }\n",
 		"#include <float.h>\n__global__ void k(float *x) { x[0] = FLT_MAX + DBL_EPSILON; }\n",
 		"#include <cfloat>\n__global__ void k(float *x) { x[0] = -FLT_MAX; }\n",
 		"#include <cstdint>\n__global__ void k(std::int64_t *x, uint8_t *y) { x[0] = INT64_MAX; "

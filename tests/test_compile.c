@@ -1,4 +1,5 @@
 #include "ktest.h"
+#include "compiletest.h"
 #include "buf.h"
 #include "compile.h"
 #include "errors.h"
@@ -10,8 +11,6 @@
 
 extern char **environ;
 
-static char g_helper[4200];
-
 static const char *good_src =
 	"extern \"C\" __global__ void good(float *x) { x[threadIdx.x] = 1.0f; }\n"
 	"template <typename T> __global__ void k(T *x) { x[threadIdx.x] = T(2); }\n";
@@ -19,19 +18,7 @@ static const char *good_src =
 /* Options for a test: the freshly built helper, short limits. Skips where it is not built. */
 static ks_compile_options helper_opts(void)
 {
-	ks_compile_options o = KS_COMPILE_OPTIONS_INIT;
-	const char *dir = getenv("KSCORE_LIBEXEC");
-
-	if (!dir)
-		KT_SKIP("KSCORE_LIBEXEC is not set (run through tests/run.sh)");
-	snprintf(g_helper, sizeof(g_helper), "%s/kscore-compile", dir);
-	if (access(g_helper, X_OK) != 0)
-		KT_SKIP("%s is not built", g_helper);
-	o.helper = g_helper;
-	o.timeout_s = 30;
-	o.memory_mb = 4096;
-	o.jobs = 2;
-	return o;
+	return kt_helper_opts(30, 0);
 }
 
 /* The same, for tests that compile: without Landlock the helper refuses untrusted sources. */

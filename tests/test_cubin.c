@@ -2,6 +2,7 @@
  * built here (the logic), and robustness against truncated and corrupted bytes (the reader takes
  * untrusted input; ASan and UBSan watch every case). */
 #include "ktest.h"
+#include "compiletest.h"
 #include "compile.h"
 #include "cubin.h"
 #include "errors.h"
@@ -10,23 +11,10 @@
 #include "problem.h"
 #include "sandbox.h"
 
-static char g_helper[4200];
-
 /* Compiles src for the named kernels with the freshly built helper; skips where it cannot. */
 static void compile(ks_compile_job *j, const char *src, const char *const *names, size_t n)
 {
-	ks_compile_options o = KS_COMPILE_OPTIONS_INIT;
-	const char *dir = getenv("KSCORE_LIBEXEC");
-	if (!dir)
-		KT_SKIP("KSCORE_LIBEXEC is not set (run through tests/run.sh)");
-	snprintf(g_helper, sizeof(g_helper), "%s/kscore-compile", dir);
-	if (access(g_helper, X_OK) != 0)
-		KT_SKIP("%s is not built", g_helper);
-	if (!ks_sandbox_available())
-		KT_SKIP("Landlock is not available: compiles are refused");
-	o.helper = g_helper;
-	o.timeout_s = 60;
-	o.memory_mb = 4096;
+	ks_compile_options o = kt_helper_opts(60, 1);
 	memset(j, 0, sizeof(*j));
 	j->source = src;
 	j->names = names;

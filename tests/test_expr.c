@@ -38,6 +38,12 @@ static void test_arithmetic_and_precedence(void)
 	KT_EQ_INT(ev("-2 ** 2"), -4);
 	KT_EQ_INT(ev("1 << 20"), 1048576);
 	KT_EQ_INT(ev("1 << 2 + 1"), 8);
+	/* mixed operators of one level fold left to right */
+	KT_EQ_INT(ev("7 % 4 * 3"), 9);
+	KT_EQ_INT(ev("12 / 4 % 2"), 1);
+	KT_EQ_INT(ev("10 - 2 + 3"), 11);
+	KT_EQ_INT(ev("1 << 3 >> 1"), 4);
+	KT_EQ_INT(ev("64 >> 2 << 1"), 32);
 	KT_EQ_INT(ev("0x10 + 0xff"), 271);
 	KT_EQ_INT(ev("2*n*m"), 14000);
 }

@@ -3,6 +3,7 @@
  * checks each one fails with the right reason while the run goes on. Without a usable GPU every
  * test here reports itself skipped, by name. `make gpu-test` runs this binary on a GPU host. */
 #include "ktest.h"
+#include "passestest.h"
 #include "fsutil.h"
 #include "jsonutil.h"
 #include "mem.h"
@@ -62,30 +63,33 @@ static cJSON *load_json(const char *rel)
 	return j;
 }
 
-/* Writes each entry of a fixture array to a file of its own in a folder, one pass per entry: these
- * fixtures try many kernels for the same problem, and within one file only the first entry for a
- * problem counts. kernels[i] of the result is then entry i of the fixture. Returns the folder. */
+/* An expectations file of the repository (path relative to its root), parsed. Caller deletes. */
+static cJSON *expected_json(const char *path)
+{
+	char *t = NULL;
+	cJSON *exp = NULL;
+	KT_EQ_INT(ks_fs_read(&t, NULL, path, 1 << 20), 0);
+	KT_EQ_INT(ks_json_parse(&exp, t, strlen(t), 16, "expected"), 0);
+	ks_free(t);
+	return exp;
+}
+
+/* Every entry of a fixture array as a pass of its own (kt_fixture_passes): kernels[i] of the result
+ * is entry i. Returns the folder. */
 static const char *as_passes(const char *fixture)
 {
-	static char dir[4400];
-	char path[4500], *t = NULL;
-	cJSON *a = NULL, *e, *one;
-	int i = 0;
-	snprintf(dir, sizeof(dir), "%s/passes", kt_tmpdir());
-	KT_EQ_INT(ks_fs_mkdir_p(dir, 0755), 0);
-	KT_EQ_INT(ks_fs_read(&t, NULL, fixture, 16u << 20), 0);
-	KT_EQ_INT(ks_json_parse(&a, t, strlen(t), 64, fixture), 0);
-	cJSON_ArrayForEach(e, a)
-	{
-		one = cJSON_CreateArray();
-		cJSON_AddItemToArray(one, cJSON_Duplicate(e, 1));
-		snprintf(path, sizeof(path), "%s/e%03d.json", dir, i++);
-		KT_EQ_INT(ks_json_write_file(path, one, 1), 0);
-		cJSON_Delete(one);
-	}
-	cJSON_Delete(a);
-	ks_free(t);
-	return dir;
+	return kt_fixture_passes(fixture, "passes", NULL, 0);
+}
+
+/* Scores the entries of a fixture as passes (as_passes) into r/, with --kernel-timeout
+ * kernel_timeout; some entries fail, so the run exits 1. Returns r/score.json (caller deletes). */
+static cJSON *score_passes(const char *fixture, int kernel_timeout)
+{
+	char args[9000];
+	snprintf(args, sizeof(args), "--require-gpu --kernel-timeout %d --refs tests/fixtures/problems "
+		 "--out '%s/r' '%s'", kernel_timeout, kt_tmpdir(), as_passes(fixture));
+	KT_EQ_INT(score(args), 1);
+	return load_json("r/score.json");
 }
 
 static void test_gpu_correct_kernels_pass(void)
@@ -105,18 +109,13 @@ static void test_gpu_correct_kernels_pass(void)
 
 static void test_gpu_adversarial_kernels_fail_with_their_reason_in_one_run(void)
 {
-	char args[9000], *t = NULL;
-	cJSON *j, *exp = NULL;
+	cJSON *j, *exp;
 	const cJSON *ks, *e;
 	int wrong = 0;
 	need_gpu();
-	snprintf(args, sizeof(args), "--require-gpu --kernel-timeout 3 --refs tests/fixtures/problems "
-		 "--out '%s/r' '%s'", kt_tmpdir(), as_passes("tests/fixtures/gpu/adversarial.json"));
-	KT_EQ_INT(score(args), 1);
-	j = load_json("r/score.json");
+	j = score_passes("tests/fixtures/gpu/adversarial.json", 3);
 	ks = cJSON_GetObjectItem(j, "kernels");
-	KT_EQ_INT(ks_fs_read(&t, NULL, "tests/fixtures/gpu/adversarial.expected.json", 1 << 20), 0);
-	KT_EQ_INT(ks_json_parse(&exp, t, strlen(t), 16, "expected"), 0);
+	exp = expected_json("tests/fixtures/gpu/adversarial.expected.json");
 	KT_EQ_INT(cJSON_GetArraySize(ks), cJSON_GetArraySize(exp));
 	cJSON_ArrayForEach(e, exp)
 	{
@@ -135,7 +134,6 @@ static void test_gpu_adversarial_kernels_fail_with_their_reason_in_one_run(void)
 	KT_ASSERT_MSG(wrong == 0, "%d entries had the wrong verdict", wrong);
 	cJSON_Delete(exp);
 	cJSON_Delete(j);
-	ks_free(t);
 }
 
 static void test_gpu_same_seed_same_verdicts(void)
@@ -162,18 +160,14 @@ static void test_gpu_same_seed_same_verdicts(void)
 
 static void test_gpu_timing_catches_planted_cheats_and_spares_honest_kernels(void)
 {
-	char args[9000], *t = NULL;
-	cJSON *j, *exp = NULL;
+	char *t = NULL;
+	cJSON *j, *exp;
 	const cJSON *ks, *e;
 	int wrong = 0;
 	need_gpu();
-	snprintf(args, sizeof(args), "--require-gpu --kernel-timeout 5 --refs tests/fixtures/problems "
-		 "--out '%s/r' '%s'", kt_tmpdir(), as_passes("tests/fixtures/gpu/timing_cheats.json"));
-	KT_EQ_INT(score(args), 1);
-	j = load_json("r/score.json");
+	j = score_passes("tests/fixtures/gpu/timing_cheats.json", 5);
 	ks = cJSON_GetObjectItem(j, "kernels");
-	KT_EQ_INT(ks_fs_read(&t, NULL, "tests/fixtures/gpu/timing_cheats.expected.json", 1 << 20), 0);
-	KT_EQ_INT(ks_json_parse(&exp, t, strlen(t), 16, "expected"), 0);
+	exp = expected_json("tests/fixtures/gpu/timing_cheats.expected.json");
 	cJSON_ArrayForEach(e, exp)
 	{
 		int idx = (int)cJSON_GetObjectItem(e, "index")->valuedouble;
@@ -217,7 +211,6 @@ static void test_gpu_timing_catches_planted_cheats_and_spares_honest_kernels(voi
 	KT_ASSERT_MSG(wrong == 0, "%d entries had the wrong verdict", wrong);
 	KT_ASSERT(cJSON_IsObject(cJSON_GetObjectItem(j, "ceilings")));
 	KT_ASSERT(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "ceilings"), "bandwidth_gbps")->valuedouble > 100);
-	t = (ks_free(t), NULL);
 	{
 		char path[4400];
 		snprintf(path, sizeof(path), "%s/r/exec/performance_analysis.txt", kt_tmpdir());
@@ -252,57 +245,13 @@ static void test_gpu_stored_baseline_replaces_live_golden_timing(void)
 	cJSON_Delete(j);
 }
 
-static void test_gpu_bundled_example_gets_its_expected_verdicts(void)
+/* The bundled example's record j (scored with `extra` options) has the verdicts of
+ * submissions/example/expected.json and nothing suspicious. */
+static void check_example_verdicts(const cJSON *j, const char *extra)
 {
-	char args[12000], *t = NULL;
-	cJSON *j, *exp = NULL;
+	cJSON *exp = expected_json("submissions/example/expected.json");
 	const cJSON *k;
 	int wrong = 0;
-	need_gpu();
-	snprintf(args, sizeof(args), "--require-gpu --out '%s/r' submissions/example/reflexion_oneshot_tritonbench_4.json",
-		 kt_tmpdir());
-	KT_EQ_INT(score(args), 1);
-	j = load_json("r/score.json");
-	KT_EQ_INT(ks_fs_read(&t, NULL, "submissions/example/expected.json", 1 << 20), 0);
-	KT_EQ_INT(ks_json_parse(&exp, t, strlen(t), 16, "expected"), 0);
-	cJSON_ArrayForEach(k, cJSON_GetObjectItem(j, "kernels"))
-	{
-		const char *prob = cJSON_GetObjectItem(k, "problem")->valuestring;
-		const cJSON *e = cJSON_GetObjectItem(exp, prob);
-		int call = cJSON_IsTrue(cJSON_GetObjectItem(k, "call")), ex = cJSON_IsTrue(cJSON_GetObjectItem(k, "exec"));
-		if (!e || call != cJSON_IsTrue(cJSON_GetObjectItem(e, "call")) ||
-		    ex != cJSON_IsTrue(cJSON_GetObjectItem(e, "exec"))) {
-			fprintf(stderr, "  %s: call %d exec %d (%s)\n", prob, call, ex,
-				cJSON_GetObjectItem(k, "reason")->valuestring);
-			wrong++;
-		}
-	}
-	KT_ASSERT_MSG(wrong == 0, "%d kernels of the example got an unexpected verdict", wrong);
-	KT_NEAR(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "call_accuracy")->valuedouble, 0.9, 1e-9);
-	KT_NEAR(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "exec_accuracy")->valuedouble, 0.7, 1e-9);
-	KT_EQ_INT(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "suspicious")->valuedouble, 0);
-	cJSON_Delete(exp);
-	cJSON_Delete(j);
-	ks_free(t);
-}
-
-/* ---- --devices: lanes (one GPU is enough: 0,0 runs two lanes on it) */
-
-/* The bundled example with `extra` options, into folder `out`; checks its verdicts against
- * expected.json and returns the record. */
-static cJSON *score_example(const char *extra, const char *out)
-{
-	char args[12000], *t = NULL;
-	cJSON *j, *exp = NULL;
-	const cJSON *k;
-	int wrong = 0;
-	snprintf(args, sizeof(args), "--require-gpu --seed 777 %s --out '%s/%s' "
-		 "submissions/example/reflexion_oneshot_tritonbench_4.json", extra, kt_tmpdir(), out);
-	KT_EQ_INT(score(args), 1);
-	snprintf(args, sizeof(args), "%s/score.json", out);
-	j = load_json(args);
-	KT_EQ_INT(ks_fs_read(&t, NULL, "submissions/example/expected.json", 1 << 20), 0);
-	KT_EQ_INT(ks_json_parse(&exp, t, strlen(t), 16, "expected"), 0);
 	cJSON_ArrayForEach(k, cJSON_GetObjectItem(j, "kernels"))
 	{
 		const char *prob = cJSON_GetObjectItem(k, "problem")->valuestring;
@@ -315,10 +264,41 @@ static cJSON *score_example(const char *extra, const char *out)
 			wrong++;
 		}
 	}
-	KT_ASSERT_MSG(wrong == 0, "%d kernels of the example got an unexpected verdict with %s", wrong, extra);
+	KT_ASSERT_MSG(wrong == 0, "%d kernels of the example got an unexpected verdict with \"%s\"", wrong,
+		      extra);
 	KT_EQ_INT(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "suspicious")->valuedouble, 0);
 	cJSON_Delete(exp);
-	ks_free(t);
+}
+
+static void test_gpu_bundled_example_gets_its_expected_verdicts(void)
+{
+	char args[12000];
+	cJSON *j;
+	need_gpu();
+	snprintf(args, sizeof(args), "--require-gpu --out '%s/r' submissions/example/reflexion_oneshot_tritonbench_4.json",
+		 kt_tmpdir());
+	KT_EQ_INT(score(args), 1);
+	j = load_json("r/score.json");
+	check_example_verdicts(j, "");
+	KT_NEAR(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "call_accuracy")->valuedouble, 0.9, 1e-9);
+	KT_NEAR(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "exec_accuracy")->valuedouble, 0.7, 1e-9);
+	cJSON_Delete(j);
+}
+
+/* ---- --devices: lanes (one GPU is enough: 0,0 runs two lanes on it) */
+
+/* The bundled example with `extra` options, into folder `out`; checks its verdicts against
+ * expected.json and returns the record. */
+static cJSON *score_example(const char *extra, const char *out)
+{
+	char args[12000];
+	cJSON *j;
+	snprintf(args, sizeof(args), "--require-gpu --seed 777 %s --out '%s/%s' "
+		 "submissions/example/reflexion_oneshot_tritonbench_4.json", extra, kt_tmpdir(), out);
+	KT_EQ_INT(score(args), 1);
+	snprintf(args, sizeof(args), "%s/score.json", out);
+	j = load_json(args);
+	check_example_verdicts(j, extra);
 	return j;
 }
 
@@ -415,27 +395,11 @@ static void test_gpu_devices_all_is_every_visible_gpu(void)
 
 /* ---- the sanitizer and profile stages (nvtool.h): need compute-sanitizer / ncu on the host */
 
-/* Writes the entries idx[0..n) of tests/fixtures/gpu/nvtools.json to the folder <tmp>/<name>, one
- * file (one pass) per entry: several of them are kernels for one problem, and within one file only
- * the first entry for a problem counts. kernels[i] of the result is then entry idx[i]. */
+/* The entries idx[0..n) of tests/fixtures/gpu/nvtools.json as passes in <tmp>/<name>: kernels[i] of
+ * the result is then entry idx[i]. */
 static void nvtools_subset(const char *name, const int *idx, int n)
 {
-	char *t = NULL, dir[4400], path[4500];
-	cJSON *all = NULL;
-	int i;
-	snprintf(dir, sizeof(dir), "%s/%s", kt_tmpdir(), name);
-	KT_EQ_INT(ks_fs_mkdir_p(dir, 0755), 0);
-	KT_EQ_INT(ks_fs_read(&t, NULL, "tests/fixtures/gpu/nvtools.json", 1 << 20), 0);
-	KT_EQ_INT(ks_json_parse(&all, t, strlen(t), 16, "nvtools.json"), 0);
-	for (i = 0; i < n; i++) {
-		cJSON *one = cJSON_CreateArray();
-		cJSON_AddItemToArray(one, cJSON_Duplicate(cJSON_GetArrayItem(all, idx[i]), 1));
-		snprintf(path, sizeof(path), "%s/e%03d.json", dir, i);
-		KT_EQ_INT(ks_json_write_file(path, one, 1), 0);
-		cJSON_Delete(one);
-	}
-	cJSON_Delete(all);
-	ks_free(t);
+	kt_fixture_passes("tests/fixtures/gpu/nvtools.json", name, idx, n);
 }
 
 static void need_tool(const char *name)

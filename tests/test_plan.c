@@ -146,6 +146,29 @@ static void test_launch_parse_errors(void)
 				       "[{\"name\": \"s\", \"dtype\": \"f32\", \"count\": 4}, {\"name\": \"s\", "
 				       "\"dtype\": \"f32\", \"count\": 4}]}", "e7") < 0);
 	KT_CONTAINS(ks_error_msg(), "declared twice");
+	/* the list fields: the type, emptiness where it matters, and the limits, each named */
+	KT_EQ_INT(ks_launch_parse_text(&l, "{\"kernels\": []}", "e8"), KS_EINVALID);
+	KT_EQ_STR(ks_error_msg(), "e8: \"kernels\" must be a non-empty list");
+	KT_EQ_INT(ks_launch_parse_text(&l, "{\"kernels\": {}}", "e9"), KS_EINVALID);
+	KT_EQ_STR(ks_error_msg(), "e9: \"kernels\" must be a non-empty list");
+	KT_EQ_INT(ks_launch_parse_text(&l, "{\"kernel\": \"k\", \"grid\": [1], \"block\": [1], \"scratch\": {}}", "e10"),
+		  KS_EINVALID);
+	KT_EQ_STR(ks_error_msg(), "e10: \"scratch\" must be a list");
+	KT_EQ_INT(ks_launch_parse_text(&l, "{\"kernel\": \"k\", \"grid\": [1], \"block\": [1], \"scratch\": "
+				       "[1, 2, 3, 4, 5, 6, 7, 8, 9]}", "e11"), KS_ELIMIT);
+	KT_EQ_STR(ks_error_msg(), "e11: more than 8 scratch buffers");
+	KT_EQ_INT(ks_launch_parse_text(&l, "{\"kernel\": \"k\", \"grid\": [1], \"block\": [1], \"args\": 3}", "e12"),
+		  KS_EINVALID);
+	KT_CONTAINS(ks_error_msg(), "\"args\" must be a list");
+	{
+		char big[1024] = "{\"kernel\": \"k\", \"grid\": [1], \"block\": [1], \"args\": [\"x\"";
+		int i;
+		for (i = 0; i < KS_LAUNCH_MAX_ARGS; i++)
+			strcat(big, ", \"x\"");
+		strcat(big, "]}");
+		KT_EQ_INT(ks_launch_parse_text(&l, big, "e13"), KS_ELIMIT);
+		KT_CONTAINS(ks_error_msg(), "more than 64 arguments");
+	}
 	KT_EQ_INT(ks_launch_parse_text(&l, "{\"kernel\": \"k<float, 4>\", \"grid\": \"cdiv(n, 4)\", "
 				       "\"block\": 128, \"args\": [\"x\", {\"f32\": 0.5}, {\"i64\": \"n\"}]}", "ok"), 0);
 	KT_EQ_STR(l.kernels[0].name, "k<float, 4>");

@@ -2,6 +2,7 @@
  * its temporary folder: branches, tags, commits dated before and after a deadline, a bare
  * repository with pull-request refs, patterns, and files that must be refused. */
 #include "ktest.h"
+#include "batchtest.h"
 #include "repos.h"
 #include "errors.h"
 #include "fsutil.h"
@@ -9,51 +10,10 @@
 
 #include <stdarg.h>
 
-/* 2025-08-24T23:59:59Z */
-#define DEADLINE 1756079999LL
+/* DEADLINE (batchtest.h) as seconds since the epoch */
+#define DEADLINE_EPOCH 1756079999LL
 
-/* Runs a shell command in the test's folder with a git identity of its own and no user or
- * system configuration; fails the test when it fails. */
-static void sh(const char *fmt, ...)
-{
-	char cmd[16384], *full;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	full = ks_asprintf(
-		 "cd '%s' && export HOME='%s' GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t "
-		 "GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org "
-		 "&& (%s) >/dev/null 2>&1",
-		 kt_tmpdir(), kt_tmpdir(), cmd);
-	if (system(full) != 0)
-		KT_FAIL("command failed: %s", cmd);
-	ks_free(full);
-}
-
-static int have_git(void)
-{
-	return system("git --version >/dev/null 2>&1") == 0;
-}
-
-/* Commits the working tree of `repo` with both dates set to `date` (ISO 8601). */
-static void commit(const char *repo, const char *date, const char *subject)
-{
-	sh("cd %s && git add -A && GIT_AUTHOR_DATE='%s' GIT_COMMITTER_DATE='%s' "
-	   "git commit -q --allow-empty -m '%s'", repo, date, date, subject);
-}
-
-static void put(const char *rel, const char *text)
-{
-	char *path = ks_asprintf("%s/%s", kt_tmpdir(), rel), *dir = ks_path_dirname(path);
-	ks_fs_mkdir_p(dir, 0755);
-	if (ks_fs_write_atomic(path, text, strlen(text)) < 0)
-		KT_FAIL("cannot write %s", path);
-	ks_free(dir);
-	ks_free(path);
-}
-
-static char *git_out(const char *fmt, const char *arg)
+static char *git_text(const char *fmt, const char *arg)
 {
 	char cmd[8192], *path = ks_asprintf("%s/git.out", kt_tmpdir()), *text = NULL;
 	size_t n;
@@ -130,9 +90,9 @@ static void test_refs_deadline_and_later_commits(void)
 	if (!have_git())
 		KT_SKIP("git is not installed");
 	team_repo();
-	tip = git_out("git -C team rev-parse HEAD%s", "");
-	first = git_out("git -C team rev-parse v1%s", "");
-	final = git_out("git -C team rev-parse HEAD~2%s", "");
+	tip = git_text("git -C team rev-parse HEAD%s", "");
+	first = git_text("git -C team rev-parse v1%s", "");
+	final = git_text("git -C team rev-parse HEAD~2%s", "");
 	r = open_fetch("team");
 
 	KT_EQ_INT(ks_repo_resolve(id, r, "main"), 0);
@@ -159,21 +119,21 @@ static void test_refs_deadline_and_later_commits(void)
 	KT_EQ_INT(ks_repo_resolve(id, r, "0000000000000000000000000000000000000000"), KS_ENOTFOUND);
 
 	/* the commit at exactly the deadline counts; the two later ones are listed, newest first */
-	KT_EQ_INT(ks_repo_pick_commit(&p, r, tip, NULL, DEADLINE, 50), 0);
+	KT_EQ_INT(ks_repo_pick_commit(&p, r, tip, NULL, DEADLINE_EPOCH, 50), 0);
 	KT_ASSERT(p.found);
 	KT_EQ_STR(p.chosen.id, final);
-	KT_EQ_INT(p.chosen.time, DEADLINE);
+	KT_EQ_INT(p.chosen.time, DEADLINE_EPOCH);
 	KT_EQ_STR(p.chosen.subject, "final before the deadline");
 	KT_EQ_INT(p.nlater, 2);
 	KT_EQ_INT(p.later_total, 2);
 	KT_EQ_STR(p.later[0].subject, "much later");
 	KT_EQ_STR(p.later[1].subject, "one second late");
-	KT_EQ_INT(p.later[1].time, DEADLINE + 1);
+	KT_EQ_INT(p.later[1].time, DEADLINE_EPOCH + 1);
 	KT_ASSERT(!p.later[0].ancestor_of_chosen);
 	ks_repo_pick_clear(&p);
 
 	/* the list is capped but counted */
-	KT_EQ_INT(ks_repo_pick_commit(&p, r, tip, NULL, DEADLINE, 1), 0);
+	KT_EQ_INT(ks_repo_pick_commit(&p, r, tip, NULL, DEADLINE_EPOCH, 1), 0);
 	KT_EQ_INT(p.nlater, 1);
 	KT_EQ_INT(p.later_total, 2);
 	ks_repo_pick_clear(&p);
@@ -197,8 +157,8 @@ static void test_files_and_patterns(void)
 	if (!have_git())
 		KT_SKIP("git is not installed");
 	team_repo();
-	final = git_out("git -C team rev-parse HEAD~2%s", "");
-	tip = git_out("git -C team rev-parse HEAD%s", "");
+	final = git_text("git -C team rev-parse HEAD~2%s", "");
+	tip = git_text("git -C team rev-parse HEAD%s", "");
 	r = open_fetch("team");
 
 	KT_EQ_INT(ks_repo_read_file(&data, &len, &path, r, final, "README.md", 1024), 0);
@@ -253,7 +213,7 @@ static void test_links_lfs_and_equal_iterations_are_refused(void)
 	put("odd/a/run_3.json", "[a]");
 	put("odd/b/run_03.json", "[b]");
 	commit("odd", "2025-08-20T10:00:00Z", "odd files");
-	tip = git_out("git -C odd rev-parse HEAD%s", "");
+	tip = git_text("git -C odd rev-parse HEAD%s", "");
 	r = open_fetch("odd");
 	KT_EQ_INT(ks_repo_read_file(&data, &len, &path, r, tip, "link.json", 1024), KS_EINVALID);
 	KT_CONTAINS(ks_error_msg(), "symbolic link");
@@ -282,10 +242,10 @@ static void test_forged_dates_are_reported(void)
 	put("forge/x.json", "[late work]");
 	commit("forge", "2025-08-25T12:00:00Z", "late work");
 	commit("forge", "2025-08-24T12:00:00Z", "dated back");
-	tip = git_out("git -C forge rev-parse HEAD%s", "");
-	late = git_out("git -C forge rev-parse HEAD~1%s", "");
+	tip = git_text("git -C forge rev-parse HEAD%s", "");
+	late = git_text("git -C forge rev-parse HEAD~1%s", "");
 	r = open_fetch("forge");
-	KT_EQ_INT(ks_repo_pick_commit(&p, r, tip, NULL, DEADLINE, 50), 0);
+	KT_EQ_INT(ks_repo_pick_commit(&p, r, tip, NULL, DEADLINE_EPOCH, 50), 0);
 	KT_ASSERT(p.found);
 	KT_EQ_STR(p.chosen.id, tip);
 	KT_EQ_INT(p.nlater, 1);
@@ -354,7 +314,7 @@ static void test_cache_is_reused_and_refreshed(void)
 	/* a new commit upstream, a deleted branch: the same mirror gets the commit, keeps the branch */
 	commit("t", "2025-08-21T10:00:00Z", "two");
 	sh("cd t && git branch -D gone");
-	tip2 = git_out("git -C t rev-parse HEAD%s", "");
+	tip2 = git_text("git -C t rev-parse HEAD%s", "");
 	{
 		/* the same repository named by another relative path maps to the same mirror */
 		char *alt = ks_asprintf("%s/./t", kt_tmpdir());
@@ -449,7 +409,7 @@ static void test_globstar_alternatives_and_pattern_lists(void)
 	put("lay/src/iter1_4/x_4.json", "[4]");
 	put("lay/src/a/b/c/x_3.json", "[3]");
 	commit("lay", "2025-08-20T10:00:00Z", "layouts");
-	tip = git_out("git -C lay rev-parse HEAD%s", "");
+	tip = git_text("git -C lay rev-parse HEAD%s", "");
 	r = open_fetch("lay");
 	o.specs = specs;
 	o.nspecs = 2;
@@ -493,14 +453,14 @@ static void test_pull_request_base_and_own_files(void)
 	sh("git -c init.defaultBranch=main init -q pr");
 	put("pr/x_1.json", "[example]");
 	commit("pr", "2025-08-20T10:00:00Z", "organizer example");
-	c1 = git_out("git -C pr rev-parse HEAD%s", "");
+	c1 = git_text("git -C pr rev-parse HEAD%s", "");
 	sh("cd pr && git checkout -q -b team");
 	put("pr/notes.txt", "notes");
 	commit("pr", "2025-08-22T10:00:00Z", "team notes");
-	p1 = git_out("git -C pr rev-parse HEAD%s", "");
+	p1 = git_text("git -C pr rev-parse HEAD%s", "");
 	put("pr/x_2.json", "[team]");
 	commit("pr", "2025-08-26T10:00:00Z", "team file, late");
-	p2 = git_out("git -C pr rev-parse HEAD%s", "");
+	p2 = git_text("git -C pr rev-parse HEAD%s", "");
 	sh("cd pr && git checkout -q main");  /* the source's HEAD: its default branch */
 	r = open_fetch("pr");
 
@@ -512,7 +472,7 @@ static void test_pull_request_base_and_own_files(void)
 	KT_ASSERT(!p.found);  /* late: the organizers' commit is not the team's */
 	KT_EQ_INT(p.later_total, 2);
 	ks_repo_pick_clear(&p);
-	KT_EQ_INT(ks_repo_pick_commit(&p, r, p2, base, DEADLINE, 50), 0);
+	KT_EQ_INT(ks_repo_pick_commit(&p, r, p2, base, DEADLINE_EPOCH, 50), 0);
 	KT_EQ_STR(p.chosen.id, p1);
 	KT_EQ_INT(p.later_total, 1);
 	ks_repo_pick_clear(&p);
@@ -538,18 +498,18 @@ static void test_pull_request_base_and_own_files(void)
 	sh("cd pr && echo more > more.txt && git add -A && "
 	   "GIT_COMMITTER_DATE=2025-08-27T10:00:00Z git commit -q -m 'organizer more' && "
 	   "GIT_COMMITTER_DATE=2025-08-28T10:00:00Z git merge -q --no-ff -m merge team");
-	main_tip = git_out("git -C pr rev-parse HEAD~1%s", "");
-	m1 = git_out("git -C pr rev-parse HEAD%s", "");
+	main_tip = git_text("git -C pr rev-parse HEAD~1%s", "");
+	m1 = git_text("git -C pr rev-parse HEAD%s", "");
 	r = open_fetch("pr");
 	KT_EQ_INT(ks_repo_base(base, r, p2, NULL), 0);
 	KT_EQ_STR(base, main_tip);
-	KT_EQ_INT(ks_repo_pick_commit(&p, r, p2, base, DEADLINE, 50), 0);
+	KT_EQ_INT(ks_repo_pick_commit(&p, r, p2, base, DEADLINE_EPOCH, 50), 0);
 	KT_EQ_STR(p.chosen.id, p1);
 	ks_repo_pick_clear(&p);
 	/* fast-forwarded: refused, saying what to do */
 	sh("cd pr && git checkout -q -b ff && echo ff > ff.txt && git add -A && git commit -q -m ff && "
 	   "git checkout -q main && git merge -q --ff-only ff");
-	f1 = git_out("git -C pr rev-parse HEAD%s", "");
+	f1 = git_text("git -C pr rev-parse HEAD%s", "");
 	ks_repo_free(r);
 	r = open_fetch("pr");
 	KT_EQ_INT(ks_repo_base(base, r, f1, NULL), 0);  /* the base's tip itself: nothing of its own */
@@ -583,8 +543,8 @@ static void test_a_repository_that_lacks_an_object(void)
 	put("holes/s.json", "[s]");
 	put("holes/gone.json", "[gone]");
 	commit("holes", "2025-08-20T10:00:00Z", "holes");
-	tip = git_out("git -C holes rev-parse HEAD%s", "");
-	blob = git_out("git -C holes rev-parse HEAD:gone.json%s", "");
+	tip = git_text("git -C holes rev-parse HEAD%s", "");
+	blob = git_text("git -C holes rev-parse HEAD:gone.json%s", "");
 	sh("rm holes/.git/objects/%.2s/%s", blob, blob + 2);
 	r = open_fetch("holes");
 	KT_ASSERT(ks_repo_fetch_note(r) != NULL);

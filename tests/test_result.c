@@ -64,6 +64,8 @@ static void test_record_of_a_compiled_kernel_not_run(void)
 	r.kernels = ks_calloc(1, sizeof(*r.kernels));
 	r.kernels[0].name = ks_strdup("vadd");
 	r.kernels[0].info.registers = 12;
+	r.speedup = 2; /* left over in the struct: an untimed record still says null */
+	r.roofline_fraction = 0.5;
 	j = ks_kernel_result_json(&r);
 	KT_EQ_INT(get(j, "pass")->valueint, 1);
 	KT_EQ_INT(get(j, "index")->valueint, 4);
@@ -75,6 +77,8 @@ static void test_record_of_a_compiled_kernel_not_run(void)
 	KT_EQ_STR(get(j, "reason")->valuestring, "not_run");
 	KT_ASSERT(cJSON_IsNull(get(j, "detail")));
 	KT_ASSERT(cJSON_IsNull(get(j, "speedup")));
+	KT_ASSERT(cJSON_IsNull(get(j, "speedup_geomean")));
+	KT_ASSERT(cJSON_IsNull(get(j, "roofline_fraction")));
 	KT_EQ_STR(get(get(j, "compile"), "log")->valuestring, "ok");
 	KT_EQ_INT(get(cJSON_GetArrayItem(get(j, "kernels"), 0), "registers")->valueint, 12);
 	KT_EQ_INT(cJSON_GetArraySize(get(j, "perf")), 0);

@@ -2,6 +2,7 @@
  * `--slurm` end to end: the last against a real single-node Slurm cluster (tests/slurm/cluster.sh),
  * skipped by name where Slurm is not installed. */
 #include "ktest.h"
+#include "batchtest.h"
 #include "errors.h"
 #include "fsutil.h"
 #include "jsonutil.h"
@@ -182,38 +183,6 @@ static void test_submit_wires_the_dependency(void)
 
 /* ---- end to end: the score binary on real git repositories ---- */
 
-static const char *root(void)
-{
-	const char *r = getenv("KSCORE_ROOT");
-	return r && *r ? r : ".";
-}
-
-static void sh(const char *fmt, ...)
-{
-	char cmd[16384], *full;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	full = ks_asprintf("cd '%s' && export HOME='%s' GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t "
-			   "GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t "
-			   "GIT_COMMITTER_EMAIL=t@example.org && (%s) >/dev/null 2>&1",
-			   kt_tmpdir(), kt_tmpdir(), cmd);
-	if (system(full) != 0)
-		KT_FAIL("command failed: %s", cmd);
-	ks_free(full);
-}
-
-static char *slurp(const char *rel)
-{
-	char *path = ks_asprintf("%s/%s", kt_tmpdir(), rel), *text = NULL;
-	size_t n;
-	if (ks_fs_read(&text, &n, path, 16u << 20) < 0)
-		text = NULL;
-	ks_free(path);
-	return text;
-}
-
 /* Five teams, each a repository with one submission before the deadline; manifest.json. */
 static void make_teams(void)
 {
@@ -240,26 +209,17 @@ static void make_teams(void)
 	ks_free(m);
 }
 
+/* batch() with environment assignments env (may be NULL) in front, its output left in
+ * stdout.txt and stderr.txt. */
 static int run_batch(const char *env, const char *args)
 {
-	const char *b = getenv("KSCORE_BIN");
-	char *cmd = ks_asprintf("cd '%s' && %s XDG_CACHE_HOME='%s/cache' HOME='%s' '%s' batch --refs "
-				"'%s/tests/fixtures/problems' %s >stdout.txt 2>stderr.txt", kt_tmpdir(),
-				env ? env : "", kt_tmpdir(), kt_tmpdir(), b && *b ? b : "build/test/score",
-				root(), args);
+	char *b = bin(), *cmd = ks_asprintf("cd '%s' && %s XDG_CACHE_HOME='%s/cache' HOME='%s' '%s' batch --refs "
+					     "'%s/tests/fixtures/problems' %s >stdout.txt 2>stderr.txt", kt_tmpdir(),
+					     env ? env : "", kt_tmpdir(), kt_tmpdir(), b, root(), args);
 	int st = system(cmd);
 	ks_free(cmd);
+	ks_free(b);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static cJSON *json_of(const char *rel)
-{
-	char *text = slurp(rel);
-	cJSON *j = NULL;
-	if (!text || ks_json_parse(&j, text, strlen(text), 64, rel) < 0)
-		KT_FAIL("%s: not there or not JSON", rel);
-	ks_free(text);
-	return j;
 }
 
 static const char *status_of(const cJSON *lb, const char *team)
@@ -276,7 +236,7 @@ static const char *status_of(const cJSON *lb, const char *team)
 
 static int team_scored(const char *team)
 {
-	char *rel = ks_asprintf("results/%s/batch.json", team), *text = slurp(rel);
+	char *rel = ks_asprintf("results/%s/batch.json", team), *text = slurp_or_null(rel);
 	int ok = text && strstr(text, "\"status\":\t\"scored\"") != NULL;
 	if (text && !ok)
 		ok = strstr(text, "\"status\": \"scored\"") != NULL;
@@ -318,7 +278,7 @@ static void test_shards_and_collect_without_a_scheduler(void)
 	KT_EQ_INT(scored_by[2], 0);
 
 	KT_EQ_INT(run_batch(NULL, "manifest.json --compile-only --collect --json"), 1);
-	lb = json_of("results/leaderboard.json");
+	lb = json_file("results/leaderboard.json");
 	KT_EQ_STR(status_of(lb, "alpha"), "scored");
 	KT_EQ_STR(status_of(lb, "charlie"), "failed");
 	cJSON_Delete(lb);
@@ -339,7 +299,7 @@ static void test_shards_and_collect_without_a_scheduler(void)
 		ks_free(err);
 	}
 	KT_EQ_INT(run_batch(NULL, "manifest.json --compile-only --collect"), 0);
-	lb = json_of("results/leaderboard.json");
+	lb = json_file("results/leaderboard.json");
 	KT_EQ_STR(status_of(lb, "charlie"), "scored");
 	cJSON_Delete(lb);
 	/* usage errors */
@@ -423,7 +383,7 @@ static void wait_jobs(const char *env, const char *ids)
 
 static char *job_ids(void)
 {
-	cJSON *j = json_of("results/slurm/jobs.json");
+	cJSON *j = json_file("results/slurm/jobs.json");
 	char *ids = ks_asprintf("%s,%s",
 				cJSON_GetObjectItemCaseSensitive(j, "array_job")->valuestring,
 				cJSON_GetObjectItemCaseSensitive(j, "collect_job")->valuestring);
@@ -436,15 +396,16 @@ static char *job_ids(void)
  * ran still leaves a leaderboard that lists its teams as failed; submitting again resumes. */
 static void test_slurm_cluster_array_collect_and_resume(void)
 {
-	char cmd[8800], env[4400], *ids, *text;
+	char env[4400], *cmd, *ids, *text;
 	const char *teams[] = { "alpha", "bravo", "charlie", "delta", "echo" };
 	cJSON *lb;
 	int rc, i;
 
 	snprintf(g_cluster, sizeof(g_cluster), "%s/cluster", kt_tmpdir());
-	snprintf(cmd, sizeof(cmd), "sh '%s/tests/slurm/cluster.sh' start '%s' >'%s.out' 2>&1", root(),
-		 g_cluster, g_cluster);
+	cmd = ks_asprintf("sh '%s/tests/slurm/cluster.sh' start '%s' >'%s.out' 2>&1", root(), g_cluster,
+			  g_cluster);
 	rc = system(cmd);
+	ks_free(cmd);
 	if (WIFEXITED(rc) && WEXITSTATUS(rc) == 77) {
 		g_cluster[0] = 0;
 		KT_SKIP("Slurm is not installed (slurmctld, slurmd, slurm-client, munge)");
@@ -452,7 +413,7 @@ static void test_slurm_cluster_array_collect_and_resume(void)
 	atexit(cluster_stop);
 	signal(SIGALRM, on_alarm);
 	if (!WIFEXITED(rc) || WEXITSTATUS(rc) != 0) {
-		char *why = slurp("cluster.out");
+		char *why = slurp_or_null("cluster.out");
 		KT_FAIL("the Slurm cluster did not start: %s", why ? why : "");
 	}
 	snprintf(env, sizeof(env), "SLURM_CONF='%s/slurm.conf'", g_cluster);
@@ -478,7 +439,7 @@ static void test_slurm_cluster_array_collect_and_resume(void)
 	}
 	wait_jobs(env, ids);
 	ks_free(ids);
-	lb = json_of("results/leaderboard.json");
+	lb = json_file("results/leaderboard.json");
 	/* shard 1 holds bravo and echo */
 	KT_EQ_STR(status_of(lb, "bravo"), "failed");
 	KT_EQ_STR(status_of(lb, "echo"), "failed");
@@ -496,7 +457,7 @@ static void test_slurm_cluster_array_collect_and_resume(void)
 	ids = job_ids();
 	wait_jobs(env, ids);
 	ks_free(ids);
-	lb = json_of("results/leaderboard.json");
+	lb = json_file("results/leaderboard.json");
 	for (i = 0; i < 5; i++)
 		KT_ASSERT_MSG(status_of(lb, teams[i]) && !strcmp(status_of(lb, teams[i]), "scored"),
 			      "%s: %s", teams[i], status_of(lb, teams[i]) ? status_of(lb, teams[i]) : "absent");

@@ -9,14 +9,6 @@
 #include <string.h>
 
 
-static void add_str(cJSON *o, const char *k, const char *v)
-{
-	if (v)
-		cJSON_AddStringToObject(o, k, v);
-	else
-		cJSON_AddNullToObject(o, k);
-}
-
 static void add_tri(cJSON *o, const char *k, int v)
 {
 	if (v < 0)
@@ -36,19 +28,19 @@ cJSON *ks_export_data_leaderboard(const ks_export_model *m)
 	size_t i;
 	cJSON_AddStringToObject(o, "schema", "kscore.site-leaderboard/1");
 	cJSON_AddStringToObject(o, "scorer", "kscore " KS_VERSION);
-	add_str(o, "generated", m->generated);
-	add_str(o, "deadline", m->deadline);
+	ks_json_add_str(o, "generated", m->generated);
+	ks_json_add_str(o, "deadline", m->deadline);
 	cJSON_AddStringToObject(o, "ranking", ranking);
 	a = cJSON_AddArrayToObject(o, "teams");
 	for (i = 0; i < m->nteams; i++) {
 		const ks_export_team *t = &m->teams[i];
 		cJSON *x = cJSON_CreateObject();
 		cJSON_AddNumberToObject(x, "rank", (double)t->rank);
-		add_str(x, "team", t->name);
+		ks_json_add_str(x, "team", t->name);
 		cJSON_AddStringToObject(x, "page", t->slug);
-		add_str(x, "status", t->status);
-		add_str(x, "reason", t->reason);
-		add_str(x, "mode", t->mode);
+		ks_json_add_str(x, "status", t->status);
+		ks_json_add_str(x, "reason", t->reason);
+		ks_json_add_str(x, "mode", t->mode);
 		ks_json_add_num(x, "score", t->score);
 		ks_json_add_num(x, "exec_accuracy", t->exec_acc);
 		ks_json_add_num(x, "call_accuracy", t->call_acc);
@@ -59,13 +51,13 @@ cJSON *ks_export_data_leaderboard(const ks_export_model *m)
 		ks_json_add_num(x, "roofline_fraction", t->roofline);
 		ks_json_add_num(x, "kernels", t->has_result && t->nkernels >= 0 ? (double)t->nkernels : NAN);
 		ks_json_add_num(x, "suspicious", t->has_result && t->nsuspicious >= 0 ? (double)t->nsuspicious : NAN);
-		add_str(x, "commit", t->commit);
-		add_str(x, "commit_time", t->commit_time);
-		add_str(x, "commit_subject", t->commit_subject);
+		ks_json_add_str(x, "commit", t->commit);
+		ks_json_add_str(x, "commit_time", t->commit_time);
+		ks_json_add_str(x, "commit_subject", t->commit_subject);
 		cJSON_AddNumberToObject(x, "later_commits", (double)t->later_total);
-		add_str(x, "device", t->device_name);
-		add_str(x, "scorer_version", t->scorer_version);
-		add_str(x, "seed", t->seed);
+		ks_json_add_str(x, "device", t->device_name);
+		ks_json_add_str(x, "scorer_version", t->scorer_version);
+		ks_json_add_str(x, "seed", t->seed);
 		cJSON_AddItemToArray(a, x);
 	}
 	return o;
@@ -76,36 +68,36 @@ cJSON *ks_export_data_kernels(const ks_export_model *m)
 	cJSON *o = cJSON_CreateObject(), *a;
 	size_t i, j, q;
 	cJSON_AddStringToObject(o, "schema", "kscore.site-kernels/1");
-	add_str(o, "generated", m->generated);
+	ks_json_add_str(o, "generated", m->generated);
 	a = cJSON_AddArrayToObject(o, "kernels");
 	for (i = 0; i < m->nteams; i++) {
 		const ks_export_team *t = &m->teams[i];
 		for (j = 0; j < t->nk; j++) {
 			const ks_export_kernel *k = &t->kernels[j];
 			cJSON *x = cJSON_CreateObject(), *pa;
-			add_str(x, "team", t->name);
+			ks_json_add_str(x, "team", t->name);
 			cJSON_AddNumberToObject(x, "rank", (double)t->rank);
 			cJSON_AddNumberToObject(x, "pass", (double)k->pass);
 			cJSON_AddNumberToObject(x, "index", (double)k->index);
-			add_str(x, "problem", k->problem);
-			add_str(x, "file", k->file);
+			ks_json_add_str(x, "problem", k->problem);
+			ks_json_add_str(x, "file", k->file);
 			cJSON_AddStringToObject(x, "verdict", ks_export_verdict(k));
 			cJSON_AddBoolToObject(x, "compiled", k->compiled);
 			add_tri(x, "call", k->call);
 			add_tri(x, "exec", k->exec);
-			add_str(x, "reason", k->reason);
-			add_str(x, "detail", k->detail);
+			ks_json_add_str(x, "reason", k->reason);
+			ks_json_add_str(x, "detail", k->detail);
 			ks_json_add_num(x, "speedup", k->speedup);
 			ks_json_add_num(x, "speedup_geomean", k->speedup_geomean);
 			ks_json_add_num(x, "roofline_fraction", k->roofline_fraction);
 			ks_json_add_num(x, "score", k->score);
 			cJSON_AddBoolToObject(x, "suspicious", k->suspicious);
-			add_str(x, "suspicious_why", k->suspicious_why);
+			ks_json_add_str(x, "suspicious_why", k->suspicious_why);
 			pa = cJSON_AddArrayToObject(x, "perf");
 			for (q = 0; q < k->nperf; q++) {
 				const ks_export_perf *p = &k->perf[q];
 				cJSON *c = cJSON_CreateObject();
-				add_str(c, "case", p->label);
+				ks_json_add_str(c, "case", p->label);
 				ks_json_add_num(c, "ms", p->ms);
 				ks_json_add_num(c, "golden_ms", p->golden_ms);
 				ks_json_add_num(c, "speedup", p->speedup);
@@ -114,7 +106,7 @@ cJSON *ks_export_data_kernels(const ks_export_model *m)
 				ks_json_add_num(c, "floor_ms", p->floor_ms);
 				ks_json_add_num(c, "roofline_fraction", p->roofline_fraction);
 				cJSON_AddBoolToObject(c, "suspicious", p->suspicious);
-				add_str(c, "why", p->why);
+				ks_json_add_str(c, "why", p->why);
 				cJSON_AddItemToArray(pa, c);
 			}
 			cJSON_AddItemToArray(a, x);

@@ -18,21 +18,9 @@
 #define MAX_DEPTH 64
 #define MAX_FAILED_CASES 5
 
-static char *jstr(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(v) && v->valuestring ? ks_strdup(v->valuestring) : NULL;
-}
-
-static double jnum(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
 static long jlong(const cJSON *o, const char *key, long dflt)
 {
-	double d = jnum(o, key);
+	double d = ks_json_numval(o, key);
 	return isnan(d) || d < -1e15 || d > 1e15 ? dflt : (long)d;
 }
 
@@ -71,23 +59,23 @@ static cJSON *read_json(const char *dir, const char *name, size_t max, const ks_
 
 static void perf_load(ks_export_perf *p, const cJSON *c)
 {
-	p->label = jstr(c, "case");
-	p->ms = jnum(c, "ms");
-	p->ms_min = jnum(c, "ms_min");
-	p->ms_max = jnum(c, "ms_max");
-	p->golden_ms = jnum(c, "golden_ms");
-	p->speedup = jnum(c, "speedup");
-	p->bytes = jnum(c, "bytes");
-	p->flops = jnum(c, "flops");
-	p->gbps = jnum(c, "gbps");
-	p->tflops = jnum(c, "tflops");
-	p->floor_ms = jnum(c, "floor_ms");
-	p->roofline_fraction = jnum(c, "roofline_fraction");
+	p->label = ks_json_strdup(c, "case");
+	p->ms = ks_json_numval(c, "ms");
+	p->ms_min = ks_json_numval(c, "ms_min");
+	p->ms_max = ks_json_numval(c, "ms_max");
+	p->golden_ms = ks_json_numval(c, "golden_ms");
+	p->speedup = ks_json_numval(c, "speedup");
+	p->bytes = ks_json_numval(c, "bytes");
+	p->flops = ks_json_numval(c, "flops");
+	p->gbps = ks_json_numval(c, "gbps");
+	p->tflops = ks_json_numval(c, "tflops");
+	p->floor_ms = ks_json_numval(c, "floor_ms");
+	p->roofline_fraction = ks_json_numval(c, "roofline_fraction");
 	p->runs = jlong(c, "runs", -1);
 	p->golden_runs = jlong(c, "golden_runs", -1);
 	p->verified = jlong(c, "verified_runs", -1);
 	p->suspicious = jbool(c, "suspicious") == 1;
-	p->why = jstr(c, "why");
+	p->why = ks_json_strdup(c, "why");
 }
 
 static void kernel_load(ks_export_kernel *k, const cJSON *o)
@@ -95,27 +83,27 @@ static void kernel_load(ks_export_kernel *k, const cJSON *o)
 	const cJSON *a, *x;
 	k->pass = jlong(o, "pass", 0);
 	k->index = jlong(o, "index", 0);
-	k->file = jstr(o, "file");
-	k->problem = jstr(o, "problem");
+	k->file = ks_json_strdup(o, "file");
+	k->problem = ks_json_strdup(o, "problem");
 	k->compiled = jbool(o, "compiled") == 1;
 	k->call = jbool(o, "call");
 	k->exec = jbool(o, "exec");
-	k->reason = jstr(o, "reason");
-	k->detail = jstr(o, "detail");
-	k->extraction = jstr(o, "extraction");
-	k->launch_source = jstr(o, "launch_source");
-	k->compile_log = jstr(cJSON_GetObjectItemCaseSensitive(o, "compile"), "log");
-	k->timing_error = jstr(o, "timing_error");
-	k->speedup = jnum(o, "speedup");
-	k->speedup_geomean = jnum(o, "speedup_geomean");
-	k->roofline_fraction = jnum(o, "roofline_fraction");
-	k->score = jnum(o, "score");
+	k->reason = ks_json_strdup(o, "reason");
+	k->detail = ks_json_strdup(o, "detail");
+	k->extraction = ks_json_strdup(o, "extraction");
+	k->launch_source = ks_json_strdup(o, "launch_source");
+	k->compile_log = ks_json_strdup(cJSON_GetObjectItemCaseSensitive(o, "compile"), "log");
+	k->timing_error = ks_json_strdup(o, "timing_error");
+	k->speedup = ks_json_numval(o, "speedup");
+	k->speedup_geomean = ks_json_numval(o, "speedup_geomean");
+	k->roofline_fraction = ks_json_numval(o, "roofline_fraction");
+	k->score = ks_json_numval(o, "score");
 	k->suspicious = jbool(o, "suspicious") == 1;
-	k->suspicious_why = jstr(o, "suspicious_why");
-	k->entry_sha256 = jstr(o, "entry_sha256");
+	k->suspicious_why = ks_json_strdup(o, "suspicious_why");
+	k->entry_sha256 = ks_json_strdup(o, "entry_sha256");
 	/* score.json: {"text", "bytes", "truncated"} (what the kernel printed); older files: a string */
 	x = cJSON_GetObjectItemCaseSensitive(o, "device_output");
-	k->output = cJSON_IsObject(x) ? jstr(x, "text") : jstr(o, "device_output");
+	k->output = cJSON_IsObject(x) ? ks_json_strdup(x, "text") : ks_json_strdup(o, "device_output");
 	k->output_truncated = cJSON_IsObject(x) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "truncated"));
 	/* the profile stage's diagnosis (--profile): one sentence a line */
 	a = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "profile"), "diagnosis");
@@ -135,7 +123,7 @@ static void kernel_load(ks_export_kernel *k, const cJSON *o)
 		cJSON_ArrayForEach(x, a)
 		{
 			ks_export_fn *f = &k->fns[k->nfns++];
-			f->name = jstr(x, "name");
+			f->name = ks_json_strdup(x, "name");
 			f->registers = jlong(x, "registers", -1);
 			f->shared = jlong(x, "shared_static_bytes", -1);
 			f->local = jlong(x, "local_bytes", -1);
@@ -155,9 +143,9 @@ static void kernel_load(ks_export_kernel *k, const cJSON *o)
 			k->ncases++;
 			if (jbool(x, "passed") == 0 && k->nfailed < MAX_FAILED_CASES) {
 				ks_export_case *c = &k->failed[k->nfailed++];
-				c->label = jstr(x, "case");
-				c->reason = jstr(x, "reason");
-				c->detail = jstr(x, "detail");
+				c->label = ks_json_strdup(x, "case");
+				c->reason = ks_json_strdup(x, "reason");
+				c->detail = ks_json_strdup(x, "detail");
 			}
 		}
 	}
@@ -233,20 +221,20 @@ static void batch_record(ks_export_team *t, const cJSON *b)
 {
 	const cJSON *a, *x;
 	double v;
-	t->status = jstr(b, "status");
-	t->reason = jstr(b, "reason");
-	t->detail = jstr(b, "detail");
-	t->repository = jstr(b, "repository");
-	t->ref = jstr(b, "ref");
-	t->file = jstr(b, "file");
-	t->deadline = jstr(b, "deadline");
-	t->fetched_at = jstr(b, "fetched_at");
-	t->fetch_warning = jstr(b, "fetch_warning");
-	t->commit = jstr(b, "commit");
-	t->commit_time = jstr(b, "commit_time");
-	t->commit_subject = jstr(b, "commit_subject");
+	t->status = ks_json_strdup(b, "status");
+	t->reason = ks_json_strdup(b, "reason");
+	t->detail = ks_json_strdup(b, "detail");
+	t->repository = ks_json_strdup(b, "repository");
+	t->ref = ks_json_strdup(b, "ref");
+	t->file = ks_json_strdup(b, "file");
+	t->deadline = ks_json_strdup(b, "deadline");
+	t->fetched_at = ks_json_strdup(b, "fetched_at");
+	t->fetch_warning = ks_json_strdup(b, "fetch_warning");
+	t->commit = ks_json_strdup(b, "commit");
+	t->commit_time = ks_json_strdup(b, "commit_time");
+	t->commit_subject = ks_json_strdup(b, "commit_subject");
 	t->pull_request = jlong(b, "pull_request", 0);
-	v = jnum(b, "commit_time_epoch");
+	v = ks_json_numval(b, "commit_time_epoch");
 	if (!isnan(v) && fabs(v) < 1e17)
 		t->commit_epoch = (int64_t)v;
 	t->later_total = jlong(b, "later_commits_total", 0);
@@ -256,14 +244,14 @@ static void batch_record(ks_export_team *t, const cJSON *b)
 		cJSON_ArrayForEach(x, a)
 		{
 			ks_export_commit *c = &t->later[t->nlater++];
-			c->id = jstr(x, "id");
-			c->time = jstr(x, "time");
-			c->subject = jstr(x, "subject");
+			c->id = ks_json_strdup(x, "id");
+			c->time = ks_json_strdup(x, "time");
+			c->subject = ks_json_strdup(x, "subject");
 			c->ancestor = jbool(x, "ancestor_of_scored") == 1;
 		}
 	}
 	if (!t->submission_sha256)
-		t->submission_sha256 = jstr(b, "submission_sha256");
+		t->submission_sha256 = ks_json_strdup(b, "submission_sha256");
 }
 
 static void score_record(ks_export_team *t, const cJSON *s)
@@ -274,37 +262,37 @@ static void score_record(ks_export_team *t, const cJSON *s)
 	const cJSON *tim = cJSON_GetObjectItemCaseSensitive(s, "timing"), *c, *a, *x;
 
 	t->has_result = 1;
-	t->mode = jstr(s, "mode");
+	t->mode = ks_json_strdup(s, "mode");
 	t->gpu = t->mode && !strcmp(t->mode, "gpu");
-	t->score = jnum(sum, "score");
-	t->exec_acc = jnum(sum, "exec_accuracy");
-	t->call_acc = jnum(sum, "call_accuracy");
-	t->compile_acc = jnum(sum, "compile_accuracy");
-	t->geomean = jnum(sum, "geomean_speedup");
-	t->fast_1 = jnum(sum, "fast_1");
-	t->fast_2 = jnum(sum, "fast_2");
-	t->roofline = jnum(sum, "roofline_fraction");
+	t->score = ks_json_numval(sum, "score");
+	t->exec_acc = ks_json_numval(sum, "exec_accuracy");
+	t->call_acc = ks_json_numval(sum, "call_accuracy");
+	t->compile_acc = ks_json_numval(sum, "compile_accuracy");
+	t->geomean = ks_json_numval(sum, "geomean_speedup");
+	t->fast_1 = ks_json_numval(sum, "fast_1");
+	t->fast_2 = ks_json_numval(sum, "fast_2");
+	t->roofline = ks_json_numval(sum, "roofline_fraction");
 	t->nkernels = jlong(sum, "kernels", -1);
 	t->nsuspicious = jlong(sum, "suspicious", -1);
-	t->created = jstr(s, "created");
-	t->scorer_version = jstr(cJSON_GetObjectItemCaseSensitive(s, "scorer"), "version");
-	t->seed = jstr(s, "seed");
-	t->no_gpu_reason = jstr(s, "no_gpu_reason");
-	t->wall_seconds = jnum(s, "wall_seconds");
-	t->submission_path = jstr(sub, "path");
+	t->created = ks_json_strdup(s, "created");
+	t->scorer_version = ks_json_strdup(cJSON_GetObjectItemCaseSensitive(s, "scorer"), "version");
+	t->seed = ks_json_strdup(s, "seed");
+	t->no_gpu_reason = ks_json_strdup(s, "no_gpu_reason");
+	t->wall_seconds = ks_json_numval(s, "wall_seconds");
+	t->submission_path = ks_json_strdup(sub, "path");
 	ks_free(t->submission_sha256);
-	t->submission_sha256 = jstr(sub, "sha256");
-	t->device_name = jstr(dev, "name");
-	t->device_uuid = jstr(dev, "uuid");
-	t->driver_cuda = jstr(dev, "driver_cuda_version");
-	t->compute_capability = jstr(dev, "compute_capability");
-	t->arch = jstr(cJSON_GetObjectItemCaseSensitive(s, "toolchain"), "arch");
-	t->nvrtc = jstr(cJSON_GetObjectItemCaseSensitive(s, "toolchain"), "nvrtc_version");
+	t->submission_sha256 = ks_json_strdup(sub, "sha256");
+	t->device_name = ks_json_strdup(dev, "name");
+	t->device_uuid = ks_json_strdup(dev, "uuid");
+	t->driver_cuda = ks_json_strdup(dev, "driver_cuda_version");
+	t->compute_capability = ks_json_strdup(dev, "compute_capability");
+	t->arch = ks_json_strdup(cJSON_GetObjectItemCaseSensitive(s, "toolchain"), "arch");
+	t->nvrtc = ks_json_strdup(cJSON_GetObjectItemCaseSensitive(s, "toolchain"), "nvrtc_version");
 	c = cJSON_GetObjectItemCaseSensitive(s, "ceilings");
 	if (cJSON_IsObject(c))
 		t->ceilings = cJSON_Duplicate(c, 1);
 	if (cJSON_IsObject(tim)) {
-		t->golden_times = jstr(tim, "golden_times");
+		t->golden_times = ks_json_strdup(tim, "golden_times");
 		t->protocol = cJSON_CreateObject();
 		if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(tim, "protocol")))
 			cJSON_AddItemToObject(t->protocol, "protocol",
@@ -346,8 +334,8 @@ static void attach_output(ks_export_team *t, const cJSON *all)
 		k = &t->kernels[i++];
 		if (jlong(x, "pass_num", -1) != k->pass)
 			break;
-		fn = jstr(x, "file_name");
-		out = jstr(x, "stdout");
+		fn = ks_json_strdup(x, "file_name");
+		out = ks_json_strdup(x, "stdout");
 		if (out && *out && strcmp(out, "None") && !k->output &&
 		    ((!fn && !k->file) || (fn && k->file && !strcmp(fn, k->file)))) {
 			k->output = out;
@@ -404,9 +392,9 @@ static int team_load(ks_export_team *t, const char *dir, const ks_export_load_op
 		if (!t->reason)
 			t->reason = ks_strdup("unreadable_result");
 	}
-	t->name = s ? jstr(s, "team") : NULL;
+	t->name = s ? ks_json_strdup(s, "team") : NULL;
 	if (!t->name && b)
-		t->name = jstr(b, "team");
+		t->name = ks_json_strdup(b, "team");
 	if (!t->name)
 		t->name = base_name(dir);
 	cJSON_Delete(b);
@@ -463,10 +451,10 @@ static int load_batch(team_list *l, ks_export_model *m, const char *dir, const k
 	if (lb) {
 		const cJSON *x, *teams = cJSON_GetObjectItemCaseSensitive(lb, "teams");
 		if (!m->deadline)
-			m->deadline = jstr(lb, "deadline");
+			m->deadline = ks_json_strdup(lb, "deadline");
 		cJSON_ArrayForEach(x, teams)
 		{
-			char *name = jstr(x, "team");
+			char *name = ks_json_strdup(x, "team");
 			ks_export_team *t;
 			if (!name || name_known(l, first, name)) {
 				ks_free(name);
@@ -476,12 +464,12 @@ static int load_batch(team_list *l, ks_export_model *m, const char *dir, const k
 			team_init(t);
 			t->in_batch = 1;
 			t->name = name;
-			t->status = jstr(x, "status");
+			t->status = ks_json_strdup(x, "status");
 			if (!t->status)
 				t->status = ks_strdup("not_scored");
-			t->reason = jstr(x, "reason");
-			t->commit = jstr(x, "commit");
-			t->commit_time = jstr(x, "commit_time");
+			t->reason = ks_json_strdup(x, "reason");
+			t->commit = ks_json_strdup(x, "commit");
+			t->commit_time = ks_json_strdup(x, "commit_time");
 			found = 1;
 		}
 		found = 1;

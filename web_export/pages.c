@@ -65,6 +65,30 @@ void ks_export_num(ks_html *h, double v, int digits)
 	ks_html_raw(h, b);
 }
 
+void ks_export_speedup_bar(ks_svg_bar *b, const ks_export_kernel *k, const char *label, const char *href)
+{
+	b->label = label;
+	b->href = href;
+	b->value = k->speedup;
+	b->cls = k->suspicious ? "c-bad" : k->exec != 1 ? "c-gray" :
+		 isfinite(k->speedup) && k->speedup >= 1 ? "c-good" : "c-bar";
+	b->note = k->suspicious ? "suspicious" : k->exec == 1 ? NULL : k->reason;
+}
+
+void ks_export_speedup_chart(ks_html *h, const char *caption, const char *title, const ks_svg_bar *bars,
+			     size_t n)
+{
+	ks_svg_bars_opts o = KS_SVG_BARS_OPTS_INIT;
+	ks_html_rawf(h, "<figure><figcaption>%s</figcaption>\n", caption);
+	o.title = title;
+	o.unit = "\xC3\x97";
+	o.ref = 1;
+	o.ref_label = "1\xC3\x97 = golden";
+	o.log = -1;
+	ks_svg_bars(h, bars, n, &o);
+	ks_html_raw(h, "</figure>\n");
+}
+
 void ks_export_td_num(ks_html *h, double v, int digits, const char *suffix)
 {
 	char b[64];

@@ -16,6 +16,7 @@
 
 #include "html.h"
 #include "model.h"
+#include "svg.h"
 
 void ks_export_page_leaderboard(ks_html *h, const ks_export_model *m);
 void ks_export_page_team(ks_html *h, const ks_export_model *m, const ks_export_team *t);
@@ -55,5 +56,15 @@ void ks_export_row_team(ks_html *h, const ks_export_team *t);
 
 /* A score-like number in a sentence ("1.234", "n/a"). */
 void ks_export_num(ks_html *h, double v, int digits);
+
+/* Fills *b as kernel k's bar on a speedup chart: its speedup, a class by verdict (suspicious,
+ * failed, at least as fast as the golden kernel, slower) and, for a kernel without a valid speedup,
+ * a note saying why. label and href are borrowed, not copied. */
+void ks_export_speedup_bar(ks_svg_bar *b, const ks_export_kernel *k, const char *label, const char *href);
+
+/* A figure of n speedup bars against the 1x line of the golden kernel (log scale when the values
+ * spread wide), under caption (raw HTML). */
+void ks_export_speedup_chart(ks_html *h, const char *caption, const char *title, const ks_svg_bar *bars,
+			     size_t n);
 
 #endif

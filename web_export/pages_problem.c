@@ -106,7 +106,6 @@ void ks_export_page_problem(ks_html *h, const ks_export_model *m, const char *pr
 {
 	ks_svg_bar *bars = ks_calloc(m->nteams + 1, sizeof(*bars));
 	char **hrefs = ks_calloc(m->nteams + 1, sizeof(*hrefs));
-	ks_svg_bars_opts o = KS_SVG_BARS_OPTS_INIT;
 	const ks_export_team *bt = NULL;
 	const ks_export_kernel *best = NULL;
 	size_t i, nb = 0, timed = 0;
@@ -125,12 +124,7 @@ void ks_export_page_problem(ks_html *h, const ks_export_model *m, const char *pr
 			bt = &m->teams[i];
 		}
 		hrefs[nb] = ks_asprintf("team-%s.html#k-%ld-%ld", m->teams[i].slug, k->pass, k->index);
-		bars[nb].label = m->teams[i].name;
-		bars[nb].href = hrefs[nb];
-		bars[nb].value = k->speedup;
-		bars[nb].cls = k->suspicious ? "c-bad" : k->exec != 1 ? "c-gray" :
-			       isfinite(k->speedup) && k->speedup >= 1 ? "c-good" : "c-bar";
-		bars[nb].note = k->suspicious ? "suspicious" : k->exec == 1 ? NULL : k->reason;
+		ks_export_speedup_bar(&bars[nb], k, m->teams[i].name, hrefs[nb]);
 		timed += isfinite(k->speedup);
 		nb++;
 	}
@@ -149,17 +143,9 @@ void ks_export_page_problem(ks_html *h, const ks_export_model *m, const char *pr
 		ks_html_raw(h, "No correct, timed kernel on this problem.");
 	}
 	ks_html_rawf(h, " %zu team%s submitted a kernel for it.</p>\n", nb, nb == 1 ? "" : "s");
-	if (timed) {
-		ks_html_raw(h, "<figure><figcaption>Speedup of every team's kernel over the golden kernel; the line "
-			    "marks 1\xC3\x97</figcaption>\n");
-		o.title = "Speedup by team";
-		o.unit = "\xC3\x97";
-		o.ref = 1;
-		o.ref_label = "1\xC3\x97 = golden";
-		o.log = -1;
-		ks_svg_bars(h, bars, nb, &o);
-		ks_html_raw(h, "</figure>\n");
-	}
+	if (timed)
+		ks_export_speedup_chart(h, "Speedup of every team's kernel over the golden kernel; the line marks "
+					"1\xC3\x97", "Speedup by team", bars, nb);
 	golden_table(h, m, problem);
 	ks_html_raw(h, "<h2>Teams</h2>\n<div class=\"scroll\"><table class=\"sortable\" id=\"problem-teams\"><thead><tr>");
 	ks_export_th(h, "Rank", "num", "the team's rank on the leaderboard");

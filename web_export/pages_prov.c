@@ -2,6 +2,7 @@
  * scorer version, seed), the measured ceilings the roofline verdicts used, the timing protocol,
  * and for a batch the deadline, the scored commits and the commits dated after the deadline. */
 #include "pages.h"
+#include "jsonutil.h"
 #include "mem.h"
 
 #include <math.h>
@@ -10,8 +11,7 @@
 
 static void num_cell(ks_html *h, const cJSON *o, const char *key, int digits)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	ks_export_td_num(h, cJSON_IsNumber(v) ? v->valuedouble : NAN, digits, NULL);
+	ks_export_td_num(h, ks_json_numval(o, key), digits, NULL);
 }
 
 static const char *str_of(const cJSON *o, const char *key)

@@ -4,6 +4,7 @@
  * writes this same page for a participant's own file. */
 #include "pages.h"
 #include "svg.h"
+#include "jsonutil.h"
 #include "mem.h"
 
 #include <math.h>
@@ -41,6 +42,17 @@ static void dd_pct(ks_html *h, const char *term, double v)
 	dd_end(h);
 }
 
+/* A number to 4 significant digits and then suffix; nothing for a missing (non-finite) one. */
+static void dd_num(ks_html *h, const char *term, double v, const char *suffix)
+{
+	if (!isfinite(v))
+		return;
+	dt(h, term);
+	ks_export_num(h, v, 4);
+	ks_html_raw(h, suffix);
+	dd_end(h);
+}
+
 static void summary(ks_html *h, const ks_export_team *t)
 {
 	ks_html_raw(h, "<dl class=\"facts\">");
@@ -52,23 +64,13 @@ static void summary(ks_html *h, const ks_export_team *t)
 	dd_text(h, "Detail", t->detail);
 	dd_text(h, "Mode", t->mode);
 	dd_text(h, "Why no GPU", t->no_gpu_reason);
-	if (isfinite(t->score)) {
-		dt(h, "Score");
-		ks_export_num(h, t->score, 4);
-		ks_html_raw(h, " (sum of the speedups of correct, non-suspicious kernels)");
-		dd_end(h);
-	}
+	dd_num(h, "Score", t->score, " (sum of the speedups of correct, non-suspicious kernels)");
 	dd_pct(h, "Exec accuracy", t->exec_acc);
 	dd_pct(h, "Call accuracy", t->call_acc);
 	dd_pct(h, "Compile accuracy", t->compile_acc);
 	dd_pct(h, "fast_1", t->fast_1);
 	dd_pct(h, "fast_2", t->fast_2);
-	if (isfinite(t->geomean)) {
-		dt(h, "Geomean speedup");
-		ks_export_num(h, t->geomean, 4);
-		ks_html_raw(h, "\xC3\x97");
-		dd_end(h);
-	}
+	dd_num(h, "Geomean speedup", t->geomean, "\xC3\x97");
 	dd_pct(h, "Roofline reached", t->roofline);
 	if (t->nsuspicious > 0) {
 		dt(h, "Suspicious");
@@ -105,21 +107,11 @@ static void summary(ks_html *h, const ks_export_team *t)
 	ks_html_raw(h, "</dl>\n");
 }
 
-static const char *bar_class(const ks_export_kernel *k)
-{
-	if (k->suspicious)
-		return "c-bad";
-	if (k->exec != 1)
-		return "c-gray";
-	return isfinite(k->speedup) && k->speedup >= 1 ? "c-good" : "c-bar";
-}
-
 static void team_charts(ks_html *h, const ks_export_team *t)
 {
 	ks_svg_bar *bars = ks_calloc(t->nk + 1, sizeof(*bars));
 	char **labels = ks_calloc(t->nk + 1, sizeof(*labels)), **hrefs = ks_calloc(t->nk + 1, sizeof(*hrefs));
 	double *sp = ks_calloc(t->nk + 1, sizeof(*sp));
-	ks_svg_bars_opts o = KS_SVG_BARS_OPTS_INIT;
 	ks_svg_series s;
 	size_t i, timed = 0;
 
@@ -128,25 +120,15 @@ static void team_charts(ks_html *h, const ks_export_team *t)
 		const ks_export_kernel *k = &t->kernels[i];
 		labels[i] = ks_strdup(k->problem ? k->problem : (k->file ? k->file : "?"));
 		hrefs[i] = ks_asprintf("#k-%ld-%ld", k->pass, k->index);
-		bars[i].label = labels[i];
-		bars[i].href = hrefs[i];
-		bars[i].value = k->speedup;
-		bars[i].cls = bar_class(k);
-		bars[i].note = k->suspicious ? "suspicious" : k->exec == 1 ? NULL : k->reason;
+		ks_export_speedup_bar(&bars[i], k, labels[i], hrefs[i]);
 		timed += isfinite(k->speedup);
 		if (k->exec == 1 && !k->suspicious && isfinite(k->speedup))
 			sp[s.n++] = k->speedup;
 	}
 	if (timed) {
-		ks_html_raw(h, "<figure><figcaption>Speedup of each kernel over the golden kernel (golden time / "
-			    "this kernel's time, summed over the perf cases); the line marks 1\xC3\x97</figcaption>\n");
-		o.title = "Speedup by kernel";
-		o.unit = "\xC3\x97";
-		o.ref = 1;
-		o.ref_label = "1\xC3\x97 = golden";
-		o.log = -1;
-		ks_svg_bars(h, bars, t->nk, &o);
-		ks_html_raw(h, "</figure>\n");
+		ks_export_speedup_chart(h, "Speedup of each kernel over the golden kernel (golden time / this "
+					"kernel's time, summed over the perf cases); the line marks 1\xC3\x97",
+					"Speedup by kernel", bars, t->nk);
 		s.name = t->name;
 		s.speedups = sp;
 		s.total = t->nk;
@@ -291,8 +273,7 @@ static void perf_table(ks_html *h, const ks_export_kernel *k)
 
 static double bandwidth(const ks_export_team *t)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(t->ceilings, "bandwidth_gbps");
-	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+	return ks_json_numval(t->ceilings, "bandwidth_gbps");
 }
 
 static void kernel_section(ks_html *h, const ks_export_model *m, const ks_export_team *t, const ks_export_kernel *k)

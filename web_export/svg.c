@@ -91,6 +91,22 @@ static void open_svg(ks_html *h, double w, double ht, const char *title)
 	ks_html_raw(h, "</title>");
 }
 
+/* Vertical grid lines at the ticks of the x axis s, from y0 to y1, each labelled at label_y with
+ * its value and then unit (never NULL). */
+static void x_grid(ks_html *h, const scale *s, double y0, double y1, double label_y, const char *unit)
+{
+	double tk[40];
+	size_t i, nt = ticks(tk, 40, s);
+	char num[64];
+	for (i = 0; i < nt; i++) {
+		double x = map(s, tk[i]);
+		ks_svg_num(num, sizeof(num), tk[i], 3);
+		ks_html_rawf(h, "<line class=\"c-grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+			     "<text class=\"c-tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s%s</text>",
+			     x, x, y0, y1, x, label_y, num, unit);
+	}
+}
+
 /* A label cut to fit a column, whole in a tooltip. */
 static void label(ks_html *h, double x, double y, const char *anchor, const char *text, size_t max,
 		  const char *href)
@@ -109,9 +125,9 @@ static void label(ks_html *h, double x, double y, const char *anchor, const char
 void ks_svg_bars(ks_html *h, const ks_svg_bar *bars, size_t n, const ks_svg_bars_opts *o)
 {
 	const double W = 760, LW = 200, X0 = 210, X1 = 630, ROW = 24, TOP = 10;
-	double vmin = INFINITY, vmax = -INFINITY, ht = TOP + ROW * (double)n + 34, tk[40], base;
+	double vmin = INFINITY, vmax = -INFINITY, ht = TOP + ROW * (double)n + 34, base;
 	scale s;
-	size_t i, nt;
+	size_t i;
 	char num[64];
 
 	for (i = 0; i < n; i++) {
@@ -146,14 +162,7 @@ void ks_svg_bars(ks_html *h, const ks_svg_bar *bars, size_t n, const ks_svg_bars
 		base = 0;
 	}
 	open_svg(h, W, ht, o->title);
-	nt = ticks(tk, 40, &s);
-	for (i = 0; i < nt; i++) {
-		double x = map(&s, tk[i]);
-		ks_svg_num(num, sizeof(num), tk[i], 3);
-		ks_html_rawf(h, "<line class=\"c-grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
-			     "<text class=\"c-tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s%s</text>",
-			     x, x, TOP - 4, TOP + ROW * (double)n, x, TOP + ROW * (double)n + 16, num, o->unit);
-	}
+	x_grid(h, &s, TOP - 4, TOP + ROW * (double)n, TOP + ROW * (double)n + 16, o->unit);
 	for (i = 0; i < n; i++) {
 		const ks_svg_bar *b = &bars[i];
 		double y = TOP + ROW * (double)i, xa = map(&s, base), xb, xe;
@@ -214,10 +223,9 @@ static int cmp_dbl(const void *a, const void *b)
 void ks_svg_fastp(ks_html *h, const ks_svg_series *s, size_t n, const char *title)
 {
 	const double W = 760, L = 56, R = 740, T = 14, B = 230, LEG = 20;
-	double pmax = 2, tk[40], ht;
+	double pmax = 2, ht;
 	scale sx = { 0, 0, L, R, 0 }, sy = { 0, 1, B, T, 0 };
-	size_t i, j, nt, rows = (n + 1) / 2;
-	char num[64];
+	size_t i, j, rows = (n + 1) / 2;
 
 	for (i = 0; i < n; i++)
 		for (j = 0; j < s[i].n; j++)
@@ -226,14 +234,7 @@ void ks_svg_fastp(ks_html *h, const ks_svg_series *s, size_t n, const char *titl
 	sx.d1 = ceil(pmax * 1.05 / nice_step(pmax)) * nice_step(pmax);
 	ht = B + 40 + LEG * (double)rows;
 	open_svg(h, W, ht, title);
-	nt = ticks(tk, 40, &sx);
-	for (i = 0; i < nt; i++) {
-		double x = map(&sx, tk[i]);
-		ks_svg_num(num, sizeof(num), tk[i], 3);
-		ks_html_rawf(h, "<line class=\"c-grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
-			     "<text class=\"c-tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>", x, x, T,
-			     B, x, B + 15, num);
-	}
+	x_grid(h, &sx, T, B, B + 15, "");
 	for (i = 0; i <= 4; i++) {
 		double y = map(&sy, i / 4.0);
 		ks_html_rawf(h, "<line class=\"c-grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
@@ -392,14 +393,7 @@ void ks_svg_roofline(ks_html *h, const ks_svg_roof_point *p, size_t n, double bw
 	open_svg(h, W, B + 60, title);
 	ks_html_rawf(h, "<clipPath id=\"clip-%s\"><rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\"/>"
 		     "</clipPath>", id, L, T, R - L, B - T);
-	nt = ticks(tk, 40, &sx);
-	for (i = 0; i < nt; i++) {
-		double x = map(&sx, tk[i]);
-		ks_svg_num(num, sizeof(num), tk[i], 3);
-		ks_html_rawf(h, "<line class=\"c-grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
-			     "<text class=\"c-tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>", x, x, T,
-			     B, x, B + 15, num);
-	}
+	x_grid(h, &sx, T, B, B + 15, "");
 	nt = ticks(tk, 40, &sy);
 	for (i = 0; i < nt; i++) {
 		double y = map(&sy, tk[i]);

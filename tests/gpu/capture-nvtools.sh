@@ -20,20 +20,9 @@
 #   capture.log              what ran, exit statuses and wall times
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root" || exit 2
-out="${OUT:-$root/build/nvtools-out}"
-work="$root/build/nvtools-work"
-rm -rf "$work"
-mkdir -p "$out/raw" "$work"
-if [ -d "$root/.gpu" ]; then
-	export LD_LIBRARY_PATH="$root/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-	export KSCORE_BIN="${KSCORE_BIN:-$root/.gpu/bin/score}" KSCORE_LIBEXEC="${KSCORE_LIBEXEC:-$root/.gpu/bin}"
-fi
-bin="${KSCORE_BIN:-$root/build/score}"
-export XDG_CACHE_HOME="$work/cache"
-log="$out/capture.log"
-: >"$log"
-say() { echo "== $*" | tee -a "$log"; }
+out_default="$root/build/nvtools-out" work="$root/build/nvtools-work" log_name=capture.log packed=1
+. "$root/scripts/prelude.sh"
+mkdir -p "$out/raw"
 fix=tests/fixtures/gpu/nvtools.json
 refs=tests/fixtures/problems
 # passes NAME I...: entries I... of the fixture as a folder $work/NAME of one-entry files

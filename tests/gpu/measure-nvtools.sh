@@ -10,19 +10,8 @@
 # build/nvtools-measure): measure.txt (the table), measure.log, the score.json of every run.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root" || exit 2
-out="${OUT:-$root/build/nvtools-measure}"
-work="$root/build/nvtools-measure-work"
-rm -rf "$work"
-mkdir -p "$out" "$work"
-if [ -d "$root/.gpu" ]; then
-	export LD_LIBRARY_PATH="$root/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-	export KSCORE_BIN="${KSCORE_BIN:-$root/.gpu/bin/score}" KSCORE_LIBEXEC="${KSCORE_LIBEXEC:-$root/.gpu/bin}"
-fi
-bin="${KSCORE_BIN:-$root/build/score}"
-export XDG_CACHE_HOME="$work/cache"
-log="$out/measure.log"
-: >"$log"
+out_default="$root/build/nvtools-measure" work="$root/build/nvtools-measure-work" log_name=measure.log packed=1
+. "$root/scripts/prelude.sh"
 files="${FILES:-submissions/example/reflexion_oneshot_tritonbench_4.json $(ls submissions/candidates/*.json | grep -v expected)}"
 tools="${TOOLS:-memcheck racecheck synccheck initcheck}"
 seed=20261122

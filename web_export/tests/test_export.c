@@ -171,6 +171,43 @@ static const ks_export_team *team_named(const ks_export_model *m, const char *na
 }
 
 /* The site ranks a batch exactly as its leaderboard.json does. */
+/* A kernel's bar on the team and problem pages: the class by verdict, suspicious first; a note only
+ * where the kernel has no valid speedup. */
+static void test_speedup_bar_classes(void)
+{
+	static const struct {
+		int exec, suspicious;
+		double speedup;
+		const char *cls, *note;
+	} cases[] = {
+		{ 1, 0, 2.0, "c-good", NULL },
+		{ 1, 0, 1.0, "c-good", NULL },
+		{ 1, 0, 0.5, "c-bar", NULL },
+		{ 1, 0, NAN, "c-bar", NULL },
+		{ 0, 0, NAN, "c-gray", "wrong_output" },
+		{ -1, 0, NAN, "c-gray", "wrong_output" },
+		{ 1, 1, 3.0, "c-bad", "suspicious" },
+		{ 0, 1, NAN, "c-bad", "suspicious" },
+	};
+	size_t i;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ks_export_kernel k;
+		ks_svg_bar b;
+		memset(&k, 0, sizeof(k));
+		k.exec = cases[i].exec;
+		k.suspicious = cases[i].suspicious;
+		k.speedup = cases[i].speedup;
+		k.reason = (char *)"wrong_output";
+		ks_export_speedup_bar(&b, &k, "label", "href");
+		KT_ASSERT_MSG(!strcmp(b.cls, cases[i].cls), "case %zu: class %s", i, b.cls);
+		KT_ASSERT_MSG(cases[i].note ? b.note && !strcmp(b.note, cases[i].note) : !b.note,
+			      "case %zu: note %s", i, b.note ? b.note : "(none)");
+		KT_EQ_STR(b.label, "label");
+		KT_EQ_STR(b.href, "href");
+		KT_ASSERT(isnan(b.value) ? isnan(k.speedup) : b.value == k.speedup);
+	}
+}
+
 static void test_fixture_model_and_ranking(void)
 {
 	char *fx = fx_fixture(), **names;
@@ -729,6 +766,7 @@ static const kt_test tests[] = {
 	KT(test_invalid_utf8_becomes_valid),
 	KT(test_json_for_script),
 	KT(test_fastp_and_charts),
+	KT(test_speedup_bar_classes),
 	KT(test_fixture_model_and_ranking),
 	KT(test_sorting_rule),
 	KT(test_site_of_the_fixture), KT(test_site_of_the_recorded_gpu_batch), KT(test_device_output_and_diagnosis_on_the_team_page),

@@ -21,22 +21,8 @@ template <class T, class C> __host__ __device__ constexpr const T &max(const T &
 {
 	return less(a, b) ? b : a;
 }
-template <class T> __host__ __device__ constexpr T min(initializer_list<T> l)
-{
-	const T *m = l.begin();
-	for (const T *p = l.begin(); p != l.end(); ++p)
-		if (*p < *m)
-			m = p;
-	return *m;
-}
-template <class T> __host__ __device__ constexpr T max(initializer_list<T> l)
-{
-	const T *m = l.begin();
-	for (const T *p = l.begin(); p != l.end(); ++p)
-		if (*m < *p)
-			m = p;
-	return *m;
-}
+/* The list forms: the leftmost least (min) or greatest (max) element under `less`, as the standard
+ * says. */
 template <class T, class C> __host__ __device__ constexpr T min(initializer_list<T> l, C less)
 {
 	const T *m = l.begin();
@@ -52,6 +38,21 @@ template <class T, class C> __host__ __device__ constexpr T max(initializer_list
 		if (less(*m, *p))
 			m = p;
 	return *m;
+}
+/* operator<, for the list forms without a comparison */
+struct __kscore_less {
+	template <class T> __host__ __device__ constexpr bool operator()(const T &a, const T &b) const
+	{
+		return a < b;
+	}
+};
+template <class T> __host__ __device__ constexpr T min(initializer_list<T> l)
+{
+	return min(l, __kscore_less());
+}
+template <class T> __host__ __device__ constexpr T max(initializer_list<T> l)
+{
+	return max(l, __kscore_less());
 }
 }
 
