@@ -1,5 +1,6 @@
 /* Tests of spool: upload's records of what it sent and what waits to be sent. */
 #include "ktest.h"
+#include "httptest.h"
 #include "spool.h"
 #include "errors.h"
 #include "fsutil.h"
@@ -114,11 +115,150 @@ static void test_default_folder(void)
 	ks_free(d);
 }
 
+/* ---- through upload: a failed upload is spooled, --pending sends it (httptest.h's server) ---- */
+
+static void test_failed_upload_is_spooled_then_sent_by_pending_then_skipped(void)
+{
+	server s;
+	sleeps z = { 0 };
+	ks_upload_options o, po;
+	ks_upload_report rep, *reps = NULL;
+	size_t n = 0;
+	char *dir = result_dir("r1", "score.json", NULL), *pend, *sent, *text;
+	cJSON *rec, *reqs;
+	char **names = NULL;
+	size_t nn = 0;
+
+	server_start(&s,
+		     "{\"responses\": [{\"status\": 503, \"body\": \"down for maintenance\"},"
+		     " {\"status\": 503, \"body\": \"down for maintenance\"}]}",
+		     0);
+	base_opts(&o, s.url, &z);
+	o.max_retries = 1;
+	KT_ASSERT(ks_upload_result_dir(&rep, dir, &o) < 0);
+	KT_EQ_INT(rep.status, KS_UPLOAD_SPOOLED);
+	KT_EQ_INT(rep.spooled, 1);
+	pend = pending_file(rep.key);
+	KT_EQ_STR(rep.spool_path, pend);
+	KT_CONTAINS(rep.message, "--pending");
+	text = slurp(pend);
+	KT_NOT_CONTAINS(text, TOKEN);
+	rec = cJSON_Parse(text);
+	KT_EQ_STR(cJSON_GetObjectItem(rec, "schema")->valuestring, "kscore.upload-pending/1");
+	KT_EQ_STR(cJSON_GetObjectItem(rec, "key")->valuestring, rep.key);
+	KT_EQ_STR(cJSON_GetObjectItem(rec, "endpoint")->valuestring, s.url);
+	KT_EQ_STR(cJSON_GetObjectItem(rec, "mode")->valuestring, "native");
+	KT_EQ_STR(cJSON_GetObjectItem(rec, "source")->valuestring, dir);
+	KT_EQ_INT(cJSON_GetObjectItem(rec, "attempts")->valueint, 2);
+	KT_EQ_INT(cJSON_GetObjectItem(rec, "http_status")->valueint, 503);
+	KT_CONTAINS(cJSON_GetObjectItem(rec, "last_error")->valuestring, "down for maintenance");
+	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetObjectItem(rec, "payload"), "team")->valuestring,
+		  "foo");
+	cJSON_Delete(rec);
+	ks_free(text);
+
+	/* --pending: the endpoint comes from the file, not from the options */
+	base_opts(&po, NULL, &z);
+	KT_EQ_INT(ks_upload_pending(&reps, &n, &po), 0);
+	KT_EQ_INT(n, 1);
+	KT_EQ_INT(reps[0].status, KS_UPLOAD_SENT);
+	KT_EQ_STR(reps[0].source, pend);
+	KT_ASSERT(!ks_fs_exists(pend));
+	sent = sent_file(rep.key);
+	KT_ASSERT(ks_fs_exists(sent));
+	KT_ASSERT(file_has(sent, s.url));
+	KT_ASSERT(file_has(sent, "\"http_status\":\t200"));
+	{
+		char *pdir = ks_path_dirname(pend);
+		KT_EQ_INT(ks_fs_list(&names, &nn, pdir, 0), 0);
+		KT_EQ_INT(nn, 0); /* nothing left pending */
+		ks_free(pdir);
+	}
+	ks_upload_reports_free(reps, n);
+
+	/* the same result again: skipped, nothing sent */
+	ks_upload_report_clear(&rep);
+	KT_EQ_INT(ks_upload_result_dir(&rep, dir, &o), 0);
+	KT_EQ_INT(rep.status, KS_UPLOAD_ALREADY);
+	KT_CONTAINS(rep.message, "already uploaded");
+	KT_EQ_INT(rep.attempts, 0);
+	reqs = requests(&s);
+	KT_EQ_INT(cJSON_GetArraySize(reqs), 3);
+	KT_EQ_STR(rq_header(reqs, 2, "idempotency-key"), rep.key);
+	/* ... but a different endpoint is a different leaderboard */
+	ks_upload_report_clear(&rep);
+	{
+		char other[160];
+		snprintf(other, sizeof(other), "%s/v2", s.url);
+		o.endpoint = other;
+		KT_EQ_INT(ks_upload_result_dir(&rep, dir, &o), 0);
+		KT_EQ_INT(rep.status, KS_UPLOAD_SENT);
+		KT_ASSERT(file_has(sent, other));
+	}
+	assert_token_nowhere(kt_tmpdir());
+
+	ks_free_strv(names, nn);
+	cJSON_Delete(reqs);
+	ks_free(sent);
+	ks_free(pend);
+	ks_upload_report_clear(&rep);
+	server_stop(&s);
+	ks_free(dir);
+}
+
+static void test_pending_failure_updates_the_file(void)
+{
+	server s;
+	sleeps z = { 0 };
+	ks_upload_options o;
+	ks_upload_report rep, *reps = NULL;
+	size_t n = 0;
+	char *dir = result_dir("r1", "score.json", NULL), *pend;
+	cJSON *rec;
+	char *text;
+
+	server_start(&s, "{\"default\": {\"status\": 500, \"body\": \"still down\"}}", 0);
+	base_opts(&o, s.url, &z);
+	o.max_retries = 0;
+	KT_ASSERT(ks_upload_result_dir(&rep, dir, &o) < 0);
+	pend = pending_file(rep.key);
+	o.max_retries = 1;
+	KT_EQ_INT(ks_upload_pending(&reps, &n, &o), KS_ERROR);
+	KT_EQ_INT(n, 1);
+	KT_EQ_INT(reps[0].status, KS_UPLOAD_SPOOLED);
+	KT_EQ_INT(reps[0].attempts, 2);
+	text = slurp(pend);
+	rec = cJSON_Parse(text);
+	KT_EQ_INT(cJSON_GetObjectItem(rec, "attempts")->valueint, 3);
+	KT_CONTAINS(cJSON_GetObjectItem(rec, "last_error")->valuestring, "still down");
+	cJSON_Delete(rec);
+	ks_free(text);
+	ks_upload_reports_free(reps, n);
+	/* a pending file that is not one is reported, and left alone */
+	{
+		char *bad = ks_asprintf("%s/pending/zz-broken.json", g_spool);
+		put(bad, "{\"key\": 1}");
+		KT_EQ_INT(ks_upload_pending(&reps, &n, &o), KS_ERROR);
+		KT_EQ_INT(n, 2);
+		KT_EQ_INT(reps[1].status, KS_UPLOAD_INVALID);
+		KT_CONTAINS(reps[1].message, "zz-broken.json");
+		KT_ASSERT(ks_fs_exists(bad));
+		ks_upload_reports_free(reps, n);
+		ks_free(bad);
+	}
+	ks_free(pend);
+	ks_upload_report_clear(&rep);
+	server_stop(&s);
+	ks_free(dir);
+}
+
 static const kt_test tests[] = {
 	KT(test_sent_records_list_each_target_once),
 	KT(test_pending_files_per_target),
 	KT(test_one_sender_at_a_time),
 	KT(test_default_folder),
+	KT(test_failed_upload_is_spooled_then_sent_by_pending_then_skipped),
+	KT(test_pending_failure_updates_the_file),
 	{ NULL, NULL }
 };
 
