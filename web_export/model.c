@@ -1,5 +1,6 @@
 #include "model.h"
-#include "batch.h"
+#include "leaderboard.h"
+#include "manifest.h"
 #include "buf.h"
 #include "errors.h"
 #include "fsutil.h"
