@@ -65,6 +65,12 @@ int ks_runner_has_golden(const ks_runner *r, const ks_problem *p);
 int ks_runner_compile_goldens(ks_runner *r, const ks_problem_set *set, const ks_compile_options *co,
 			      ks_compile_status *status, char **logs);
 
+/* Fills *job to compile p's golden kernel the way ks_runner_compile_goldens does (its source with
+ * the shared prelude, the golden plan's kernel names, the problem's name as label). The names are
+ * returned in *names / *nn, which job borrows: the caller frees them with ks_free_strv after the
+ * compile, and the job with ks_compile_job_clear. */
+void ks_runner_golden_job(ks_compile_job *job, char ***names, size_t *nn, const ks_problem *p);
+
 typedef struct {
 	ks_plan plan;          /* the golden plan (its bufs describe the blob) */
 	ks_run_result res;     /* outputs in full; inputs in full (correctness) or as checksums (perf) */

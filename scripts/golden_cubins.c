@@ -1,6 +1,6 @@
 /* golden_cubins: writes the CUBIN of every reference problem's golden kernel, compiled exactly as
- * `score` compiles it (ks_problem_set_load, then ks_compile_run with the default options and the
- * golden plan's kernel names), to OUTDIR/<suite>/<name>.cubin. A maintainer tool, not part of the
+ * `score` compiles it (ks_problem_set_load, then ks_compile_run with the default options and
+ * ks_runner_golden_job's jobs), to OUTDIR/<suite>/<name>.cubin. A maintainer tool, not part of the
  * product: scripts/golden-cubins.sh builds it and compares two such folders, so a refactoring of
  * reference_tests/ can show that no golden's code changed. NVRTC only: no GPU needed.
  *
@@ -10,6 +10,7 @@
 #include "mem.h"
 #include "plan.h"
 #include "problem.h"
+#include "runner.h"
 #include "sandbox.h"
 
 #include <stdio.h>
@@ -44,13 +45,8 @@ int main(int argc, char **argv)
 	jobs = ks_calloc(set->n + 1, sizeof(*jobs));
 	names = ks_calloc(set->n + 1, sizeof(*names));
 	nn = ks_calloc(set->n + 1, sizeof(*nn));
-	for (i = 0; i < set->n; i++) {
-		ks_plan_kernel_names(&names[i], &nn[i], &set->problems[i]->golden_launch);
-		jobs[i].source = set->problems[i]->golden_src;
-		jobs[i].names = (const char *const *)names[i];
-		jobs[i].nnames = nn[i];
-		jobs[i].label = set->problems[i]->name;
-	}
+	for (i = 0; i < set->n; i++)
+		ks_runner_golden_job(&jobs[i], &names[i], &nn[i], set->problems[i]);
 	if (ks_compile_run(jobs, set->n, &co) < 0) {
 		fprintf(stderr, "golden_cubins: %s\n", ks_error_msg());
 		rc = 1;

@@ -220,6 +220,15 @@ static golden_module *find_module(ks_runner *r, const ks_problem *p)
 	return NULL;
 }
 
+void ks_runner_golden_job(ks_compile_job *job, char ***names, size_t *nn, const ks_problem *p)
+{
+	ks_plan_kernel_names(names, nn, &p->golden_launch);
+	job->source = p->golden_src;
+	job->names = (const char *const *)*names;
+	job->nnames = *nn;
+	job->label = p->name;
+}
+
 int ks_runner_compile_goldens(ks_runner *r, const ks_problem_set *set, const ks_compile_options *co,
 			      ks_compile_status *status, char **logs)
 {
@@ -228,13 +237,8 @@ int ks_runner_compile_goldens(ks_runner *r, const ks_problem_set *set, const ks_
 	size_t *nn = ks_calloc(set->n + 1, sizeof(size_t)), i;
 	int rc;
 
-	for (i = 0; i < set->n; i++) {
-		ks_plan_kernel_names(&names[i], &nn[i], &set->problems[i]->golden_launch);
-		jobs[i].source = set->problems[i]->golden_src;
-		jobs[i].names = (const char *const *)names[i];
-		jobs[i].nnames = nn[i];
-		jobs[i].label = set->problems[i]->name;
-	}
+	for (i = 0; i < set->n; i++)
+		ks_runner_golden_job(&jobs[i], &names[i], &nn[i], set->problems[i]);
 	rc = ks_compile_run(jobs, set->n, co);
 	for (i = 0; i < set->n; i++) {
 		status[i] = rc < 0 ? KS_COMPILE_CRASH : jobs[i].status;
