@@ -60,7 +60,8 @@ int ks_lanes_new(ks_lanes **out, const ks_lane_setup *setup);
  * exist already or a thread cannot be created. */
 int ks_lanes_add(ks_lanes *l, size_t nthreads);
 
-/* Waits until every thread of every lane added so far has returned from start. */
+/* Waits until every thread of every lane added so far has returned from start; a thread whose
+ * start failed has been stopped (setup's stop) by then. */
 void ks_lanes_wait_started(ks_lanes *l);
 
 size_t ks_lanes_count(const ks_lanes *l);

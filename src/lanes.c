@@ -128,12 +128,20 @@ static void *thread_main(void *arg)
 	char *why = NULL;
 	int ok = l->setup.start ? l->setup.start(l->setup.ud, t->lane, t->thread, &why) : 0;
 
+	/* a thread that could not start is stopped before it counts as started, so that after
+	 * ks_lanes_wait_started nothing of it is left running */
+	if (ok < 0 && l->setup.stop)
+		l->setup.stop(l->setup.ud, t->lane, t->thread);
 	pthread_mutex_lock(&l->mu);
 	if (ok < 0)
 		mark_dead(l, ln, t->lane, why ? why : "the lane could not start");
 	ks_free(why);
 	l->starting--;
 	pthread_cond_broadcast(&l->cv);
+	if (ok < 0) {
+		pthread_mutex_unlock(&l->mu);
+		return NULL;
+	}
 	for (;;) {
 		ks_lane_outcome out;
 		size_t item = 0;

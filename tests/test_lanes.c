@@ -8,6 +8,7 @@
 #include "mem.h"
 
 #include <pthread.h>
+#include <unistd.h>
 #include <stdatomic.h>
 #include <time.h>
 
@@ -61,6 +62,10 @@ static int f_start(void *ud, size_t lane, size_t thread, char **why)
 static void f_stop(void *ud, size_t lane, size_t thread)
 {
 	fake *f = ud;
+	/* a slow stop (a worker that takes its time to exit): it must still be over when the lane
+	 * that could not start counts as started */
+	if ((int)lane == f->fail_start_lane)
+		usleep(20000);
 	pthread_mutex_lock(&f->mu);
 	f->stopped[lane][thread]++;
 	if (!pthread_equal(f->started_by[lane][thread], pthread_self()))
