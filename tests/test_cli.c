@@ -286,6 +286,68 @@ static void test_man_page_matches_help(void)
 	}
 }
 
+/* The man page states the same defaults as `score --help`, which prints them from the constants
+ * the options are initialised with (scoreopts.h): for every help line "--OPT ... (default: V)"
+ * with a plain value V, the man page's entry for --OPT says "default: V". */
+static void test_man_page_defaults_match_help(void)
+{
+	char *man = NULL, *line, *end, cur[64] = "";
+	size_t checked = 0;
+	if (ks_fs_read(&man, NULL, "docs/score.1", 1u << 20) < 0)
+		KT_FAIL("docs/score.1: %s", ks_error_msg());
+	KT_EQ_INT(score("--help"), 0);
+	for (line = g_out; line && *line; line = end ? end + 1 : NULL) {
+		char opt[64], val[64], esc[160], want[96], *d, *o, *entry, *next;
+		size_t j, k;
+		end = strchr(line, '\n');
+		if (end)
+			*end = '\0';
+		/* an option's line starts with it ("  -k, --pass-at-k" or "      --arch"); a default may
+		 * sit on one of its continuation lines */
+		o = line + strspn(line, " ");
+		if (*o == '-' && (o = strstr(line, "--")) != NULL) {
+			for (j = 0; j + 1 < sizeof(cur) && (o[2 + j] == '-' || (o[2 + j] >= 'a' && o[2 + j] <= 'z')); j++)
+				cur[j] = o[2 + j];
+			cur[j] = '\0';
+		}
+		d = strstr(line, "(default: ");
+		if (cur[0] && d) {
+			j = strlen(cur);
+			memcpy(opt, cur, j + 1);
+			d += strlen("(default: ");
+			for (k = 0; k + 1 < sizeof(val) && d[k] && strchr("); ,", d[k]) == NULL; k++)
+				val[k] = d[k];
+			val[k] = '\0';
+			/* plain values only: numbers, sizes, architecture names */
+			if (j && k && (d[k] == ')' || d[k] == ';') && strspn(val, "0123456789_.abcdefghijklmnopqrstuvwxyzKMGT") == k &&
+			    strcmp(val, "random") != 0) {
+				strcpy(esc, "\\-\\-");
+				for (j = 0, k = 4; opt[j]; j++) {
+					if (opt[j] == '-')
+						esc[k++] = '\\';
+					esc[k++] = opt[j];
+				}
+				esc[k] = '\0';
+				entry = strstr(man, esc);
+				KT_ASSERT_MSG(entry, "docs/score.1 has no entry for --%s", opt);
+				next = strstr(entry, "\n.TP");
+				snprintf(want, sizeof(want), "default: %s", val);
+				if (next)
+					*next = '\0';
+				KT_ASSERT_MSG(strstr(entry, want), "docs/score.1's --%s does not say \"%s\" as --help does", opt, want);
+				if (next)
+					*next = '\n';
+				checked++;
+			}
+		}
+		if (end)
+			*end = '\n';
+	}
+	ks_free(man);
+	fprintf(stderr, "  %zu defaults compared\n", checked);
+	KT_ASSERT(checked >= 7);
+}
+
 /* `make install` places the program, the man page and the docs under DESTDIR, and `make
  * uninstall` takes back exactly what it placed. */
 static void test_make_install_places_man_page_and_docs(void)
@@ -608,7 +670,7 @@ static const kt_test tests[] = {
 	KT(test_json_summary),
 	KT(test_no_gpu_falls_back_with_its_own_exit_code),
 	KT(test_missing_refs),
-	KT(test_man_page_matches_help),
+	KT(test_man_page_matches_help), KT(test_man_page_defaults_match_help),
 	KT(test_make_install_places_man_page_and_docs),
 	KT(test_bad_option_values_are_usage_errors),
 	KT(test_hostile_plans_and_signatures_in_compile_only_mode),
