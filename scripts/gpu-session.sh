@@ -1,7 +1,8 @@
 #!/bin/sh
 # One device call's worth of GPU work, from a build packed with gpu-pack into .gpu/:
 #   sh scripts/gpu-session.sh STEP...
-# Steps: calibrate (measure the ceilings), bench (make bench), tests (the GPU suite), example (score the bundled example), candidates (score every
+# Steps: calibrate (measure the ceilings), bench (make bench), trace (bench/trace-runs.sh: where the
+# wall time goes, from KSCORE_TRACE), tests (the GPU suite), example (score the bundled example), candidates (score every
 # honest candidate file), validate (prove the golden kernels against PyTorch and time them),
 # capture-nvtools and measure-nvtools (tests/gpu/: real ncu and compute-sanitizer output, and the cost
 # of the sanitizer and profile stages; their files land in $OUT/nvtools*).
@@ -53,6 +54,10 @@ for step in "$@"; do
 	bench)
 		say "bench"
 		OUT="$work" KSCORE_BIN="$KSCORE_BIN" sh bench/run.sh >>"$log" 2>&1
+		;;
+	trace)
+		say "traced runs (where the wall time goes)"
+		OUT="$work/trace" KSCORE_BIN="$KSCORE_BIN" sh bench/trace-runs.sh >>"$log" 2>&1
 		;;
 	capture-nvtools)
 		say "capture-nvtools (real ncu and compute-sanitizer output)"
