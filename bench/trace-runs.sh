@@ -5,13 +5,8 @@
 # (KSCORE_BIN); writes to $OUT (default build/trace-out).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root" || exit 2
-out="${OUT:-$root/build/trace-out}"
-work="$root/build/trace-work"
-rm -rf "$work"
-mkdir -p "$out" "$work"
-bin="${KSCORE_BIN:-$root/build/score}"
-export XDG_CACHE_HOME="$work/cache"
+out_default="$root/build/trace-out" work="$root/build/trace-work" log_name=trace.txt packed=1
+. "$root/scripts/prelude.sh"
 "$bin" calibrate >/dev/null 2>&1
 trace() {
 	name=$1
@@ -27,6 +22,6 @@ trace() {
 		case "$f" in *expected*) continue ;; esac
 		trace "cand-$(basename "$f" .json)" "$f"
 	done
-} >"$out/trace.txt" 2>&1
+} >"$log" 2>&1
 tar czf "$out/traces.tgz" -C "$work" --exclude=cache . 2>/dev/null
-cat "$out/trace.txt"
+cat "$log"

@@ -1,6 +1,6 @@
 # shellcheck shell=sh disable=SC2154,SC2034
-# scripts/prelude.sh: the start the GPU-host scripts share (bench/run.sh, scripts/gpu-session.sh,
-# tests/gpu/capture-nvtools.sh, tests/gpu/measure-nvtools.sh). Sourced, after setting:
+# scripts/prelude.sh: the start the GPU-host scripts share (bench/run.sh, bench/trace-runs.sh,
+# scripts/gpu-session.sh, tests/gpu/capture-nvtools.sh, tests/gpu/measure-nvtools.sh). Sourced, after setting:
 #   root         the repository root
 #   out_default  where results go when $OUT is unset
 #   work         a scratch folder, emptied here
