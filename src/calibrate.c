@@ -6,6 +6,7 @@
 #include "mem.h"
 #include "worker.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -132,6 +133,38 @@ const char *ks_calibrate_source(void)
 	return g_source;
 }
 
+/* The measured rates: where each sits in ks_ceilings, its name in the calibration worker's reply
+ * and its name in a kscore.ceilings record. One table, so that a rate added to the worker is read,
+ * stored and loaded alike. */
+static const struct {
+	size_t off;
+	const char *reply, *record;
+} g_rates[] = {
+	{ offsetof(ks_ceilings, memcpy_gbps), "memcpy_gbps", "memcpy_gbps" },
+	{ offsetof(ks_ceilings, copy_kernel_gbps), "copy_kernel_gbps", "copy_kernel_gbps" },
+	{ offsetof(ks_ceilings, read_kernel_gbps), "read_kernel_gbps", "read_kernel_gbps" },
+	{ offsetof(ks_ceilings, fp32_tflops), "fp32_tflops", "fp32_tflops" },
+	{ offsetof(ks_ceilings, f16_mma_tflops), "mma_f16_tflops", "f16_mma_sync_tflops" },
+	{ offsetof(ks_ceilings, bf16_mma_tflops), "mma_bf16_tflops", "bf16_mma_sync_tflops" },
+	{ offsetof(ks_ceilings, f16_wgmma_tflops), "wgmma_f16_tflops", "f16_wgmma_tflops" },
+	{ offsetof(ks_ceilings, bf16_wgmma_tflops), "wgmma_bf16_tflops", "bf16_wgmma_tflops" },
+};
+
+#define NRATES (sizeof(g_rates) / sizeof(g_rates[0]))
+
+static double *rate_of(ks_ceilings *c, size_t i)
+{
+	return (double *)(void *)((char *)c + g_rates[i].off);
+}
+
+/* Reads every rate from j, by its reply name or its record name; absent ones are 0. */
+static void read_rates(ks_ceilings *c, const cJSON *j, int record)
+{
+	size_t i;
+	for (i = 0; i < NRATES; i++)
+		*rate_of(c, i) = ks_json_num_or(j, record ? g_rates[i].record : g_rates[i].reply, 0);
+}
+
 static void finish(ks_ceilings *c)
 {
 	c->bandwidth_gbps = c->memcpy_gbps > c->copy_kernel_gbps ? c->memcpy_gbps : c->copy_kernel_gbps;
@@ -198,14 +231,7 @@ int ks_calibrate_measure(ks_ceilings *out, const char *worker_exe, int device, c
 		rc = ks_error_set(KS_ERROR, "calibration failed: %s", res.message ? res.message : "?");
 		goto done;
 	}
-	out->memcpy_gbps = ks_json_num_or(m, "memcpy_gbps", 0);
-	out->copy_kernel_gbps = ks_json_num_or(m, "copy_kernel_gbps", 0);
-	out->read_kernel_gbps = ks_json_num_or(m, "read_kernel_gbps", 0);
-	out->fp32_tflops = ks_json_num_or(m, "fp32_tflops", 0);
-	out->f16_mma_tflops = ks_json_num_or(m, "mma_f16_tflops", 0);
-	out->bf16_mma_tflops = ks_json_num_or(m, "mma_bf16_tflops", 0);
-	out->f16_wgmma_tflops = ks_json_num_or(m, "wgmma_f16_tflops", 0);
-	out->bf16_wgmma_tflops = ks_json_num_or(m, "wgmma_bf16_tflops", 0);
+	read_rates(out, m, 0);
 	{
 		const char *e = NULL;
 		if (ks_json_str(&e, m, "wgmma_f16_error", 0) == 0)
@@ -234,6 +260,7 @@ done:
 cJSON *ks_ceilings_json(const ks_ceilings *c)
 {
 	cJSON *o = cJSON_CreateObject();
+	size_t i;
 	cJSON_AddStringToObject(o, "schema", "kscore.ceilings/2");
 	cJSON_AddStringToObject(o, "device", c->device);
 	cJSON_AddStringToObject(o, "uuid", c->uuid);
@@ -241,16 +268,10 @@ cJSON *ks_ceilings_json(const ks_ceilings *c)
 	cJSON_AddStringToObject(o, "arch", c->arch);
 	cJSON_AddStringToObject(o, "measured_at", c->measured_at);
 	ks_json_add_num(o, "bandwidth_gbps", c->bandwidth_gbps);
-	ks_json_add_num(o, "memcpy_gbps", c->memcpy_gbps);
-	ks_json_add_num(o, "copy_kernel_gbps", c->copy_kernel_gbps);
-	ks_json_add_num(o, "read_kernel_gbps", c->read_kernel_gbps);
-	ks_json_add_num(o, "fp32_tflops", c->fp32_tflops);
 	ks_json_add_num(o, "f16_tc_tflops", c->f16_tc_tflops);
 	ks_json_add_num(o, "bf16_tc_tflops", c->bf16_tc_tflops);
-	ks_json_add_num(o, "f16_mma_sync_tflops", c->f16_mma_tflops);
-	ks_json_add_num(o, "bf16_mma_sync_tflops", c->bf16_mma_tflops);
-	ks_json_add_num(o, "f16_wgmma_tflops", c->f16_wgmma_tflops);
-	ks_json_add_num(o, "bf16_wgmma_tflops", c->bf16_wgmma_tflops);
+	for (i = 0; i < NRATES; i++)
+		ks_json_add_num(o, g_rates[i].record, *(const double *)(const void *)((const char *)c + g_rates[i].off));
 	cJSON_AddStringToObject(o, "notes", c->notes);
 	cJSON_AddBoolToObject(o, "cached", c->cached);
 	return o;
@@ -269,14 +290,7 @@ int ks_ceilings_from_json(ks_ceilings *c, const cJSON *j)
 	ks_json_str_copy(c->measured_at, sizeof(c->measured_at), j, "measured_at");
 	ks_json_str_copy(c->notes, sizeof(c->notes), j, "notes");
 	c->driver_version = (int)ks_json_num_or(j, "driver_version", 0);
-	c->memcpy_gbps = ks_json_num_or(j, "memcpy_gbps", 0);
-	c->copy_kernel_gbps = ks_json_num_or(j, "copy_kernel_gbps", 0);
-	c->read_kernel_gbps = ks_json_num_or(j, "read_kernel_gbps", 0);
-	c->fp32_tflops = ks_json_num_or(j, "fp32_tflops", 0);
-	c->f16_mma_tflops = ks_json_num_or(j, "f16_mma_sync_tflops", 0);
-	c->bf16_mma_tflops = ks_json_num_or(j, "bf16_mma_sync_tflops", 0);
-	c->f16_wgmma_tflops = ks_json_num_or(j, "f16_wgmma_tflops", 0);
-	c->bf16_wgmma_tflops = ks_json_num_or(j, "bf16_wgmma_tflops", 0);
+	read_rates(c, j, 1);
 	finish(c);
 	if (!(c->bandwidth_gbps > 0) || !(c->fp32_tflops > 0))
 		return ks_error_set(KS_EINVALID, "ceilings record without bandwidth or FP32 rate");

@@ -73,6 +73,25 @@ static void test_ceilings_json_roundtrip_and_peaks(void)
 	KT_EQ_INT(ks_ceilings_from_json(&d, j), 0);
 	KT_NEAR(d.bandwidth_gbps, 2900, 0);
 	cJSON_Delete(j);
+	/* every measured rate is stored under its record name and read back into its own field */
+	c.bf16_wgmma_tflops = 790;
+	j = ks_ceilings_json(&c);
+	KT_NEAR(cJSON_GetObjectItem(j, "f16_mma_sync_tflops")->valuedouble, 500, 0);
+	KT_NEAR(cJSON_GetObjectItem(j, "bf16_mma_sync_tflops")->valuedouble, 510, 0);
+	KT_NEAR(cJSON_GetObjectItem(j, "f16_wgmma_tflops")->valuedouble, 780, 0);
+	KT_NEAR(cJSON_GetObjectItem(j, "bf16_wgmma_tflops")->valuedouble, 790, 0);
+	KT_NEAR(cJSON_GetObjectItem(j, "read_kernel_gbps")->valuedouble, 3180, 0);
+	KT_EQ_INT(ks_ceilings_from_json(&d, j), 0);
+	KT_NEAR(d.memcpy_gbps, 2900, 0);
+	KT_NEAR(d.copy_kernel_gbps, 3010, 0);
+	KT_NEAR(d.read_kernel_gbps, 3180, 0);
+	KT_NEAR(d.fp32_tflops, 60, 0);
+	KT_NEAR(d.f16_mma_tflops, 500, 0);
+	KT_NEAR(d.bf16_mma_tflops, 510, 0);
+	KT_NEAR(d.f16_wgmma_tflops, 780, 0);
+	KT_NEAR(d.bf16_wgmma_tflops, 790, 0);
+	KT_NEAR(ks_ceilings_peak(&d, "bf16_tc"), 790, 0);
+	cJSON_Delete(j);
 	KT_EQ_STR(ks_nvml_throttle_names(0), "none");
 	KT_EQ_STR(ks_nvml_throttle_names(0x4 | 0x40), "sw_power_cap, hw_thermal");
 }
