@@ -88,6 +88,21 @@ def suite(prefix, key, label):
           f"(busy/GPU {r['protocol_ratio'] or float('nan'):.2f}, wall/busy {r['wall_over_busy'] or float('nan'):.2f})")
 
 suite("cand-", "suite", "whole suite, one lane")
+if "suite" in out and out["suite"]["process_wall_s"]:
+    out["suite"]["kernels_per_minute"] = out["suite"]["kernels"] / out["suite"]["process_wall_s"] * 60
+    print(f"  {out['suite']['kernels_per_minute']:.0f} kernels per minute (the suite's files scored one after the other, whole processes)")
+syn = os.path.join(work, "synthetic.txt")
+if os.path.exists(syn):
+    import re
+    text = open(syn).read()
+    m = re.search(r"(\d+) scored in this run, (\d+) kernels, exit (\d+), wall ([\d.]+) s, (\d+) kernels per minute", text)
+    if m:
+        out["synthetic_batch"] = {"teams": int(m.group(1)), "kernels": int(m.group(2)), "exit": int(m.group(3)),
+                                  "wall_s": float(m.group(4)), "kernels_per_minute": int(m.group(5))}
+        print(f"synthetic batch (score batch defaults): {m.group(1)} teams, {m.group(2)} kernels, exit {m.group(3)}, "
+              f"wall {m.group(4)} s, {m.group(5)} kernels per minute")
+    else:
+        print("synthetic batch: no result line (" + text.strip()[-200:] + ")")
 suite("dev00-", "suite_devices_0_0", "whole suite, --devices 0,0 (two lanes, one GPU: timings shared)")
 if "suite" in out and "suite_devices_0_0" in out and out["suite_devices_0_0"]["wall_s"] > 0:
     print(f"  --devices 0,0 against one lane: wall x{out['suite']['wall_s'] / out['suite_devices_0_0']['wall_s']:.2f} faster")

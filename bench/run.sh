@@ -7,7 +7,9 @@
 #   3. the same files again with --devices 0,0 (two lanes on one GPU, timings marked shared), from an
 #      empty compile cache too
 #   4. repeatability: step 1's two runs compared kernel by kernel
-#   5. Nsight Compute (if present, --clock-control none) on one golden kernel, against kscore's median
+#   5. a synthetic batch of BENCH_TEAMS teams (default 5; 0: none) with `score batch`'s defaults
+#      (bench/synthetic-batch.sh): kernels scored per minute
+#   6. Nsight Compute (if present, --clock-control none) on one golden kernel, against kscore's median
 # Each run's process wall time goes to $work/<run>.wall (bench/report.py reads it).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,6 +49,12 @@ for f in submissions/candidates/*.json; do
 	echo "== suite candidates $n, --devices 0,0, cold compile cache" | tee -a "$log"
 	run "dev00-$n" --devices 0,0 "$f"
 done
+teams=${BENCH_TEAMS:-5}
+if [ "$teams" -gt 0 ]; then
+	echo "== synthetic batch: $teams teams of the hackathon candidates (score batch defaults)" | tee -a "$log"
+	sh bench/synthetic-batch.sh "$teams" >"$work/synthetic.txt" 2>>"$log"
+	cat "$work/synthetic.txt" >>"$log"
+fi
 if command -v ncu >/dev/null 2>&1; then
 	echo "== Nsight Compute: sin_kernel golden, --clock-control none" | tee -a "$log"
 	python3 - "$ex" "$work/sin.json" <<'PY'

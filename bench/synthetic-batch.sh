@@ -1,7 +1,8 @@
 #!/bin/sh
 # A synthetic batch for throughput: TEAMS teams (default 100), each a local git repository holding
-# the honest hackathon candidates, scored by `score batch --require-gpu` from a packed build
-# (.gpu/, see scripts/gpu-session.sh) or build/. Prints the wall time and kernels scored per
+# the honest hackathon candidates, scored by `score batch --require-gpu` with $KSCORE_BIN (and its
+# helpers in $KSCORE_LIBEXEC) when set, else from a packed build (.gpu/, see scripts/gpu-session.sh)
+# or build/. Prints the wall time and kernels scored per
 # minute. Usage: sh bench/synthetic-batch.sh [TEAMS] [extra score batch options...]
 # A batch longer than one sitting runs as shards (`--shard I/N` among the options), one call each:
 # KEEP=FILE.tgz saves this run's results folder; PRELOAD="A.tgz B.tgz" restores earlier shards'
@@ -11,7 +12,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 teams=${1:-100}
 [ $# -gt 0 ] && shift
 work=$(mktemp -d /tmp/kscore-synthetic.XXXXXX)
-if [ -d "$root/.gpu" ]; then
+if [ -n "${KSCORE_BIN:-}" ]; then
+	bin="$KSCORE_BIN"
+elif [ -d "$root/.gpu" ]; then
 	export LD_LIBRARY_PATH="$root/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" KSCORE_LIBEXEC="$root/.gpu/bin"
 	bin="$root/.gpu/bin/score"
 else
