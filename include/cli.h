@@ -51,6 +51,13 @@ int ks_cli_refs_option(ks_cli_refs *o, int opt, const char *arg);
 int ks_cli_refs_load(ks_problem_set **set, char **refs, const ks_cli_refs *o,
 		     const char *prog, int need_some);
 
+/* The largest device ordinal an option accepts. */
+#define KS_CLI_MAX_DEVICE 1023
+
+/* Parses --device N of the commands that use one GPU (baseline, calibrate, check-refs): digits
+ * only, 0 to KS_CLI_MAX_DEVICE. Returns -1 (nothing stored) for anything else. */
+int ks_cli_device_parse(int *out, const char *arg);
+
 /* Parses the value of --color[=WHEN]: "always" or none (a bare --color) 1, "never" 0, "auto" -1
  * (decide by the terminal). Returns -1 (nothing stored) for anything else. */
 int ks_cli_color_parse(int *out, const char *when);

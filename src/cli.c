@@ -53,6 +53,23 @@ int ks_cli_refs_load(ks_problem_set **set, char **refs, const ks_cli_refs *o, co
 	return 0;
 }
 
+int ks_cli_device_parse(int *out, const char *arg)
+{
+	long v = 0;
+	const char *p;
+	if (!arg || !*arg || strlen(arg) > 4)
+		return -1;
+	for (p = arg; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		v = v * 10 + (*p - '0');
+	}
+	if (v > KS_CLI_MAX_DEVICE)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
 int ks_cli_color_parse(int *out, const char *when)
 {
 	if (!when || !strcmp(when, "always"))

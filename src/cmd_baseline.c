@@ -65,7 +65,11 @@ int ks_baseline_main(int argc, char **argv)
 			outp = optarg;
 			break;
 		case 'd':
-			device = atoi(optarg);
+			if (ks_cli_device_parse(&device, optarg) < 0) {
+				rc = ks_cli_usage_error("score baseline", "--device takes a device ordinal from 0 to %d",
+							KS_CLI_MAX_DEVICE);
+				goto done;
+			}
 			break;
 		case 'h':
 			printf("Usage: score baseline [--refs DIR] [--suite NAME] [--out FILE] [--device N]\n"

@@ -31,7 +31,11 @@ int ks_calibrate_main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
-			device = atoi(optarg);
+			if (ks_cli_device_parse(&device, optarg) < 0) {
+				rc = ks_cli_usage_error("score calibrate", "--device takes a device ordinal from 0 to %d",
+							KS_CLI_MAX_DEVICE);
+				goto done;
+			}
 			break;
 		case 'c':
 			cache = ks_strdup(optarg);

@@ -90,7 +90,11 @@ int ks_refcheck_main(int argc, char **argv)
 			json = optarg;
 			break;
 		case OPT_DEVICE:
-			device = atoi(optarg);
+			if (ks_cli_device_parse(&device, optarg) < 0) {
+				rc = ks_cli_usage_error(PROG, "--device takes a device ordinal from 0 to %d",
+							KS_CLI_MAX_DEVICE);
+				goto done;
+			}
 			break;
 		case 'h':
 			usage();

@@ -500,6 +500,29 @@ static void test_devices_option_values(void)
 	KT_EQ_INT(score("--compile-only --devices all --mixed-gpus --help"), 0);
 }
 
+/* --device N of the one-GPU commands: an ordinal or a usage error, never atoi's silent 0 */
+static void test_device_option_of_one_gpu_commands(void)
+{
+	static const char *cmds[] = { "calibrate", "baseline", "check-refs", NULL };
+	static const char *bad[] = { "1x", "''", "-1", "1024", "99999", "0x1", NULL };
+	char args[256];
+	size_t i, j;
+	int d = -1;
+	for (i = 0; cmds[i]; i++)
+		for (j = 0; bad[j]; j++) {
+			snprintf(args, sizeof(args), "%s --device %s", cmds[i], bad[j]);
+			KT_ASSERT_MSG(score(args) == 64, "score %s accepted", args);
+			KT_CONTAINS(g_err, "--device takes a device ordinal from 0 to 1023");
+		}
+	KT_EQ_INT(ks_cli_device_parse(&d, "7"), 0);
+	KT_EQ_INT(d, 7);
+	KT_EQ_INT(ks_cli_device_parse(&d, "1023"), 0);
+	KT_EQ_INT(d, 1023);
+	KT_EQ_INT(ks_cli_device_parse(&d, "01024"), -1);
+	KT_EQ_INT(ks_cli_device_parse(&d, " 1"), -1);
+	KT_EQ_INT(d, 1023);
+}
+
 /* Without a GPU, any device list falls back to compile-only like one device, with the driver's
  * reason: the second lane's cleanup used to replace it with "worker connection: write failed". */
 static void test_devices_without_a_gpu_fall_back_to_compile_only(void)
@@ -675,7 +698,7 @@ static const kt_test tests[] = {
 	KT(test_bad_option_values_are_usage_errors),
 	KT(test_hostile_plans_and_signatures_in_compile_only_mode),
 	KT(test_check_refs_refuses_sizes_that_wrap),
-	KT(test_devices_option_values),
+	KT(test_devices_option_values), KT(test_device_option_of_one_gpu_commands),
 	KT(test_devices_without_a_gpu_fall_back_to_compile_only),
 	KT(test_cli_refs_options_and_loading),
 	KT(test_cli_usage_error_and_colour),
