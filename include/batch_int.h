@@ -13,7 +13,7 @@
 #include "outdir.h"
 #include "pipeline.h"
 #include "repos.h"
-#include "upload.h"
+#include "upload_setup.h"
 
 #define BT_MAX_RECORD_BYTES (1024u << 20)
 

@@ -19,6 +19,7 @@
 #define KS_UPLOAD_H
 
 #include <stddef.h>
+#include "errors.h"
 
 typedef enum {
 	KS_UPLOAD_MODE_UNSET = 0, /* take it from the config file, else native */
@@ -127,29 +128,9 @@ int ks_upload_result_dir(ks_upload_report *out, const char *dir, const ks_upload
  * cannot be read or another process is sending it. */
 int ks_upload_pending(ks_upload_report **out, size_t *n, const ks_upload_options *opts);
 
-/* ---- setting up: config file + command line + token ---- */
-
-typedef struct ks_upload_setup ks_upload_setup;
-
-/* Flags for ks_upload_setup_new. */
-#define KS_UPLOAD_NEED_ENDPOINT 1u /* fail without an endpoint (and, in native mode, a token) */
-
-/* Merges the command-line options `cli` with the JSON config file at config_path (the command line
- * wins; NULL config_path: the first of <exe>/../share/kscore/scoring/upload.json,
- * <exe>/../scoring/upload.json, <exe>/../../scoring/upload.json that exists, or none), then loads
- * the token: cli->token if given, else the token file (first line, trimmed; a warning through
- * log_fn if group or others can read it), else the environment variable. The variable is removed
- * from the environment in every case, so call this before starting any child process.
- *
- * Returns KS_EINVALID / KS_ENOTFOUND with a message naming the file and key for a bad config or
- * token file (exit code KS_EXIT_CONFIG). Caller frees with ks_upload_setup_free, which also wipes the token. */
-int ks_upload_setup_new(ks_upload_setup **out, const ks_upload_options *cli, const char *config_path,
-			unsigned flags);
-
-/* The merged options; valid until ks_upload_setup_free. */
-const ks_upload_options *ks_upload_setup_options(const ks_upload_setup *s);
-
-void ks_upload_setup_free(ks_upload_setup *s);
+/* Passes one formatted line to o->log_fn (nothing without one): the upload stage's and its
+ * set-up's progress and warnings. */
+void ks_upload_log(const ks_upload_options *o, const char *fmt, ...) KS_PRINTF(2, 3);
 
 /* Checks options before anything is sent: the endpoint (if need_endpoint) is an https URL, or http
  * on a loopback host, without credentials in it; mode, timeouts, retries and backoff are in range;

@@ -13,7 +13,7 @@
 #include "pipeline.h"
 #include "submission.h"
 #include "scoreopts.h"
-#include "upload.h"
+#include "upload_setup.h"
 #include "version.h"
 
 #include <curl/curl.h>

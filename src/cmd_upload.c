@@ -4,7 +4,7 @@
 #include "cmd.h"
 #include "errors.h"
 #include "mem.h"
-#include "upload.h"
+#include "upload_setup.h"
 
 #include <cJSON.h>
 #include <curl/curl.h>
