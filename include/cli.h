@@ -1,9 +1,11 @@
-/* cli: what the commands (src/cmd_*.c) share: exit codes, usage errors, the options of every
- * command that works on the reference problems, and the colour decision. Only commands parse
- * argv; a stage module includes this only for the exit-code enum (ks_upload_status_exit). */
+/* cli: what the commands (src/cmd_*.c) share: exit codes, usage errors, number and device option
+ * values, the options of every command that works on the reference problems, and the colour
+ * decision. Only commands parse argv; a stage module includes this only for the exit-code enum
+ * (ks_upload_status_exit). */
 #ifndef KS_CLI_H
 #define KS_CLI_H
 
+#include <stdint.h>
 #include "errors.h"
 #include "problem.h"
 #include "version.h"
@@ -51,7 +53,12 @@ int ks_cli_refs_option(ks_cli_refs *o, int opt, const char *arg);
 int ks_cli_refs_load(ks_problem_set **set, char **refs, const ks_cli_refs *o,
 		     const char *prog, int need_some);
 
-/* The largest device ordinal an option accepts. */
+/* Parses an option's unsigned number: digits only (no sign, no spaces: strtoull would take "-1" as
+ * 2^64-1), decimal or, where hex is set, 0x-hexadecimal; no wrap-around; at most max. Returns 0,
+ * or -1 with *out unchanged. */
+int ks_cli_parse_u64(uint64_t *out, const char *s, uint64_t max, int hex);
+
+/* The largest device ordinal an option accepts (--device, --devices). */
 #define KS_CLI_MAX_DEVICE 1023
 
 /* Parses --device N of the commands that use one GPU (baseline, calibrate, check-refs): digits

@@ -5,6 +5,7 @@
 #include "paths.h"
 #include "problem.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,18 +54,36 @@ int ks_cli_refs_load(ks_problem_set **set, char **refs, const ks_cli_refs *o, co
 	return 0;
 }
 
+int ks_cli_parse_u64(uint64_t *out, const char *s, uint64_t max, int hex)
+{
+	uint64_t v = 0;
+	size_t n = 0;
+	int base = 10;
+	if (hex && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	for (; *s; s++, n++) {
+		int d;
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (base == 16 && isxdigit((unsigned char)*s))
+			d = tolower((unsigned char)*s) - 'a' + 10;
+		else
+			return -1;
+		if (__builtin_mul_overflow(v, (uint64_t)base, &v) || __builtin_add_overflow(v, (uint64_t)d, &v))
+			return -1;
+	}
+	if (n == 0 || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 int ks_cli_device_parse(int *out, const char *arg)
 {
-	long v = 0;
-	const char *p;
-	if (!arg || !*arg || strlen(arg) > 4)
-		return -1;
-	for (p = arg; *p; p++) {
-		if (*p < '0' || *p > '9')
-			return -1;
-		v = v * 10 + (*p - '0');
-	}
-	if (v > KS_CLI_MAX_DEVICE)
+	uint64_t v;
+	if (ks_cli_parse_u64(&v, arg, KS_CLI_MAX_DEVICE, 0) < 0)
 		return -1;
 	*out = (int)v;
 	return 0;

@@ -1,4 +1,5 @@
 #include "scoreopts.h"
+#include "cli.h"
 #include "errors.h"
 #include "fsutil.h"
 #include "mem.h"
@@ -26,34 +27,6 @@ void ks_scoreopts_init(ks_scoreopts *o)
 	o->pipeline.compile.jobs = ncpu < 1 ? 1 : (int)ncpu;
 }
 
-/* An unsigned integer of digits only (no sign, no spaces: strtoull would take "-1" as 2^64-1),
- * decimal or, where hex is set, 0x-hexadecimal; at most max. Returns 0 or -1. */
-static int parse_u64(uint64_t *out, const char *s, uint64_t max, int hex)
-{
-	uint64_t v = 0;
-	size_t n = 0;
-	int base = 10;
-	if (hex && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-	}
-	for (; *s; s++, n++) {
-		int d;
-		if (*s >= '0' && *s <= '9')
-			d = *s - '0';
-		else if (base == 16 && isxdigit((unsigned char)*s))
-			d = tolower((unsigned char)*s) - 'a' + 10;
-		else
-			return -1;
-		if (__builtin_mul_overflow(v, (uint64_t)base, &v) || __builtin_add_overflow(v, (uint64_t)d, &v))
-			return -1;
-	}
-	if (n == 0 || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /* --devices: "all", or 1 to KS_PIPELINE_MAX_LANES ordinals from 0 to 1023, comma-separated, none
  * empty (repeats allowed). Returns 0 or -1; *o is changed only on success. */
 static int parse_devices(ks_pipeline_options *o, const char *s)
@@ -74,7 +47,7 @@ static int parse_devices(ks_pipeline_options *o, const char *s)
 		if (len == 0 || len >= sizeof(item) || n == KS_PIPELINE_MAX_LANES)
 			return -1;
 		memcpy(item, s, len);
-		if (parse_u64(&v, item, 1023, 0) < 0)
+		if (ks_cli_parse_u64(&v, item, KS_CLI_MAX_DEVICE, 0) < 0)
 			return -1;
 		dev[n++] = (int)v;
 		if (!end)
@@ -103,7 +76,7 @@ static int parse_ks(ks_pipeline_options *o, const char *s)
 					    "integers like 1,5,10");
 		if (len < sizeof(item))
 			memcpy(item, s, len);
-		if (len >= sizeof(item) || parse_u64(&v, item, 100000, 0) < 0 || v < 1)
+		if (len >= sizeof(item) || ks_cli_parse_u64(&v, item, 100000, 0) < 0 || v < 1)
 			return ks_error_set(KS_EINVALID, "-k: \"%.*s\" is not an integer from 1 to 100000",
 					    (int)(len > 20 ? 20 : len), s);
 		for (i = 0; i < n; i++)
@@ -143,7 +116,7 @@ static int check_arch(const char *arch)
 		n++;
 	}
 	digits[n] = '\0';
-	if (n < 2 || n > 3 || digits[0] == '0' || parse_u64(&v, digits, 999, 0) < 0)
+	if (n < 2 || n > 3 || digits[0] == '0' || ks_cli_parse_u64(&v, digits, 999, 0) < 0)
 		goto bad;
 	p += n;
 	if (*p && (p[1] || (*p != 'a' && *p != 'f') || (*p == 'a' && v < 90) || (*p == 'f' && v < 100)))
@@ -177,7 +150,7 @@ static int parse_bytes(uint64_t *out, const char *s, uint64_t max)
 		if (*suf && strcmp(suf, "iB") && strcmp(suf, "B"))
 			return -1;
 	}
-	if (parse_u64(&v, num, UINT64_MAX, 0) < 0 || (shift && v > (UINT64_MAX >> shift)))
+	if (ks_cli_parse_u64(&v, num, UINT64_MAX, 0) < 0 || (shift && v > (UINT64_MAX >> shift)))
 		return -1;
 	v <<= shift;
 	if (v > max)
@@ -226,13 +199,13 @@ int ks_scoreopts_parse(ks_scoreopts *o, int code, const char *arg)
 		po->mixed_gpus = 1;
 		return 1;
 	case KS_SO_SEED:
-		if (parse_u64(&po->seed, arg, UINT64_MAX, 1) < 0)
+		if (ks_cli_parse_u64(&po->seed, arg, UINT64_MAX, 1) < 0)
 			return ks_error_set(KS_EINVALID, "--seed takes an integer from 0 to 2^64-1 (decimal or "
 					    "0x-hexadecimal)");
 		o->seed_given = 1;
 		return 1;
 	case 'j':
-		if (parse_u64(&u, arg, KS_SCOREOPTS_MAX_JOBS, 0) < 0 || u < 1)
+		if (ks_cli_parse_u64(&u, arg, KS_SCOREOPTS_MAX_JOBS, 0) < 0 || u < 1)
 			return ks_error_set(KS_EINVALID, "--jobs takes a number from 1 to %d", KS_SCOREOPTS_MAX_JOBS);
 		po->compile.jobs = (int)u;
 		return 1;
@@ -260,7 +233,7 @@ int ks_scoreopts_parse(ks_scoreopts *o, int code, const char *arg)
 			po->compile.timeout_s = v;
 		return 1;
 	case KS_SO_COMPILE_MEMORY:
-		if (parse_u64(&u, arg, 1u << 20, 0) < 0 || u < 256)
+		if (ks_cli_parse_u64(&u, arg, 1u << 20, 0) < 0 || u < 256)
 			return ks_error_set(KS_EINVALID, "--compile-memory takes MiB from 256 to 1048576");
 		po->compile.memory_mb = (size_t)u;
 		return 1;
