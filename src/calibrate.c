@@ -157,6 +157,11 @@ static double *rate_of(ks_ceilings *c, size_t i)
 	return (double *)(void *)((char *)c + g_rates[i].off);
 }
 
+static double rate_at(const ks_ceilings *c, size_t i)
+{
+	return *(const double *)(const void *)((const char *)c + g_rates[i].off);
+}
+
 /* Reads every rate from j, by its reply name or its record name; absent ones are 0. */
 static void read_rates(ks_ceilings *c, const cJSON *j, int record)
 {
@@ -271,7 +276,7 @@ cJSON *ks_ceilings_json(const ks_ceilings *c)
 	ks_json_add_num(o, "f16_tc_tflops", c->f16_tc_tflops);
 	ks_json_add_num(o, "bf16_tc_tflops", c->bf16_tc_tflops);
 	for (i = 0; i < NRATES; i++)
-		ks_json_add_num(o, g_rates[i].record, *(const double *)(const void *)((const char *)c + g_rates[i].off));
+		ks_json_add_num(o, g_rates[i].record, rate_at(c, i));
 	cJSON_AddStringToObject(o, "notes", c->notes);
 	cJSON_AddBoolToObject(o, "cached", c->cached);
 	return o;
