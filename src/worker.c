@@ -778,10 +778,8 @@ void ks_worker_time_run(ks_worker *w, ks_run_result *res, const int *sets, size_
 	cJSON_AddBoolToObject(req, "flush", 1);
 	if (request(w, res, &reply, KS_MSG_TIME_RUN, req, NULL, 0, timeout_s) == 0) {
 		a = cJSON_GetObjectItemCaseSensitive(reply.json, "ms");
-		if (span_ms) {
-			*span_ms = 0;
-			ks_json_num(span_ms, reply.json, "span_ms", 0);
-		}
+		if (span_ms)
+			*span_ms = ks_json_num_or(reply.json, "span_ms", 0);
 		i = 0;
 		cJSON_ArrayForEach(x, a)
 		{
