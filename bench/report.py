@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Summarises a bench/run.sh work folder: wall times, per-kernel split, NVRTC cold vs cached,
 overhead ratio (wall / GPU time of the timed runs), the timing protocol's share (GPU time its timed
-batches hold the GPU for, flushes and poison fills included, over the runs' own), repeatability, and the Nsight comparison.
+batches hold the GPU for, flushes and poison fills included, over the runs' own), kernels per minute
+(the suite, the synthetic batch), repeatability, and the Nsight comparison.
 Runs with several lanes (--devices) are reported the same way, with their lane count; on two lanes
 of one GPU the timed runs of the two lanes overlap, so their GPU time can exceed the wall time."""
-import csv, glob, json, math, os, statistics, sys
+import csv, glob, json, math, os, re, statistics, sys
 
 work = sys.argv[1]
 out = {}
@@ -21,6 +22,14 @@ def process_wall(name):
     except (OSError, ValueError):
         return None
 
+def times(wall, pwall, gpu_s, busy_s):
+    """The times of a run (or of several summed) and their ratios; None where a figure is missing."""
+    return {"wall_s": wall, "process_wall_s": pwall, "timed_gpu_s": gpu_s, "timed_busy_s": busy_s,
+            "overhead_ratio": wall / gpu_s if gpu_s > 0 else None,
+            "protocol_ratio": busy_s / gpu_s if gpu_s > 0 and busy_s > 0 else None,
+            "wall_over_busy": wall / busy_s if busy_s > 0 else None,
+            "process_ratio": pwall / gpu_s if gpu_s > 0 and pwall else None}
+
 def summary(name, rec):
     ks = rec["kernels"]
     compile_s = sum((k["seconds"]["compile"] or 0) for k in ks)
@@ -30,13 +39,8 @@ def summary(name, rec):
     busy_s = sum((k["seconds"].get("timed_busy") or 0) for k in ks)
     wall = rec["wall_seconds"]
     pwall = process_wall(name)
-    row = {"kernels": len(ks), "wall_s": wall, "process_wall_s": pwall, "compile_s": compile_s,
-           "check_s": check_s, "timing_s": timing_s, "timed_gpu_s": gpu_s,
-           "timed_busy_s": busy_s,
-           "overhead_ratio": wall / gpu_s if gpu_s > 0 else None,
-           "protocol_ratio": busy_s / gpu_s if gpu_s > 0 and busy_s > 0 else None,
-           "wall_over_busy": wall / busy_s if busy_s > 0 else None,
-           "process_ratio": pwall / gpu_s if gpu_s > 0 and pwall else None,
+    row = {"kernels": len(ks), "compile_s": compile_s, "check_s": check_s, "timing_s": timing_s,
+           **times(wall, pwall, gpu_s, busy_s),
            "lanes": len(rec.get("devices") or []) or 1,
            "shared_gpu": bool(rec["summary"].get("shared_gpu")),
            "nvrtc_per_kernel_s": statistics.median([k["seconds"]["compile"] or 0 for k in ks if k["compiled"]] or [0]),
@@ -75,12 +79,7 @@ def suite(prefix, key, label):
     tot_gpu = sum(out[n]["timed_gpu_s"] for n in runs)
     tot_busy = sum(out[n]["timed_busy_s"] for n in runs)
     nk = sum(out[n]["kernels"] for n in runs)
-    out[key] = {"kernels": nk, "wall_s": tot_wall, "process_wall_s": tot_pwall, "timed_gpu_s": tot_gpu,
-                "timed_busy_s": tot_busy,
-                "protocol_ratio": tot_busy / tot_gpu if tot_gpu > 0 and tot_busy > 0 else None,
-                "wall_over_busy": tot_wall / tot_busy if tot_busy > 0 else None,
-                "overhead_ratio": tot_wall / tot_gpu if tot_gpu > 0 else None,
-                "process_ratio": tot_pwall / tot_gpu if tot_gpu > 0 and tot_pwall else None}
+    out[key] = {"kernels": nk, **times(tot_wall, tot_pwall, tot_gpu, tot_busy)}
     r = out[key]
     print(f"{label}: {nk} kernels, wall {tot_wall:.1f} s (process {tot_pwall if tot_pwall is not None else float('nan'):.1f}), "
           f"timed GPU {tot_gpu:.1f} s, ratio {r['overhead_ratio'] or float('nan'):.2f} "
@@ -93,7 +92,6 @@ if "suite" in out and out["suite"]["process_wall_s"]:
     print(f"  {out['suite']['kernels_per_minute']:.0f} kernels per minute (the suite's files scored one after the other, whole processes)")
 syn = os.path.join(work, "synthetic.txt")
 if os.path.exists(syn):
-    import re
     text = open(syn).read()
     m = re.search(r"(\d+) scored in this run, (\d+) kernels, exit (\d+), wall ([\d.]+) s, (\d+) kernels per minute", text)
     if m:
