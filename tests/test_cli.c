@@ -241,31 +241,45 @@ static void test_every_shipped_problem_loads_and_its_golden_compiles(void)
 	KT_NOT_CONTAINS(g_out, "FAIL");
 }
 
+/* The name of the option whose "--" is at p ("pass-at-k" for "--pass-at-k LIST") into opt;
+ * returns its length (0: no name follows). */
+static size_t option_name(char *opt, size_t n, const char *p)
+{
+	size_t j;
+	for (j = 0; j + 1 < n && (p[2 + j] == '-' || (p[2 + j] >= 'a' && p[2 + j] <= 'z')); j++)
+		opt[j] = p[2 + j];
+	opt[j] = '\0';
+	return j;
+}
+
+/* --opt as the man page spells it: troff writes a hyphen \- */
+static void man_option(char *esc, size_t n, const char *opt)
+{
+	size_t k = 4;
+	memcpy(esc, "\\-\\-", 4);
+	for (; *opt && k + 3 < n; opt++) {
+		if (*opt == '-')
+			esc[k++] = '\\';
+		esc[k++] = *opt;
+	}
+	esc[k] = '\0';
+}
+
 /* The man page renders cleanly and names every option and exit status of the --help texts. */
 static void test_man_page_matches_help(void)
 {
 	static const char *const cmds[] = { "--help",		"batch --help",	   "baseline --help", "calibrate --help",
 					    "problems --help", "check-refs --help", "upload --help", "export --help" };
 	char *man = NULL, *p, opt[64], esc[160];
-	size_t i, j, k;
+	size_t i;
 	if (ks_fs_read(&man, NULL, "docs/score.1", 1u << 20) < 0)
 		KT_FAIL("docs/score.1: %s", ks_error_msg());
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		KT_EQ_INT(score(cmds[i]), 0);
 		for (p = g_out; (p = strstr(p, "--")) != NULL; p += 2) {
-			for (j = 0; j + 1 < sizeof(opt) && (p[2 + j] == '-' || (p[2 + j] >= 'a' && p[2 + j] <= 'z')); j++)
-				opt[j] = p[2 + j];
-			opt[j] = '\0';
-			if (!j)
+			if (!option_name(opt, sizeof(opt), p))
 				continue;
-			/* troff spells a hyphen \- */
-			strcpy(esc, "\\-\\-");
-			for (j = 0, k = 4; opt[j]; j++) {
-				if (opt[j] == '-')
-					esc[k++] = '\\';
-				esc[k++] = opt[j];
-			}
-			esc[k] = '\0';
+			man_option(esc, sizeof(esc), opt);
 			KT_ASSERT_MSG(strstr(man, esc), "docs/score.1 does not mention --%s (from score %s)", opt, cmds[i]);
 		}
 	}
@@ -291,57 +305,45 @@ static void test_man_page_matches_help(void)
  * with a plain value V, the man page's entry for --OPT says "default: V". */
 static void test_man_page_defaults_match_help(void)
 {
-	char *man = NULL, *line, *end, cur[64] = "";
+	char *man = NULL, *line, *end, opt[64] = "";
 	size_t checked = 0;
 	if (ks_fs_read(&man, NULL, "docs/score.1", 1u << 20) < 0)
 		KT_FAIL("docs/score.1: %s", ks_error_msg());
 	KT_EQ_INT(score("--help"), 0);
 	for (line = g_out; line && *line; line = end ? end + 1 : NULL) {
-		char opt[64], val[64], esc[160], want[96], *d, *o, *entry, *next;
-		size_t j, k;
-		end = strchr(line, '\n');
-		if (end)
+		char val[64], esc[160], want[96], *d, *o, *entry, *next;
+		size_t k;
+		if ((end = strchr(line, '\n')) != NULL)
 			*end = '\0';
 		/* an option's line starts with it ("  -k, --pass-at-k" or "      --arch"); a default may
 		 * sit on one of its continuation lines */
 		o = line + strspn(line, " ");
-		if (*o == '-' && (o = strstr(line, "--")) != NULL) {
-			for (j = 0; j + 1 < sizeof(cur) && (o[2 + j] == '-' || (o[2 + j] >= 'a' && o[2 + j] <= 'z')); j++)
-				cur[j] = o[2 + j];
-			cur[j] = '\0';
-		}
+		if (*o == '-' && (o = strstr(line, "--")) != NULL)
+			option_name(opt, sizeof(opt), o);
 		d = strstr(line, "(default: ");
-		if (cur[0] && d) {
-			j = strlen(cur);
-			memcpy(opt, cur, j + 1);
-			d += strlen("(default: ");
-			for (k = 0; k + 1 < sizeof(val) && d[k] && strchr("); ,", d[k]) == NULL; k++)
-				val[k] = d[k];
-			val[k] = '\0';
-			/* plain values only: numbers, sizes, architecture names */
-			if (j && k && (d[k] == ')' || d[k] == ';') && strspn(val, "0123456789_.abcdefghijklmnopqrstuvwxyzKMGT") == k &&
-			    strcmp(val, "random") != 0) {
-				strcpy(esc, "\\-\\-");
-				for (j = 0, k = 4; opt[j]; j++) {
-					if (opt[j] == '-')
-						esc[k++] = '\\';
-					esc[k++] = opt[j];
-				}
-				esc[k] = '\0';
-				entry = strstr(man, esc);
-				KT_ASSERT_MSG(entry, "docs/score.1 has no entry for --%s", opt);
-				next = strstr(entry, "\n.TP");
-				snprintf(want, sizeof(want), "default: %s", val);
-				if (next)
-					*next = '\0';
-				KT_ASSERT_MSG(strstr(entry, want), "docs/score.1's --%s does not say \"%s\" as --help does", opt, want);
-				if (next)
-					*next = '\n';
-				checked++;
-			}
-		}
 		if (end)
 			*end = '\n';
+		if (!opt[0] || !d)
+			continue;
+		d += strlen("(default: ");
+		for (k = 0; k + 1 < sizeof(val) && d[k] && strchr("); ,\n", d[k]) == NULL; k++)
+			val[k] = d[k];
+		val[k] = '\0';
+		/* plain values only: numbers, sizes, architecture names */
+		if (!k || (d[k] != ')' && d[k] != ';') || strspn(val, "0123456789_.abcdefghijklmnopqrstuvwxyzKMGT") != k ||
+		    strcmp(val, "random") == 0)
+			continue;
+		man_option(esc, sizeof(esc), opt);
+		entry = strstr(man, esc);
+		KT_ASSERT_MSG(entry, "docs/score.1 has no entry for --%s", opt);
+		next = strstr(entry, "\n.TP");
+		snprintf(want, sizeof(want), "default: %s", val);
+		if (next)
+			*next = '\0';
+		KT_ASSERT_MSG(strstr(entry, want), "docs/score.1's --%s does not say \"%s\" as --help does", opt, want);
+		if (next)
+			*next = '\n';
+		checked++;
 	}
 	ks_free(man);
 	fprintf(stderr, "  %zu defaults compared\n", checked);
