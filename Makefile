@@ -15,35 +15,36 @@ WARN         = -Wall -Wextra -Werror -Wstrict-prototypes -Wno-missing-field-init
 PKGS         = libcjson libcurl libgit2 zlib libcrypto
 PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-CPPFLAGS_KS  = -Iinclude -Iweb_export -I$(CUDA_HOME)/include $(PKG_CFLAGS) -DKS_VERSION=\"$(VERSION)\" \
+CPPFLAGS_KS  = -Isrc -I$(CUDA_HOME)/include $(PKG_CFLAGS) -DKS_VERSION=\"$(VERSION)\" \
                -DKS_CUDA_HOME=\"$(CUDA_HOME)\" -D_GNU_SOURCE
 CFLAGS_KS    = -std=c11 -pthread $(WARN) $(OPT) -fno-strict-aliasing $(CPPFLAGS_KS) $(CFLAGS)
 LDFLAGS_KS   = -Wl,--as-needed -Wl,-rpath,'$$ORIGIN/../lib' $(LDFLAGS)
 LIBS_KS      = $(PKG_LIBS) -pthread -ldl -lm
 NVRTC_LIBS   = -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnvrtc
 
-# The worker process is src/worker_*.c (worker_main.c and the files it shares worker_int.h with):
-# it links only those and the library, and loads the CUDA driver at run time.
-WORKER_SRC  := $(wildcard src/worker_*.c)
+# The tree is the architecture (docs/architecture.md): src/<part>/ holds a part's modules, each a
+# header beside its source. Three programs: score (src/cli/main.c), kscore-compile
+# (src/lang/cuda/compile_main.c) and kscore-worker (src/worker/worker_*.c: the worker process,
+# which links only those files and the library and loads the CUDA driver at run time). Everything
+# else is libkscore.a, which the programs and the tests link.
+ALL_SRC     := $(wildcard src/*/*.c src/*/*/*.c)
+HDRS        := $(wildcard src/*/*.h src/*/*/*.h)
+WORKER_SRC  := $(wildcard src/worker/worker_*.c)
 WORKER_OBJ  := $(patsubst src/%.c,build/obj/%.o,$(WORKER_SRC))
-MAINS        = src/main.c src/compile_main.c $(WORKER_SRC)
-LIB_SRC     := $(filter-out $(MAINS),$(wildcard src/*.c))
-LIB_OBJ     := $(patsubst src/%.c,build/obj/%.o,$(LIB_SRC))
+MAINS        = src/cli/main.c src/lang/cuda/compile_main.c $(WORKER_SRC)
+LIB_SRC     := $(filter-out $(MAINS),$(ALL_SRC))
+LIB_OBJ     := $(patsubst src/%.c,build/obj/%.o,$(LIB_SRC)) build/obj/export/ks_assets.o
 TEST_SRC    := $(wildcard tests/test_*.c)
 
-# web_export/: the static site writer (score export), part of libkscore; its stylesheet and script
-# are embedded into the binary as C arrays (web_export/embed.sh: sh and od, no xxd needed).
-WEB_SRC     := $(wildcard web_export/*.c)
-WEB_HDR     := $(wildcard web_export/*.h)
-WEB_ASSETS   = web_export/assets/site.css web_export/assets/site.js
-WEB_OBJ     := $(patsubst web_export/%.c,build/obj/web_export/%.o,$(WEB_SRC)) build/obj/web_export/ks_assets.o
-TWEB_OBJ    := $(patsubst build/obj/%,build/test/obj/%,$(WEB_OBJ))
-WEB_TEST_SRC := $(wildcard web_export/tests/test_*.c)
+# src/export/: the static site writer (score export); its stylesheet and script are embedded into
+# the binary as C arrays (src/export/embed.sh: sh and od, no xxd needed).
+WEB_ASSETS   = src/export/assets/site.css src/export/assets/site.js
+WEB_TEST_SRC := $(wildcard tests/export/test_*.c)
 
 SAN          = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-TLIB_OBJ    := $(patsubst src/%.c,build/test/obj/%.o,$(LIB_SRC))
+TLIB_OBJ    := $(patsubst build/obj/%,build/test/obj/%,$(LIB_OBJ))
 TEST_BIN    := $(patsubst tests/%.c,build/test/%,$(TEST_SRC)) \
-               $(patsubst web_export/tests/%.c,build/test/%,$(WEB_TEST_SRC))
+               $(patsubst tests/export/%.c,build/test/%,$(WEB_TEST_SRC))
 
 V ?= 0
 ifeq ($(V),0)
@@ -58,70 +59,61 @@ endif
 
 all: build/score build/kscore-compile build/kscore-worker
 
-build/obj/%.o: src/%.c $(wildcard include/*.h) | build/obj
+build/obj/%.o: src/%.c $(HDRS)
+	@mkdir -p $(dir $@)
 	$(QCC)$(CC) $(CFLAGS_KS) -c $< -o $@
 
-build/libkscore.a: $(LIB_OBJ) $(WEB_OBJ)
+build/libkscore.a: $(LIB_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-build/score: build/obj/main.o build/libkscore.a
+build/score: build/obj/cli/main.o build/libkscore.a
 	$(QLD)$(CC) $(LDFLAGS_KS) -o $@ $^ $(LIBS_KS)
 
-build/kscore-compile: build/obj/compile_main.o build/libkscore.a
+build/kscore-compile: build/obj/lang/cuda/compile_main.o build/libkscore.a
 	$(QLD)$(CC) $(LDFLAGS_KS) -o $@ $^ $(NVRTC_LIBS) $(LIBS_KS)
 
 build/kscore-worker: $(WORKER_OBJ) build/libkscore.a
 	$(QLD)$(CC) $(LDFLAGS_KS) -o $@ $^ $(LIBS_KS)
 
-build/obj build/test/obj:
-	mkdir -p $@
-
-build/gen/ks_assets.c: $(WEB_ASSETS) web_export/embed.sh
+build/gen/ks_assets.c: $(WEB_ASSETS) src/export/embed.sh
 	@mkdir -p build/gen
-	$(Q)sh web_export/embed.sh $@ ks_asset_site_css=web_export/assets/site.css ks_asset_site_js=web_export/assets/site.js
+	$(Q)sh src/export/embed.sh $@ ks_asset_site_css=src/export/assets/site.css ks_asset_site_js=src/export/assets/site.js
 
-build/obj/web_export/ks_assets.o: build/gen/ks_assets.c
-	@mkdir -p build/obj/web_export
+build/obj/export/ks_assets.o: build/gen/ks_assets.c
+	@mkdir -p $(dir $@)
 	$(QCC)$(CC) $(CFLAGS_KS) -c $< -o $@
 
-build/obj/web_export/%.o: web_export/%.c $(wildcard include/*.h) $(WEB_HDR)
-	@mkdir -p build/obj/web_export
-	$(QCC)$(CC) $(CFLAGS_KS) -c $< -o $@
-
-build/test/obj/web_export/ks_assets.o: build/gen/ks_assets.c
-	@mkdir -p build/test/obj/web_export
-	$(QCC)$(CC) $(CFLAGS_KS) $(SAN) -c $< -o $@
-
-build/test/obj/web_export/%.o: web_export/%.c $(wildcard include/*.h) $(WEB_HDR)
-	@mkdir -p build/test/obj/web_export
+build/test/obj/export/ks_assets.o: build/gen/ks_assets.c
+	@mkdir -p $(dir $@)
 	$(QCC)$(CC) $(CFLAGS_KS) $(SAN) -c $< -o $@
 
 # ---- tests: library and score binary under ASan+UBSan; the helpers stay unsanitized because
 # they run under rlimits (ASan reserves terabytes of address space) and load the CUDA driver.
-build/test/obj/%.o: src/%.c $(wildcard include/*.h) | build/test/obj
+build/test/obj/%.o: src/%.c $(HDRS)
+	@mkdir -p $(dir $@)
 	$(QCC)$(CC) $(CFLAGS_KS) $(SAN) -c $< -o $@
 
-build/test/libkscore.a: $(TLIB_OBJ) $(TWEB_OBJ)
+build/test/libkscore.a: $(TLIB_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-build/test/score: build/test/obj/main.o build/test/libkscore.a
+build/test/score: build/test/obj/cli/main.o build/test/libkscore.a
 	$(QLD)$(CC) $(SAN) $(LDFLAGS_KS) -o $@ $^ $(LIBS_KS)
 
 build/test/test_%: tests/test_%.c $(wildcard tests/*.h) build/test/libkscore.a
 	$(QLD)$(CC) $(CFLAGS_KS) $(SAN) -Itests $(LDFLAGS_KS) -o $@ $< build/test/libkscore.a $(LIBS_KS)
 
-build/test/test_%: web_export/tests/test_%.c web_export/tests/export_test.h tests/ktest.h build/test/libkscore.a
+build/test/test_%: tests/export/test_%.c tests/export/export_test.h tests/ktest.h build/test/libkscore.a
 	$(QLD)$(CC) $(CFLAGS_KS) $(SAN) -Itests $(LDFLAGS_KS) -o $@ $< build/test/libkscore.a $(LIBS_KS)
 
 test-build: all build/test/score $(TEST_BIN)
 
-# The committed fixture of the site tests (web_export/tests/export_test.h), written again.
-build/test/make_fixture: web_export/tests/make_fixture.c web_export/tests/export_test.h build/test/libkscore.a
+# The committed fixture of the site tests (tests/export/export_test.h), written again.
+build/test/make_fixture: tests/export/make_fixture.c tests/export/export_test.h build/test/libkscore.a
 	$(QLD)$(CC) $(CFLAGS_KS) $(SAN) -Itests $(LDFLAGS_KS) -o $@ $< build/test/libkscore.a $(LIBS_KS)
 
 export-fixture: build/test/make_fixture
-	rm -rf web_export/tests/fixtures/batch
-	build/test/make_fixture web_export/tests/fixtures/batch
+	rm -rf tests/export/fixtures/batch
+	build/test/make_fixture tests/export/fixtures/batch
 
 # `make test` first installs what is missing (apt-get), then re-reads pkg-config in a sub-make.
 deps:
@@ -159,27 +151,19 @@ FUZZ_TARGETS  = submission extract expr plan problem manifest
 FUZZ_SECONDS ?= 600
 FUZZ_CFLAGS   = -std=c11 -pthread $(WARN) -O1 -g -fno-strict-aliasing $(CPPFLAGS_KS) \
                 -fsanitize=address,undefined -fno-omit-frame-pointer
-FUZZ_OBJ     := $(patsubst src/%.c,build/fuzz/obj/%.o,$(LIB_SRC)) \
-                $(patsubst web_export/%.c,build/fuzz/obj/web_export/%.o,$(WEB_SRC)) \
-                build/fuzz/obj/web_export/ks_assets.o
+FUZZ_OBJ     := $(patsubst build/obj/%,build/fuzz/obj/%,$(LIB_OBJ))
 FUZZ_BIN     := $(patsubst %,build/fuzz/fuzz_%,$(FUZZ_TARGETS))
 # does $(FUZZ_CC) link a libFuzzer target? (expanded only by the rules that need it)
 FUZZ_OK       = $(shell printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n)\
                 { return (int)(d[0] * 0 + n * 0); }\n' | $(FUZZ_CC) -x c -fsanitize=fuzzer \
                 -o /dev/null - >/dev/null 2>&1 && echo yes)
 
-build/fuzz/obj:
-	mkdir -p $@
-
-build/fuzz/obj/%.o: src/%.c $(wildcard include/*.h) | build/fuzz/obj
+build/fuzz/obj/%.o: src/%.c $(HDRS)
+	@mkdir -p $(dir $@)
 	$(QCC)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-build/fuzz/obj/web_export/%.o: web_export/%.c $(wildcard include/*.h) $(WEB_HDR)
-	@mkdir -p build/fuzz/obj/web_export
-	$(QCC)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
-
-build/fuzz/obj/web_export/ks_assets.o: build/gen/ks_assets.c
-	@mkdir -p build/fuzz/obj/web_export
+build/fuzz/obj/export/ks_assets.o: build/gen/ks_assets.c
+	@mkdir -p $(dir $@)
 	$(QCC)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 build/fuzz/libkscore.a: $(FUZZ_OBJ)

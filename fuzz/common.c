@@ -1,7 +1,7 @@
 /* Checks shared by the fuzz targets (fuzz.h). */
 #include "fuzz.h"
-#include "expr.h"
-#include "jsonutil.h"
+#include "load/expr.h"
+#include "util/jsonutil.h"
 
 #include <cJSON.h>
 #include <time.h>

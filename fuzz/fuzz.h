@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "errors.h"
-#include "launch.h"
-#include "mem.h"
-#include "plan.h"
+#include "util/errors.h"
+#include "load/launch.h"
+#include "util/mem.h"
+#include "load/plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -1,7 +1,7 @@
 /* fuzz_expr: one expression (shapes, launch geometry, scratch counts, flops and bytes are all
  * written in it) through ks_expr_eval with a few bound names, including the extremes of int64,
  * and through ks_expr_check, the load-time syntax and name check. */
-#include "expr.h"
+#include "load/expr.h"
 #include "fuzz.h"
 
 static const char *const names[] = { "n", "m", "k", "zero", "one", "neg", "big", "small",

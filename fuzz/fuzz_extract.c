@@ -1,9 +1,9 @@
 /* fuzz_extract: an LLM answer through code extraction (fences, chat tokens, the __global__ rule),
  * then the structured launch comment of the extracted code through the launch-plan parser, as the
  * checking stage does for an entry without a "launch" field. */
-#include "extract.h"
+#include "load/extract.h"
 #include "fuzz.h"
-#include "launch.h"
+#include "load/launch.h"
 
 static void launch_comment(const char *code)
 {

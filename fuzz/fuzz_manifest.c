@@ -2,7 +2,7 @@
  * parses without teams (pull-request mode), pull requests made up from its own maps go through
  * ks_manifest_add_pull_teams, and every team must end with a name and a result folder of its own.
  * Nothing is fetched: the parser only reads the text. */
-#include "batch.h"
+#include "batch/batch.h"
 #include "fuzz.h"
 
 #include <ctype.h>

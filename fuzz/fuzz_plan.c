@@ -4,8 +4,8 @@
  * through what the checking stage does with it (parse, check against the problem, build for every
  * correctness and performance case), and each built plan through its trip to a GPU worker. */
 #include "fuzz.h"
-#include "extract.h"
-#include "problem.h"
+#include "load/extract.h"
+#include "load/problem.h"
 
 #include <ctype.h>
 

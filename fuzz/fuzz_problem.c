@@ -4,7 +4,7 @@
  * for it. The loader reads a folder, so the input is written to problem.json in a private folder
  * under $TMPDIR (with a golden.cu and an instruction.md) before each run. */
 #include "fuzz.h"
-#include "problem.h"
+#include "load/problem.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -12,7 +12,7 @@
 
 static char tmp[4096], dir[4200];
 static const char *const fixed[] = { "golden.cu", "instruction.md" };
-/* the loader's limit on one case's tensors (src/problem.c) */
+/* the loader's limit on one case's tensors (src/load/problem.c) */
 static const uint64_t max_case_bytes = 8ull << 30;
 /* known bug (issue 9, item 7): a tensor of 2^62 elements wraps its byte count and loads */
 static int sizes_wrap;

@@ -2,8 +2,8 @@
  * through ks_pass_parse, the loader `score` and `score batch` share, then every entry's launch
  * field through the launch-plan parser, as the checking stage does. */
 #include "fuzz.h"
-#include "launch.h"
-#include "submission.h"
+#include "load/launch.h"
+#include "load/submission.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

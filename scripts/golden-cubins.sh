@@ -18,7 +18,7 @@ pkgs="libcjson libcurl libgit2 zlib libcrypto"
 cuda=${CUDA_HOME:-/usr/local/cuda}
 if [ ! -x "$tool" ] || [ scripts/golden_cubins.c -nt "$tool" ] || [ build/libkscore.a -nt "$tool" ]; then
 	# shellcheck disable=SC2046
-	${CC:-cc} -std=c11 -D_GNU_SOURCE -Iinclude -I"$cuda/include" $(pkg-config --cflags $pkgs) \
+	${CC:-cc} -std=c11 -D_GNU_SOURCE -Isrc -I"$cuda/include" $(pkg-config --cflags $pkgs) \
 		-o "$tool" scripts/golden_cubins.c build/libkscore.a $(pkg-config --libs $pkgs) \
 		-pthread -ldl -lm
 fi

@@ -5,13 +5,13 @@
  * reference_tests/ can show that no golden's code changed. NVRTC only: no GPU needed.
  *
  * Usage: golden_cubins REFS_DIR OUTDIR HELPER (HELPER: the kscore-compile binary) */
-#include "compile.h"
-#include "errors.h"
-#include "mem.h"
-#include "plan.h"
-#include "problem.h"
-#include "runner.h"
-#include "sandbox.h"
+#include "lang/cuda/compile.h"
+#include "util/errors.h"
+#include "util/mem.h"
+#include "load/plan.h"
+#include "load/problem.h"
+#include "run/runner.h"
+#include "util/sandbox.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -23,7 +23,7 @@ if [ -n "$missing" ]; then
 	$sudo apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
-# The site tests (web_export/tests/test_export_browser.c) open the exported pages in a headless
+# The site tests (tests/export/test_export_browser.c) open the exported pages in a headless
 # browser; without it they report themselves skipped. Installed on its own, without recommends
 # (about 100 MB), and a failure to install it does not stop the build.
 if [ "${1:-}" = "--test" ] && ! command -v chromium-headless-shell >/dev/null 2>&1; then

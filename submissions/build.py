@@ -124,7 +124,7 @@ CANDIDATES = {
 
 
 # What may be included, as `score problems --export-prompts` appends it to every agent prompt
-# (KS_COMPAT_PROMPT_NOTE in include/compat.h; tests/test_compat.c checks that the two agree).
+# (KS_COMPAT_PROMPT_NOTE in src/lang/cuda/compat.h; tests/test_compat.c checks that the two agree).
 INCLUDES_NOTE = (
     "Includes: the file is compiled as device code only, with NVRTC. You may include CUDA's "
     "headers (cuda_fp16.h, cuda_bf16.h, mma.h, cooperative_groups.h, cuda_pipeline.h, ...), "

@@ -6,10 +6,10 @@
 #define KS_BATCHTEST_H
 
 #include "ktest.h"
-#include "errors.h"
-#include "fsutil.h"
-#include "jsonutil.h"
-#include "mem.h"
+#include "util/errors.h"
+#include "util/fsutil.h"
+#include "util/jsonutil.h"
+#include "util/mem.h"
 
 #include <stdarg.h>
 

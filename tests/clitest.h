@@ -5,8 +5,8 @@
 #define KS_CLITEST_H
 
 #include "ktest.h"
-#include "fsutil.h"
-#include "mem.h"
+#include "util/fsutil.h"
+#include "util/mem.h"
 
 static char g_out[8192], g_err[8192];
 

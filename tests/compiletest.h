@@ -4,8 +4,8 @@
 #define KS_COMPILETEST_H
 
 #include "ktest.h"
-#include "compile.h"
-#include "sandbox.h"
+#include "lang/cuda/compile.h"
+#include "util/sandbox.h"
 
 #include <unistd.h>
 

@@ -6,10 +6,10 @@
 #define KS_HTTPTEST_H
 
 #include "ktest.h"
-#include "upload.h"
-#include "errors.h"
-#include "fsutil.h"
-#include "mem.h"
+#include "upload/upload.h"
+#include "util/errors.h"
+#include "util/fsutil.h"
+#include "util/mem.h"
 
 #include <cJSON.h>
 #include <dirent.h>

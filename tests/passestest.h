@@ -4,9 +4,9 @@
 #define KS_PASSESTEST_H
 
 #include "ktest.h"
-#include "fsutil.h"
-#include "jsonutil.h"
-#include "mem.h"
+#include "util/fsutil.h"
+#include "util/jsonutil.h"
+#include "util/mem.h"
 
 /* Writes entries of the fixture array `fixture` to the folder <tmp>/<name>, one file (one pass) per
  * entry: fixtures try several kernels for one problem, and within one file only the first entry

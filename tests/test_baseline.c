@@ -1,8 +1,8 @@
 /* Tests of baseline: the stored golden times of `score baseline`, and when they may be used. */
 #include "ktest.h"
-#include "baseline.h"
-#include "errors.h"
-#include "mem.h"
+#include "time/baseline.h"
+#include "util/errors.h"
+#include "util/mem.h"
 
 /* A problem as the store sees it: name, sha256 and perf cases. */
 static void problem(ks_problem *p, const char *name, char sha, size_t nperf)

@@ -3,12 +3,12 @@
  * commits after the deadline, a missing and a malformed file, an unreachable repository, resume
  * after a deleted result and after a kill, --rescore, and no secret in any file or log. */
 #include "batchtest.h"
-#include "batch.h"
-#include "buf.h"
-#include "errors.h"
-#include "fsutil.h"
-#include "jsonutil.h"
-#include "mem.h"
+#include "batch/batch.h"
+#include "util/buf.h"
+#include "util/errors.h"
+#include "util/fsutil.h"
+#include "util/jsonutil.h"
+#include "util/mem.h"
 
 #include <dirent.h>
 #include <stdarg.h>

@@ -7,7 +7,7 @@
  * of a submission, -q, and the compile-only wording. Every case's batch.json and leaderboard row
  * are asserted. */
 #include "batchtest.h"
-#include "utf8.h"
+#include "util/utf8.h"
 
 #include <ctype.h>
 

@@ -1,8 +1,8 @@
 #include "ktest.h"
-#include "calibrate.h"
-#include "compile.h"
-#include "harness.h"
-#include "nvml.h"
+#include "time/calibrate.h"
+#include "lang/cuda/compile.h"
+#include "run/harness.h"
+#include "worker/nvml.h"
 
 /* The device-side sources the scorer ships must compile for the GPUs it targets: the calibration
  * kernels (with wgmma on Hopper, without it elsewhere) and the harness kernels. */

@@ -1,10 +1,10 @@
 /* Tests of catalog: what `score problems` lists, exports and dumps (the resolved golden plans). */
 #include "ktest.h"
-#include "catalog.h"
-#include "errors.h"
-#include "fsutil.h"
-#include "jsonutil.h"
-#include "mem.h"
+#include "refs/catalog.h"
+#include "util/errors.h"
+#include "util/fsutil.h"
+#include "util/jsonutil.h"
+#include "util/mem.h"
 
 static ks_problem_set *fixtures(void)
 {

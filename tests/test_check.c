@@ -1,10 +1,11 @@
 /* Tests of check's verdict on one run (ks_check_run), against worker replies recorded here: the
  * blobs a worker sends back, built byte by byte (guard bands, poison, data), so no GPU is needed. */
 #include "ktest.h"
-#include "check.h"
-#include "compare.h"
-#include "errors.h"
-#include "mem.h"
+#include "run/check.h"
+#include "run/compare.h"
+#include "run/harness.h"
+#include "util/errors.h"
+#include "util/mem.h"
 
 #define N 1000
 

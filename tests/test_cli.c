@@ -4,9 +4,9 @@
  * test_cli_output.c, what a submission's entries hold in test_cli_entries.c. */
 #include "clitest.h"
 #include "passestest.h"
-#include "cli.h"
-#include "compat.h"
-#include "jsonutil.h"
+#include "cli/cli.h"
+#include "lang/cuda/compat.h"
+#include "util/jsonutil.h"
 
 static void test_help_version_and_usage_errors(void)
 {

@@ -1,8 +1,8 @@
 /* End-to-end tests of what a submission's entries hold: duplicates, bytes that code cannot hold,
  * answers that are not CUDA. */
 #include "clitest.h"
-#include "jsonutil.h"
-#include "utf8.h"
+#include "util/jsonutil.h"
+#include "util/utf8.h"
 
 #include <dirent.h>
 

@@ -1,7 +1,8 @@
 #include "ktest.h"
-#include "compare.h"
-#include "dtype.h"
-#include "mem.h"
+#include "run/compare.h"
+#include "run/harness.h"
+#include "load/dtype.h"
+#include "util/mem.h"
 
 static void test_tolerance_and_first_bad(void)
 {

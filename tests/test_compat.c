@@ -4,12 +4,12 @@
  * compile. The compiles need the helper and Landlock and are skipped without them. */
 #include "ktest.h"
 #include "compiletest.h"
-#include "compat.h"
-#include "compile.h"
-#include "errors.h"
-#include "fsutil.h"
-#include "mem.h"
-#include "sandbox.h"
+#include "lang/cuda/compat.h"
+#include "lang/cuda/compile.h"
+#include "util/errors.h"
+#include "util/fsutil.h"
+#include "util/mem.h"
+#include "util/sandbox.h"
 
 #include <dirent.h>
 #include <sys/stat.h>

@@ -1,11 +1,11 @@
 #include "ktest.h"
 #include "compiletest.h"
-#include "buf.h"
-#include "compile.h"
-#include "errors.h"
-#include "fsutil.h"
-#include "mem.h"
-#include "sandbox.h"
+#include "util/buf.h"
+#include "lang/cuda/compile.h"
+#include "util/errors.h"
+#include "util/fsutil.h"
+#include "util/mem.h"
+#include "util/sandbox.h"
 
 #include <time.h>
 

@@ -3,13 +3,13 @@
  * untrusted input; ASan and UBSan watch every case). */
 #include "ktest.h"
 #include "compiletest.h"
-#include "compile.h"
-#include "cubin.h"
-#include "errors.h"
-#include "mem.h"
-#include "plan.h"
-#include "problem.h"
-#include "sandbox.h"
+#include "lang/cuda/compile.h"
+#include "lang/cubin.h"
+#include "util/errors.h"
+#include "util/mem.h"
+#include "load/plan.h"
+#include "load/problem.h"
+#include "util/sandbox.h"
 
 /* Compiles src for the named kernels with the freshly built helper; skips where it cannot. */
 static void compile(ks_compile_job *j, const char *src, const char *const *names, size_t n)

@@ -1,7 +1,7 @@
 #include "ktest.h"
-#include "expr.h"
-#include "errors.h"
-#include "mem.h"
+#include "load/expr.h"
+#include "util/errors.h"
+#include "util/mem.h"
 
 static int64_t ev(const char *s)
 {

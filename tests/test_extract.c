@@ -1,7 +1,7 @@
 #include "ktest.h"
-#include "extract.h"
-#include "errors.h"
-#include "mem.h"
+#include "load/extract.h"
+#include "util/errors.h"
+#include "util/mem.h"
 
 #include <cJSON.h>
 

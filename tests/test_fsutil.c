@@ -1,9 +1,9 @@
 /* fsutil tests: atomic writes from several threads of one process (lane threads writing one cache
  * entry at once) never leave a mixed or truncated file and never fail. */
 #include "ktest.h"
-#include "fsutil.h"
-#include "errors.h"
-#include "mem.h"
+#include "util/fsutil.h"
+#include "util/errors.h"
+#include "util/mem.h"
 
 #include <pthread.h>
 

@@ -4,10 +4,10 @@
  * test here reports itself skipped, by name. `make gpu-test` runs this binary on a GPU host. */
 #include "ktest.h"
 #include "passestest.h"
-#include "fsutil.h"
-#include "jsonutil.h"
-#include "mem.h"
-#include "nvtool.h"
+#include "util/fsutil.h"
+#include "util/jsonutil.h"
+#include "util/mem.h"
+#include "nvtool/nvtool.h"
 
 #include <time.h>
 

@@ -1,7 +1,7 @@
 #include "ktest.h"
-#include "jscan.h"
-#include "errors.h"
-#include "mem.h"
+#include "util/jscan.h"
+#include "util/errors.h"
+#include "util/mem.h"
 
 static const ks_jscan_limits lim = { 100, 1000, 100, 8 };
 

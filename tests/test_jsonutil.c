@@ -1,7 +1,7 @@
 #include "ktest.h"
-#include "errors.h"
-#include "jsonutil.h"
-#include "mem.h"
+#include "util/errors.h"
+#include "util/jsonutil.h"
+#include "util/mem.h"
 
 #include <math.h>
 

@@ -3,9 +3,9 @@
  * elsewhere, items no lane can take are handed back, threads set up and tear down their own
  * workers, and the GPU gate keeps timed requests alone and in order. */
 #include "ktest.h"
-#include "lanes.h"
-#include "errors.h"
-#include "mem.h"
+#include "session/lanes.h"
+#include "util/errors.h"
+#include "util/mem.h"
 
 #include <pthread.h>
 #include <unistd.h>

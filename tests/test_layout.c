@@ -1,17 +1,20 @@
-/* Tests of the source tree's layout rules (docs/architecture.md): no source file over 1,000
- * lines, argument parsing only in the command files, and no include cycle between modules, so
- * data flows one way. They read the tree found through KSCORE_ROOT. */
+/* Tests of the source tree's layout rules (docs/architecture.md, "The tree"): which folder may
+ * include which, no cycle between files (neither through includes nor through calls), no source
+ * file over 1,000 lines, argument parsing only in the command files, the worker process apart from
+ * the checker. They read the tree found through KSCORE_ROOT. */
 #include "ktest.h"
-#include "fsutil.h"
-#include "mem.h"
+#include "util/fsutil.h"
+#include "util/mem.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define MAX_FILES 1024
-#define MAX_MODULES 512
+#define MAX_NAMES 8192
 
 typedef struct {
 	char path[512]; /* relative to the root */
@@ -27,31 +30,44 @@ static int has_suffix(const char *s, const char *suf)
 	return a >= b && strcmp(s + a - b, suf) == 0;
 }
 
-/* Reads every .c and .h file of the given folders (not recursive) below the root. */
-static void load(const char *const *dirs)
+/* Reads every .c and .h file below dir (relative to the root), recursively. */
+static void load_dir(const char *dir)
 {
 	const char *root = getenv("KSCORE_ROOT");
-	size_t d;
+	char full[2048];
+	DIR *dh;
+	struct dirent *e;
 	KT_ASSERT_MSG(root && *root, "KSCORE_ROOT is not set");
-	nfiles = 0;
-	for (d = 0; dirs[d]; d++) {
-		char dir[1024];
-		DIR *dh;
-		struct dirent *e;
-		snprintf(dir, sizeof(dir), "%s/%s", root, dirs[d]);
-		KT_ASSERT_MSG((dh = opendir(dir)) != NULL, "cannot open %s", dir);
-		while ((e = readdir(dh)) != NULL) {
-			char full[2048];
-			if (!has_suffix(e->d_name, ".c") && !has_suffix(e->d_name, ".h"))
-				continue;
-			KT_ASSERT(nfiles < MAX_FILES);
-			snprintf(files[nfiles].path, sizeof(files[nfiles].path), "%s/%s", dirs[d], e->d_name);
-			snprintf(full, sizeof(full), "%s/%s", root, files[nfiles].path);
-			KT_ASSERT_MSG(ks_fs_read(&files[nfiles].text, NULL, full, 8u << 20) == 0, "cannot read %s", full);
-			nfiles++;
+	snprintf(full, sizeof(full), "%s/%s", root, dir);
+	KT_ASSERT_MSG((dh = opendir(full)) != NULL, "cannot open %s", full);
+	while ((e = readdir(dh)) != NULL) {
+		char rel[512];
+		struct stat st;
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(rel, sizeof(rel), "%s/%s", dir, e->d_name);
+		snprintf(full, sizeof(full), "%s/%s", root, rel);
+		if (stat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (strcmp(e->d_name, "fixtures") != 0)
+				load_dir(rel);
+			continue;
 		}
-		closedir(dh);
+		if (!has_suffix(e->d_name, ".c") && !has_suffix(e->d_name, ".h"))
+			continue;
+		KT_ASSERT(nfiles < MAX_FILES);
+		snprintf(files[nfiles].path, sizeof(files[nfiles].path), "%s", rel);
+		KT_ASSERT_MSG(ks_fs_read(&files[nfiles].text, NULL, full, 8u << 20) == 0, "cannot read %s", full);
+		nfiles++;
 	}
+	closedir(dh);
+}
+
+static void load(const char *const *dirs)
+{
+	size_t d;
+	nfiles = 0;
+	for (d = 0; dirs[d]; d++)
+		load_dir(dirs[d]);
 	KT_ASSERT(nfiles > 0);
 }
 
@@ -63,10 +79,11 @@ static void unload(void)
 	nfiles = 0;
 }
 
+static const char *const src_only[] = { "src", NULL };
+
 static void test_no_source_file_is_over_1000_lines(void)
 {
-	static const char *const dirs[] = { "src", "include", "web_export", "web_export/tests", "tests",
-					    "fuzz", "scripts", NULL };
+	static const char *const dirs[] = { "src", "tests", "fuzz", "scripts", NULL };
 	size_t i, over = 0;
 	load(dirs);
 	for (i = 0; i < nfiles; i++) {
@@ -86,12 +103,12 @@ static void test_no_source_file_is_over_1000_lines(void)
 /* The stage modules never see argv: getopt_long is called in the command files alone. */
 static void test_only_command_files_parse_arguments(void)
 {
-	static const char *const dirs[] = { "src", "include", "web_export", NULL };
 	size_t i, bad = 0;
-	load(dirs);
+	load(src_only);
 	for (i = 0; i < nfiles; i++) {
 		const char *base = strrchr(files[i].path, '/') + 1;
-		int command = (strncmp(base, "cmd_", 4) == 0 && has_suffix(base, ".c")) || strcmp(base, "cli.c") == 0;
+		int command = strncmp(files[i].path, "src/cli/", 8) == 0 &&
+			      ((strncmp(base, "cmd_", 4) == 0 && has_suffix(base, ".c")) || strcmp(base, "cli.c") == 0);
 		if (!command && strstr(files[i].text, "getopt_long(")) {
 			fprintf(stderr, "  %s calls getopt_long\n", files[i].path);
 			bad++;
@@ -101,59 +118,188 @@ static void test_only_command_files_parse_arguments(void)
 	KT_ASSERT_MSG(bad == 0, "%zu files outside the command layer parse arguments", bad);
 }
 
-/* module name of a file: its base name without the extension and without an _int suffix (a
- * module's private header belongs to it) */
-static void module_of(char *out, size_t n, const char *path)
+/* ---- folders: the order of the parts (docs/architecture.md). A folder may include itself, the
+ * folders before it and util/; util/ includes nothing of kscore; cli/ may include anything. */
+
+static const struct {
+	const char *dir;
+	int rank;
+} parts[] = {
+	{ "util", 0 }, { "load", 1 }, { "lang", 2 }, { "lang/cuda", 2 }, { "lang/triton", 2 },
+	{ "run", 3 }, { "worker", 4 }, { "time", 5 }, { "judge", 6 }, { "nvtool", 7 },
+	{ "report", 8 }, { "upload", 9 }, { "session", 10 }, { "refs", 11 }, { "batch", 12 },
+	{ "export", 13 }, { "cli", 14 },
+};
+
+/* The headers of run/ that the worker process may include: plain data shared by both sides of the
+ * worker protocol. The checker (compare.h), the runner and the checks are not among them: the
+ * process that runs candidates never includes the code that judges them. */
+static const char *const worker_may_include[] = { "run/proto.h", "run/harness.h", "run/device.h", NULL };
+
+/* folder of a path below src/ ("src/lang/cuda/compile.c" -> "lang/cuda"), into out */
+static void folder_of(char *out, size_t n, const char *path)
 {
-	const char *b = strrchr(path, '/');
-	size_t len;
-	b = b ? b + 1 : path;
-	len = strcspn(b, ".");
+	const char *p = strncmp(path, "src/", 4) == 0 ? path + 4 : path;
+	const char *slash = strrchr(p, '/');
+	size_t len = slash ? (size_t)(slash - p) : 0;
 	if (len >= n)
 		len = n - 1;
-	memcpy(out, b, len);
+	memcpy(out, p, len);
 	out[len] = 0;
-	if (has_suffix(out, "_int"))
-		out[strlen(out) - 4] = 0;
 }
 
-static char mods[MAX_MODULES][64];
-static size_t nmods;
-static unsigned char edge[MAX_MODULES][MAX_MODULES];
-static int state[MAX_MODULES], via[MAX_MODULES];
-
-static int mod_index(const char *name)
+static int rank_of(const char *folder)
 {
 	size_t i;
-	for (i = 0; i < nmods; i++)
-		if (strcmp(mods[i], name) == 0)
-			return (int)i;
-	KT_ASSERT(nmods < MAX_MODULES);
-	snprintf(mods[nmods], sizeof(mods[nmods]), "%s", name);
-	return (int)nmods++;
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		if (strcmp(parts[i].dir, folder) == 0)
+			return parts[i].rank;
+	return -1;
 }
 
-/* Depth-first search; on a back edge prints the cycle and returns 1. */
-static int cycle_from(int m)
+/* The next quoted include of text after *pos (a directive at the start of a line, so not one a
+ * comment quotes): its name in name[], 0 at the end. */
+static int next_include(const char **pos, char *name, size_t n, const char *text)
+{
+	const char *p;
+	while ((p = strstr(*pos, "#include \"")) != NULL) {
+		const char *q = p + 10, *e = strchr(q, '"');
+		*pos = q;
+		if (p != text && p[-1] != '\n')
+			continue;
+		if (!e || (size_t)(e - q) >= n)
+			continue;
+		memcpy(name, q, (size_t)(e - q));
+		name[e - q] = 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* Whether a file of folder `from` may include header `name` (a path below src/). */
+static int may_include(const char *from, const char *name, char *why, size_t n)
+{
+	char to[128];
+	int rf = rank_of(from), rt;
+	size_t i;
+	folder_of(to, sizeof(to), name);
+	rt = rank_of(to);
+	if (rf < 0 || rt < 0) {
+		snprintf(why, n, "%s is not a part of the tree", rf < 0 ? from : to);
+		return 0;
+	}
+	if (strcmp(from, to) == 0 || strcmp(from, "cli") == 0)
+		return 1;
+	if (strcmp(from, "util") == 0) {
+		snprintf(why, n, "util/ includes nothing of kscore");
+		return 0;
+	}
+	if (strncmp(from, "lang/", 5) == 0 && strncmp(to, "lang/", 5) == 0) {
+		snprintf(why, n, "one language front-end never includes another");
+		return 0;
+	}
+	if (strcmp(from, "worker") == 0 && strcmp(to, "run") == 0) {
+		for (i = 0; worker_may_include[i]; i++)
+			if (strcmp(worker_may_include[i], name) == 0)
+				return 1;
+		snprintf(why, n, "the worker process includes only the shared data headers of run/");
+		return 0;
+	}
+	if (rt <= rf)
+		return 1;
+	snprintf(why, n, "%s/ comes after %s/", to, from);
+	return 0;
+}
+
+static void test_folders_include_only_earlier_folders(void)
+{
+	const char *root = getenv("KSCORE_ROOT");
+	size_t i, bad = 0;
+	load(src_only);
+	for (i = 0; i < nfiles; i++) {
+		char from[128], name[256], why[512], full[1024];
+		const char *p = files[i].text;
+		struct stat st;
+		folder_of(from, sizeof(from), files[i].path);
+		while (next_include(&p, name, sizeof(name), files[i].text)) {
+			snprintf(full, sizeof(full), "%s/src/%s", root, name);
+			if (strchr(name, '/') == NULL || stat(full, &st) != 0) {
+				/* every include is written from src/, so the folder shows in it */
+				fprintf(stderr, "  %s: #include \"%s\" is not a path below src/\n", files[i].path, name);
+				bad++;
+			} else if (!may_include(from, name, why, sizeof(why))) {
+				fprintf(stderr, "  %s includes %s: %s\n", files[i].path, name, why);
+				bad++;
+			}
+		}
+	}
+	unload();
+	KT_ASSERT_MSG(bad == 0, "%zu includes break the folder rules", bad);
+}
+
+/* The rule itself: a few verdicts that must hold whatever the tree holds. */
+static void test_folder_rules(void)
+{
+	char why[512];
+	KT_ASSERT(may_include("run", "util/mem.h", why, sizeof(why)));
+	KT_ASSERT(may_include("run", "lang/cuda/compile.h", why, sizeof(why)));
+	KT_ASSERT(!may_include("lang/cuda", "run/runner.h", why, sizeof(why)));
+	KT_ASSERT(!may_include("util", "load/problem.h", why, sizeof(why)));
+	KT_ASSERT(!may_include("lang/cuda", "lang/triton/trace.h", why, sizeof(why)));
+	KT_ASSERT(may_include("worker", "run/proto.h", why, sizeof(why)));
+	KT_ASSERT(!may_include("worker", "run/compare.h", why, sizeof(why)));
+	KT_ASSERT(!may_include("batch", "export/export.h", why, sizeof(why)));
+	KT_ASSERT(!may_include("batch", "cli/cli.h", why, sizeof(why)));
+	KT_ASSERT(may_include("cli", "export/export.h", why, sizeof(why)));
+	KT_ASSERT(!may_include("nowhere", "util/mem.h", why, sizeof(why)));
+}
+
+/* ---- cycles between files, through includes and through calls. A file's node is its module: the
+ * path without the extension, so a header and its source are one node, and a module's _int.h
+ * belongs to it. */
+
+static char names[MAX_NAMES][96];
+static size_t nnames;
+static unsigned char edge[MAX_FILES][MAX_FILES];
+static int state[MAX_FILES], via[MAX_FILES];
+static char nodes[MAX_FILES][512];
+static size_t nnodes;
+
+static int node_of(const char *path)
+{
+	char n[512];
+	size_t i, len = strcspn(path, ".");
+	snprintf(n, sizeof(n), "%.*s", (int)len, path);
+	if (has_suffix(n, "_int"))
+		n[strlen(n) - 4] = 0;
+	for (i = 0; i < nnodes; i++)
+		if (strcmp(nodes[i], n) == 0)
+			return (int)i;
+	KT_ASSERT(nnodes < MAX_FILES);
+	snprintf(nodes[nnodes], sizeof(nodes[nnodes]), "%s", n);
+	return (int)nnodes++;
+}
+
+static int cycle_from(int m, const char *what)
 {
 	int d;
 	state[m] = 1;
-	for (d = 0; d < (int)nmods; d++) {
+	for (d = 0; d < (int)nnodes; d++) {
 		if (!edge[m][d])
 			continue;
 		if (state[d] == 1) {
 			int x = m;
-			fprintf(stderr, "  include cycle: %s", mods[d]);
+			fprintf(stderr, "  %s cycle: %s", what, nodes[d]);
 			while (x != d && x >= 0) {
-				fprintf(stderr, " <- %s", mods[x]);
+				fprintf(stderr, " <- %s", nodes[x]);
 				x = via[x];
 			}
-			fprintf(stderr, " <- %s\n", mods[d]);
+			fprintf(stderr, " <- %s\n", nodes[d]);
 			return 1;
 		}
 		if (state[d] == 0) {
 			via[d] = m;
-			if (cycle_from(d))
+			if (cycle_from(d, what))
 				return 1;
 		}
 	}
@@ -161,46 +307,164 @@ static int cycle_from(int m)
 	return 0;
 }
 
-static void test_no_include_cycle_between_modules(void)
+static int find_cycle(const char *what)
 {
-	static const char *const dirs[] = { "src", "include", "web_export", NULL };
-	size_t i;
 	int m, found = 0;
-	load(dirs);
-	nmods = 0;
+	memset(state, 0, sizeof(state));
+	for (m = 0; m < (int)nnodes && !found; m++) {
+		via[m] = -1;
+		if (state[m] == 0)
+			found = cycle_from(m, what);
+	}
+	return found;
+}
+
+static void graph_reset(void)
+{
 	memset(edge, 0, sizeof(edge));
+	nnodes = 0;
+}
+
+static void test_no_include_cycle_between_files(void)
+{
+	size_t i;
+	load(src_only);
+	graph_reset();
 	for (i = 0; i < nfiles; i++) {
-		char self[64], dep[64];
+		char name[256], dep[300];
 		const char *p = files[i].text;
-		module_of(self, sizeof(self), files[i].path);
-		m = mod_index(self);
-		while ((p = strstr(p, "#include \"")) != NULL) {
-			const char *q = p + 10, *e = strchr(q, '"');
-			char name[128];
-			p = q;
-			if (!e || (size_t)(e - q) >= sizeof(name))
-				continue;
-			memcpy(name, q, (size_t)(e - q));
-			name[e - q] = 0;
-			module_of(dep, sizeof(dep), name);
-			if (strcmp(dep, self) != 0)
-				edge[m][mod_index(dep)] = 1;
+		int m = node_of(files[i].path);
+		while (next_include(&p, name, sizeof(name), files[i].text)) {
+			int d;
+			snprintf(dep, sizeof(dep), "src/%s", name);
+			d = node_of(dep);
+			if (d != m)
+				edge[m][d] = 1;
 		}
 	}
 	unload();
-	memset(state, 0, sizeof(state));
-	for (m = 0; m < (int)nmods && !found; m++) {
-		via[m] = -1;
-		if (state[m] == 0)
-			found = cycle_from(m);
+	KT_ASSERT_MSG(!find_cycle("include"), "files include each other (see the cycle above)");
+}
+
+/* Copies text without comments and string or character literals (they become spaces), so only
+ * code is scanned for definitions and calls. */
+static char *code_only(const char *text)
+{
+	size_t n = strlen(text), i, o = 0;
+	char *out = ks_malloc(n + 1);
+	for (i = 0; i < n; i++) {
+		if (text[i] == '/' && text[i + 1] == '*') {
+			const char *e = strstr(text + i + 2, "*/");
+			size_t end = e ? (size_t)(e - text) + 2 : n;
+			for (; i < end; i++)
+				out[o++] = text[i] == '\n' ? '\n' : ' ';
+			i--;
+		} else if (text[i] == '/' && text[i + 1] == '/') {
+			for (; i < n && text[i] != '\n'; i++)
+				out[o++] = ' ';
+			i--;
+		} else if (text[i] == '"' || text[i] == '\'') {
+			char q = text[i];
+			out[o++] = ' ';
+			for (i++; i < n && text[i] != q; i++) {
+				if (text[i] == '\\' && i + 1 < n)
+					i++, out[o++] = ' ';
+				out[o++] = text[i] == '\n' ? '\n' : ' ';
+			}
+			out[o++] = ' ';
+		} else {
+			out[o++] = text[i];
+		}
 	}
-	KT_ASSERT_MSG(!found, "modules include each other (see the cycle above)");
+	out[o] = 0;
+	return out;
+}
+
+/* The functions a file defines with external linkage: at the start of a line, not static, a name
+ * followed by a parameter list and a body. Fills names[] with "<file index>:<name>". */
+static void collect_definitions(size_t fi, const char *code)
+{
+	const char *line = code;
+	while (line && *line) {
+		const char *nl = strchr(line, '\n'), *paren, *p;
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		if (len && (isalpha((unsigned char)line[0]) || line[0] == '_') && strncmp(line, "static", 6) != 0 &&
+		    strncmp(line, "typedef", 7) != 0 && (paren = memchr(line, '(', len)) != NULL) {
+			const char *after = paren, *e;
+			int depth = 0;
+			for (; *after; after++) {
+				depth += *after == '(';
+				depth -= *after == ')';
+				if (depth == 0)
+					break;
+			}
+			for (e = *after ? after + 1 : after; *e == ' ' || *e == '\t' || *e == '\n'; e++)
+				;
+			if (*e == '{') {
+				for (p = paren; p > line && (isalnum((unsigned char)p[-1]) || p[-1] == '_'); p--)
+					;
+				if (paren > p && nnames < MAX_NAMES && (size_t)(paren - p) < 80 &&
+				    strncmp(p, "main", (size_t)(paren - p)) != 0)
+					snprintf(names[nnames++], sizeof(names[0]), "%zu:%.*s", fi, (int)(paren - p), p);
+			}
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+}
+
+static void test_no_call_cycle_between_files(void)
+{
+	char **code;
+	size_t i, k;
+	load(src_only);
+	graph_reset();
+	nnames = 0;
+	code = ks_calloc(nfiles, sizeof(*code));
+	for (i = 0; i < nfiles; i++) {
+		code[i] = code_only(files[i].text);
+		node_of(files[i].path); /* the nodes are indexed like the files */
+		if (has_suffix(files[i].path, ".c"))
+			collect_definitions(i, code[i]);
+	}
+	KT_ASSERT(nnames > 100); /* the scan finds the definitions at all */
+	for (i = 0; i < nfiles; i++) {
+		int m = node_of(files[i].path);
+		if (!has_suffix(files[i].path, ".c"))
+			continue; /* a header declares, it does not call */
+		for (k = 0; k < nnames; k++) {
+			size_t fi = strtoul(names[k], NULL, 10);
+			const char *fn = strchr(names[k], ':') + 1, *p = code[i];
+			size_t fl = strlen(fn);
+			int d = node_of(files[fi].path);
+			if (d == m || edge[m][d])
+				continue;
+			while ((p = strstr(p, fn)) != NULL) {
+				const char *a = p + fl;
+				int starts = p == code[i] || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+				while (*a == ' ')
+					a++;
+				if (starts && *a == '(') {
+					edge[m][d] = 1;
+					break;
+				}
+				p += fl;
+			}
+		}
+	}
+	for (i = 0; i < nfiles; i++)
+		ks_free(code[i]);
+	ks_free(code);
+	unload();
+	KT_ASSERT_MSG(!find_cycle("call"), "files call each other (see the cycle above)");
 }
 
 static const kt_test tests[] = {
 	KT(test_no_source_file_is_over_1000_lines),
 	KT(test_only_command_files_parse_arguments),
-	KT(test_no_include_cycle_between_modules),
+	KT(test_folder_rules),
+	KT(test_folders_include_only_earlier_folders),
+	KT(test_no_include_cycle_between_files),
+	KT(test_no_call_cycle_between_files),
 	{ NULL, NULL }
 };
 

@@ -1,6 +1,6 @@
 /* leaderboard tests: the ranking rule on crafted rows, and the JSON and CSV files. */
 #include "batchtest.h"
-#include "leaderboard.h"
+#include "batch/leaderboard.h"
 
 static ks_leaderboard_row row(const char *team, int gpu, double score, double exec, double call, double comp,
 			int64_t t)

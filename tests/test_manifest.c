@@ -1,8 +1,8 @@
 /* manifest tests: the time format, team folder names, manifests and pull-request teams. */
 #include "ktest.h"
-#include "manifest.h"
-#include "errors.h"
-#include "mem.h"
+#include "batch/manifest.h"
+#include "util/errors.h"
+#include "util/mem.h"
 
 #define DEADLINE "2025-08-24T23:59:59Z"
 

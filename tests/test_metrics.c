@@ -1,6 +1,6 @@
 #include "ktest.h"
-#include "metrics.h"
-#include "mem.h"
+#include "judge/metrics.h"
+#include "util/mem.h"
 
 static ks_kernel_result mk(size_t pass, const char *problem, int compiled, int call, int exec)
 {

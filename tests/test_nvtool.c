@@ -4,10 +4,10 @@
  * given file, and the worker must still talk over fd 3 through it; the tool's exit status comes
  * back, and the tool is given time to finish its log after the worker ends (killed past that). */
 #include "ktest.h"
-#include "fsutil.h"
-#include "mem.h"
-#include "nvtool.h"
-#include "worker.h"
+#include "util/fsutil.h"
+#include "util/mem.h"
+#include "nvtool/nvtool.h"
+#include "run/worker.h"
 
 #include <sys/stat.h>
 #include <time.h>

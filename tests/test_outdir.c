@@ -1,10 +1,10 @@
 /* Tests of the output-path rule (outdir.h): what kscore may replace, what it must refuse, and the
  * swap that puts a new folder in place of an old one. */
 #include "ktest.h"
-#include "errors.h"
-#include "fsutil.h"
-#include "mem.h"
-#include "outdir.h"
+#include "util/errors.h"
+#include "util/fsutil.h"
+#include "util/mem.h"
+#include "report/outdir.h"
 
 static char *tmp(const char *rel)
 {

@@ -1,8 +1,8 @@
 /* Tests of paths: where the reference problems and the cache are found. */
 #include "ktest.h"
-#include "paths.h"
-#include "fsutil.h"
-#include "mem.h"
+#include "load/paths.h"
+#include "util/fsutil.h"
+#include "util/mem.h"
 
 static void test_refs_are_found_in_order(void)
 {

@@ -1,8 +1,8 @@
 /* Tests of pattern: the submission path patterns of `score batch`. */
 #include "ktest.h"
-#include "pattern.h"
-#include "errors.h"
-#include "mem.h"
+#include "batch/pattern.h"
+#include "util/errors.h"
+#include "util/mem.h"
 
 static void test_syntax(void)
 {

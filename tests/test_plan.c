@@ -1,10 +1,10 @@
 #include "ktest.h"
-#include "errors.h"
-#include "fsutil.h"
-#include "launch.h"
-#include "mem.h"
-#include "plan.h"
-#include "problem.h"
+#include "util/errors.h"
+#include "util/fsutil.h"
+#include "load/launch.h"
+#include "util/mem.h"
+#include "load/plan.h"
+#include "load/problem.h"
 
 static ks_problem_set *load(void)
 {

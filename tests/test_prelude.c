@@ -1,13 +1,13 @@
 /* Tests of prelude: device code shared between reference problems, put in front of golden.cu. */
 #include "ktest.h"
-#include "prelude.h"
-#include "compile.h"
-#include "errors.h"
-#include "fsutil.h"
-#include "jsonutil.h"
-#include "mem.h"
-#include "problem.h"
-#include "sandbox.h"
+#include "load/prelude.h"
+#include "lang/cuda/compile.h"
+#include "util/errors.h"
+#include "util/fsutil.h"
+#include "util/jsonutil.h"
+#include "util/mem.h"
+#include "load/problem.h"
+#include "util/sandbox.h"
 
 /* <tmp>/refs/<suite>/<name> with a _shared folder beside the suites; returns the problem folder. */
 static char *tree(void)

@@ -1,8 +1,8 @@
 #include "ktest.h"
-#include "errors.h"
-#include "fsutil.h"
-#include "mem.h"
-#include "problem.h"
+#include "util/errors.h"
+#include "util/fsutil.h"
+#include "util/mem.h"
+#include "load/problem.h"
 
 #define FIX "tests/fixtures/problems"
 

@@ -7,10 +7,10 @@
  * and ncu's complaints are HAND-WRITTEN in the same layout, to reach each rule of the diagnosis
  * the capture did not (the register-heavy kernel (b) was not profiled in it: see the README). */
 #include "ktest.h"
-#include "buf.h"
-#include "fsutil.h"
-#include "mem.h"
-#include "profile.h"
+#include "util/buf.h"
+#include "util/fsutil.h"
+#include "util/mem.h"
+#include "nvtool/profile.h"
 
 #include <math.h>
 

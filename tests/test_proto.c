@@ -1,7 +1,7 @@
 #include "ktest.h"
-#include "errors.h"
-#include "mem.h"
-#include "proto.h"
+#include "util/errors.h"
+#include "util/mem.h"
+#include "run/proto.h"
 
 #include <fcntl.h>
 #include <sys/socket.h>

@@ -1,7 +1,7 @@
 /* Tests of refcheck's record of a problem (the GPU checks themselves are in tests/test_gpu.c). */
 #include "ktest.h"
-#include "refcheck.h"
-#include "mem.h"
+#include "refs/refcheck.h"
+#include "util/mem.h"
 
 static const cJSON *get(const cJSON *o, const char *k)
 {

@@ -1,10 +1,10 @@
 /* Tests of report: the result folder's GEAK-eval files and score.json, from recorded results (no
  * GPU), and what score.json says about the GPUs of a run (--devices). */
 #include "ktest.h"
-#include "report.h"
-#include "fsutil.h"
-#include "jsonutil.h"
-#include "mem.h"
+#include "report/report.h"
+#include "util/fsutil.h"
+#include "util/jsonutil.h"
+#include "util/mem.h"
 
 /* Two kernels of one pass: vadd passed on a GPU, rowsum's mismatch. */
 static void results(ks_kernel_result r[2])

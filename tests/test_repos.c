@@ -3,10 +3,10 @@
  * repository with pull-request refs, patterns, and files that must be refused. */
 #include "ktest.h"
 #include "batchtest.h"
-#include "repos.h"
-#include "errors.h"
-#include "fsutil.h"
-#include "mem.h"
+#include "batch/repos.h"
+#include "util/errors.h"
+#include "util/fsutil.h"
+#include "util/mem.h"
 
 #include <stdarg.h>
 

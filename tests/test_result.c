@@ -1,8 +1,8 @@
 /* Tests of result: reason names, the first failure, and a kernel's record in score.json. */
 #include "ktest.h"
-#include "result.h"
-#include "jsonutil.h"
-#include "mem.h"
+#include "run/result.h"
+#include "util/jsonutil.h"
+#include "util/mem.h"
 
 static void test_reason_names_are_distinct_and_stable(void)
 {

@@ -1,8 +1,8 @@
 #include "ktest.h"
-#include "mem.h"
-#include "metrics.h"
-#include "problem.h"
-#include "roofline.h"
+#include "util/mem.h"
+#include "judge/metrics.h"
+#include "load/problem.h"
+#include "judge/roofline.h"
 
 static ks_problem *load_vadd(void)
 {

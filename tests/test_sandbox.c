@@ -1,6 +1,6 @@
 #include "ktest.h"
-#include "sandbox.h"
-#include "errors.h"
+#include "util/sandbox.h"
+#include "util/errors.h"
 
 #include <time.h>
 

@@ -6,10 +6,10 @@
  * Only the shapes the H100 run did not produce (a racecheck error, the tool's own failure, hostile
  * input) are written here by hand, and say so. */
 #include "ktest.h"
-#include "buf.h"
-#include "fsutil.h"
-#include "mem.h"
-#include "sanitize.h"
+#include "util/buf.h"
+#include "util/fsutil.h"
+#include "util/mem.h"
+#include "nvtool/sanitize.h"
 
 /* Parses tests/fixtures/nvtools/<name> into *r. */
 static void parse_fixture(ks_sanitize_report *r, const char *name)

@@ -1,12 +1,12 @@
 /* scoreopts tests: the shared scoring options parse as `score` documents them, reject bad values
  * with the option's name, and become the pipeline's options. */
 #include "ktest.h"
-#include "scoreopts.h"
-#include "nvtool.h"
-#include "sanitize.h"
-#include "errors.h"
-#include "mem.h"
-#include "plan.h"
+#include "session/scoreopts.h"
+#include "nvtool/nvtool.h"
+#include "nvtool/sanitize.h"
+#include "util/errors.h"
+#include "util/mem.h"
+#include "load/plan.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,9 +1,9 @@
 /* Tests of secret: loading a token, scrubbing it from messages, wiping it. */
 #include "ktest.h"
-#include "secret.h"
-#include "errors.h"
-#include "fsutil.h"
-#include "mem.h"
+#include "util/secret.h"
+#include "util/errors.h"
+#include "util/fsutil.h"
+#include "util/mem.h"
 
 #define TOKEN "tok-S3CRET-7f1e9a0c4b2d8e6f"
 

@@ -3,12 +3,12 @@
  * skipped by name where Slurm is not installed. */
 #include "ktest.h"
 #include "batchtest.h"
-#include "errors.h"
-#include "fsutil.h"
-#include "jsonutil.h"
-#include "mem.h"
-#include "shard.h"
-#include "slurm.h"
+#include "util/errors.h"
+#include "util/fsutil.h"
+#include "util/jsonutil.h"
+#include "util/mem.h"
+#include "batch/shard.h"
+#include "batch/slurm.h"
 
 #include <signal.h>
 #include <stdarg.h>

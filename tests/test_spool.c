@@ -1,11 +1,11 @@
 /* Tests of spool: upload's records of what it sent and what waits to be sent. */
 #include "ktest.h"
 #include "httptest.h"
-#include "spool.h"
-#include "errors.h"
-#include "fsutil.h"
-#include "jsonutil.h"
-#include "mem.h"
+#include "upload/spool.h"
+#include "util/errors.h"
+#include "util/fsutil.h"
+#include "util/jsonutil.h"
+#include "util/mem.h"
 
 #define KEY "85c7d464ec5332357b274a0aa536f9a74309606ec5f38a2dc2e879190c2ebc6a"
 #define EP1 "https://lb.example.com/submit"

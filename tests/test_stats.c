@@ -1,6 +1,6 @@
 /* Tests of stats: the statistics of timed runs. */
 #include "ktest.h"
-#include "stats.h"
+#include "time/stats.h"
 
 static void test_stats(void)
 {

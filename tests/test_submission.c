@@ -1,9 +1,9 @@
 #include "ktest.h"
-#include "submission.h"
-#include "errors.h"
-#include "fsutil.h"
-#include "hash.h"
-#include "mem.h"
+#include "load/submission.h"
+#include "util/errors.h"
+#include "util/fsutil.h"
+#include "util/hash.h"
+#include "util/mem.h"
 
 #include <signal.h>
 #include <sys/resource.h>

@@ -1,6 +1,6 @@
 #include "ktest.h"
-#include "config.h"
-#include "timing.h"
+#include "time/config.h"
+#include "time/timing.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * (retries, statuses, SSE, TLS) is tested in test_http.c, the spool's in test_spool.c, the
  * config's in test_upload_setup.c. */
 #include "httptest.h"
-#include "cmd.h"
+#include "cli/cmd.h"
 
 #define SUB_SHA "5d41402abc4b2a76b9719d911017c592ae3b7d4e2a9f4c1e0a1b2c3d4e5f6a7b"
 #define DEV_UUID "GPU-8c3a6e0e-1d2b-4c5d-9e8f-0a1b2c3d4e5f"

@@ -1,7 +1,7 @@
 /* Tests of upload_setup: the upload config file merged with the command line, its mistakes named
  * by file and key, and the token read without leaking to child processes. */
 #include "httptest.h"
-#include "upload_setup.h"
+#include "upload/upload_setup.h"
 
 static void test_setup_merges_config_and_command_line(void)
 {

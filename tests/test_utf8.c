@@ -1,6 +1,6 @@
 #include "ktest.h"
-#include "utf8.h"
-#include "mem.h"
+#include "util/utf8.h"
+#include "util/mem.h"
 
 static void test_valid_and_first_bad_byte(void)
 {

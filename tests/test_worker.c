@@ -3,9 +3,9 @@
  * stdout and stderr are captured, capped and credited to the request that printed them, never
  * written to the scorer's own output. */
 #include "ktest.h"
-#include "errors.h"
-#include "mem.h"
-#include "worker.h"
+#include "util/errors.h"
+#include "util/mem.h"
+#include "run/worker.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

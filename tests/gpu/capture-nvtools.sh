@@ -53,8 +53,8 @@ san=$(find_tool compute-sanitizer) || san=
 } >"$out/tools.txt" 2>&1
 cat "$out/tools.txt" >>"$log"
 
-# kscore's exact metric list, from the source (src/profile.c's table)
-metrics=$(sed -n 's/^[[:space:]]*{ "\([a-z0-9_]*__[a-z0-9_.]*\)".*/\1/p' src/profile.c | paste -sd, -)
+# kscore's exact metric list, from the source (src/nvtool/profile.c's table)
+metrics=$(sed -n 's/^[[:space:]]*{ "\([a-z0-9_]*__[a-z0-9_.]*\)".*/\1/p' src/nvtool/profile.c | paste -sd, -)
 echo "metrics: $metrics" >>"$log"
 if [ -n "$ncu" ]; then
 	say "ncu metric names on this GPU"

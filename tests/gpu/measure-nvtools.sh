@@ -1,6 +1,6 @@
 #!/bin/sh
 # What the sanitizer stage and the profile stage cost, for choosing the defaults in
-# include/sanitize.h (KS_SANITIZE_DEFAULT_SCORE, KS_SANITIZE_DEFAULT_BATCH, KS_SANITIZE_DEFAULT_TOOLS):
+# src/nvtool/sanitize.h (KS_SANITIZE_DEFAULT_SCORE, KS_SANITIZE_DEFAULT_BATCH, KS_SANITIZE_DEFAULT_TOOLS):
 # `score batch` runs the sanitizer by default unless it more than doubles the wall time.
 #     sh scripts/gpu-session.sh measure-nvtools      (or: sh tests/gpu/measure-nvtools.sh)
 # Environment: FILES (default: the bundled example, then every honest-candidate file of the

@@ -1,0 +1,54 @@
+/* repos_int: the insides of the repos module, shared by its files only:
+ *   repos.c       locations, the mirror, fetch, refs, commits and history, pull requests
+ *   repos_tree.c  files read from a commit's tree: the path walk, patterns, the base's files
+ *   repos_copy.c  a local repository copied object by object when a fetch cannot pack it
+ *   repos_meta.c  what they share: libgit2 failures as messages, the mirror's own record
+ * Callers use repos.h; names here are rp_<what>. */
+#ifndef KS_REPOS_INT_H
+#define KS_REPOS_INT_H
+
+#include <git2.h>
+#include <cJSON.h>
+#include <time.h>
+#include "batch/repos.h"
+
+struct ks_repo {
+	git_repository *git;
+	char *location;   /* what libgit2 fetches from: the URL, or an absolute path */
+	char *display;    /* location without credentials */
+	char *secret[2];  /* the URL's user information and its token part, scrubbed from messages */
+	char *path;       /* the mirror */
+	char *fetch_note; /* the last fetch copied all but some objects (repos_copy.c); NULL: all */
+	ks_repo_options opts;
+};
+
+/* Sets the thread's error from libgit2's last error, with the credentials scrubbed out:
+ * "repository <display>: <what> <arg>: <libgit2's message>". Returns code. */
+int rp_fail(const ks_repo *r, int code, const char *what, const char *arg);
+
+/* The path of the mirror's record, kscore-mirror.json (caller frees). */
+char *rp_meta_path(const ks_repo *r);
+
+/* The mirror's record, or NULL when it is missing or unreadable (no error left set). */
+cJSON *rp_meta_read(const ks_repo *r);
+
+/* Writes the mirror's kscore-mirror.json: location, fetch time (0: never) and the missing
+ * objects (JSON array, may be NULL; taken over). */
+void rp_meta_write(const ks_repo *r, time_t fetched, cJSON *missing);
+
+/* Looks up a commit by its full id (KS_EINVALID: not an id, KS_ENOTFOUND: not in the mirror). */
+int rp_commit(git_commit **out, ks_repo *r, const char *id);
+
+/* 1 when the mirror's record (kscore-mirror.json) says its source lacked `oid` at the last fetch,
+ * 0 otherwise. */
+int rp_missing_recorded(const ks_repo *r, const git_oid *oid);
+
+/* repos_copy.c: copies the refs of the local repository r->location that a fetch takes
+ * (branches, tags, pull-request heads) and every object they reach that the source has, object
+ * by object, into the mirror, and points the mirror's HEAD as the source's. Objects the source
+ * lacks are left out and recorded (kscore-mirror.json "missing_objects"); r->fetch_note says
+ * which. Fails (message set) when the source cannot be opened, a cap is passed, or no ref could
+ * be copied. */
+int rp_copy_local(ks_repo *r);
+
+#endif

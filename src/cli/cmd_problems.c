@@ -1,0 +1,121 @@
+/* score problems: lists the reference problems and exports their agent instructions
+ * (src/cli/cmd.h). The listings are catalog.c's; this file is options and output. */
+#include "refs/catalog.h"
+#include "cli/cli.h"
+#include "cli/cmd.h"
+#include "util/errors.h"
+#include "util/jsonutil.h"
+#include "util/mem.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define PROG "score problems"
+
+/* Writes o to path and frees it; says why on stderr when it cannot. */
+static int write_json(const char *path, cJSON *o, int pretty)
+{
+	int rc = ks_json_write_file(path, o, pretty);
+	if (rc < 0)
+		fprintf(stderr, PROG ": %s\n", ks_error_msg());
+	cJSON_Delete(o);
+	return rc;
+}
+
+int ks_catalog_main(int argc, char **argv)
+{
+	enum { OPT_JSON = 1, OPT_EXPORT, OPT_PLANS, OPT_SM_COUNT };
+	static const struct option lopts[] = {
+		KS_CLI_REFS_LONGOPTS,
+		{ "json", no_argument, 0, OPT_JSON },
+		{ "export-prompts", required_argument, 0, OPT_EXPORT },
+		{ "plans", required_argument, 0, OPT_PLANS },
+		{ "sm-count", required_argument, 0, OPT_SM_COUNT },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 }
+	};
+	ks_cli_refs ro = { 0 };
+	char *refs = NULL;
+	const char *export = NULL, *plans = NULL;
+	long sm_count = 0;
+	ks_problem_set *set = NULL;
+	int opt, json = 0, rc = KS_EXIT_OK;
+	size_t i;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "r:h", lopts, NULL)) != -1) {
+		if (ks_cli_refs_option(&ro, opt, optarg))
+			continue;
+		switch (opt) {
+		case OPT_JSON:
+			json = 1;
+			break;
+		case OPT_EXPORT:
+			export = optarg;
+			break;
+		case OPT_PLANS:
+			plans = optarg;
+			break;
+		case OPT_SM_COUNT: {
+			char *end;
+			sm_count = strtol(optarg, &end, 10);
+			if (*end || end == optarg || sm_count < 1 || sm_count > 100000)
+				return ks_cli_usage_error(PROG, "--sm-count takes a number of SMs, not \"%s\"",
+							  optarg);
+			break;
+		}
+		case 'h':
+			printf("Usage: score problems [--refs DIR] [--suite NAME] [--json] [--export-prompts FILE]\n"
+			       "                      [--plans FILE [--sm-count N]]\n"
+			       "Lists the reference problems (suite, difficulty, tensors, cases, perf sizes).\n"
+			       "  --export-prompts FILE  write the agent instructions as a GEAK-style JSON array\n"
+			       "                         (instruction, file, difficulty) for an agent to answer\n"
+			       "  --plans FILE           write the golden launch plans of every case, resolved\n"
+			       "                         (kscore.plans/1: shapes, buffers, launches, source)\n"
+			       "  --sm-count N           the sm_count the plans use (default %d, an H100's)\n"
+			       "Exit status: 0 ok, 64 usage, 65 no valid problem, 74 FILE not writable.\n",
+			       KS_PROBLEM_DEFAULT_SM_COUNT);
+			return KS_EXIT_OK;
+		default:
+			return KS_EXIT_USAGE;
+		}
+	}
+	if ((rc = ks_cli_refs_load(&set, &refs, &ro, PROG, 1)) != 0)
+		goto done;
+	for (i = 0; i < set->nerrors; i++)
+		fprintf(stderr, PROG ": invalid problem: %s\n", set->errors[i]);
+	ks_problem_set_sm_count(set, sm_count);
+	if (plans) {
+		if (write_json(plans, ks_catalog_plans(set), 0) < 0)
+			rc = KS_EXIT_IOERR;
+		else if (!json)
+			fprintf(stderr, PROG ": wrote the plans of %zu problems to %s\n", set->n, plans);
+	}
+	if (export) {
+		if (write_json(export, ks_catalog_prompts(set), 1) < 0)
+			rc = KS_EXIT_IOERR;
+		else if (!json)
+			fprintf(stderr, PROG ": wrote %zu instructions to %s\n", set->n, export);
+	}
+	if (json) {
+		cJSON *a = ks_catalog_list(set);
+		char *s = cJSON_Print(a);
+		printf("%s\n", s);
+		cJSON_free(s);
+		cJSON_Delete(a);
+	} else if (!export && !plans) {
+		printf("%-10s %-28s %4s %-6s %5s %5s  %s\n", "suite", "problem", "diff", "peak", "cases",
+		       "perf", "description");
+		for (i = 0; i < set->n; i++) {
+			const ks_problem *p = set->problems[i];
+			printf("%-10s %-28s %4d %-6s %5zu %5zu  %.60s\n", p->suite, p->name, p->difficulty,
+			       p->peak, p->ncorrectness, p->nperf, p->description ? p->description : "");
+		}
+		printf("%zu problems\n", set->n);
+	}
+done:
+	ks_problem_set_free(set);
+	ks_free(refs);
+	return rc;
+}

@@ -1,0 +1,117 @@
+/* problem: problem specs under reference_tests/ (docs/problem-format.md): loading, validation, the
+ * per-case environment of dimension values, and lookup by the key submissions use.
+ *
+ * A spec is validated completely at load time (names, expressions, launch plan, cases, sizes), so
+ * later stages can trust it; a problem folder that fails validation is reported and skipped, and
+ * the other problems still load. */
+#ifndef KS_PROBLEM_H
+#define KS_PROBLEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "load/dtype.h"
+#include "load/expr.h"
+#include "load/launch.h"
+
+typedef enum { KS_ROLE_IN = 0, KS_ROLE_OUT, KS_ROLE_INOUT, KS_ROLE_SCALAR } ks_role;
+
+typedef enum {
+	KS_DIST_DEFAULT = 0, /* normal(0,1) for floats, int(-100,100) for integers */
+	KS_DIST_NORMAL,      /* a = mean, b = std */
+	KS_DIST_UNIFORM,     /* [a, b) */
+	KS_DIST_INT,         /* [lo, hi] inclusive; bounds may be expressions */
+	KS_DIST_BITS         /* random bit patterns */
+} ks_dist_kind;
+
+typedef struct {
+	ks_dist_kind kind;
+	double a, b;
+	char *lo, *hi;       /* KS_DIST_INT: expressions */
+} ks_dist;
+
+typedef struct {
+	char *name;
+	ks_role role;
+	ks_dtype dtype;
+	char **shape;        /* tensors: ndim expressions */
+	size_t ndim;
+	char *value;         /* integer scalars: expression */
+	double fvalue;       /* float scalars */
+	ks_dist dist;        /* in/inout tensors */
+	double atol, rtol;   /* outputs: effective tolerance (problem default unless overridden) */
+} ks_arg;
+
+typedef struct {
+	char *label;         /* "n=4096" unless given */
+	char **dims;         /* expressions, parallel to the problem's dims */
+	int seeds;           /* correctness: distinct seeds checked (>= 2) */
+	ks_dist *dist;       /* parallel to args; kind DEFAULT where not overridden */
+} ks_case;
+
+typedef struct {
+	char *name, *suite, *dir, *description;
+	int difficulty;
+	char **dims;
+	size_t ndims;
+	char **let_names, **let_exprs;
+	size_t nlets;
+	ks_arg *args;
+	size_t nargs;
+	ks_launch launch;        /* default plan for candidates */
+	ks_launch golden_launch; /* the golden kernel's plan */
+	double atol, rtol;
+	char *flops, *bytes;
+	char *peak;              /* "f32", "f16_tc", "bf16_tc", "none" */
+	ks_case *correctness, *perf;
+	size_t ncorrectness, nperf;
+	char *golden_src;        /* golden.cu contents */
+	char *instruction;       /* instruction.md contents */
+	char sha256[65];         /* of problem.json and golden.cu: identifies the spec version */
+	int64_t sm_count;        /* the `sm_count` of expressions: the device's, once one is known */
+} ks_problem;
+
+/* A single case may not ask for more device memory than this for its tensors (guard bands and
+ * scratch buffers excluded). */
+#define KS_PROBLEM_MAX_CASE_BYTES (8ull << 30)
+#define KS_PROBLEM_MAX_SEEDS 16     /* input seeds per correctness case */
+
+/* `sm_count` before a device is known (load-time validation, compile-only runs): an H100 SXM's. */
+#define KS_PROBLEM_DEFAULT_SM_COUNT 132
+
+typedef struct {
+	char *root;
+	ks_problem **problems;
+	size_t n;
+	char **errors;           /* one message per problem folder that failed to load */
+	size_t nerrors;
+} ks_problem_set;
+
+/* Loads and validates one problem folder. Caller frees with ks_problem_free. */
+int ks_problem_load(ks_problem **out, const char *dir, const char *suite);
+
+/* Loads every problem under root/<suite>/<name>/ (or only the given suite if not NULL). Folders
+ * that fail are listed in errors; duplicate names across suites are an error for the later one.
+ * Fails only if root is unreadable. */
+int ks_problem_set_load(ks_problem_set **out, const char *root, const char *suite);
+const ks_problem *ks_problem_set_find(const ks_problem_set *set, const char *name);
+void ks_problem_set_free(ks_problem_set *set);
+void ks_problem_free(ks_problem *p);
+
+/* Makes `sm_count` in every problem's expressions the device's multiprocessor count (persistent
+ * kernels size their grids with it). Ignored unless sm_count > 0. */
+void ks_problem_set_sm_count(ks_problem_set *set, int64_t sm_count);
+
+/* Builds the environment of case c: `sm_count`, its dims, then the lets. */
+int ks_problem_env(ks_env *env, const ks_problem *p, const ks_case *c);
+
+/* Element count of tensor arg a under env (product of its shape). */
+int ks_problem_arg_count(uint64_t *out, const ks_problem *p, const ks_arg *a, const ks_env *env);
+
+/* Index of the named arg, or -1. */
+int ks_problem_arg_index(const ks_problem *p, const char *name);
+
+/* Checks a launch plan's names against the problem (tensor, scratch, scalar, dim and let names;
+ * expressions parse and use known names). `what` names the plan's source in messages. */
+int ks_problem_check_launch(const ks_problem *p, const ks_launch *l, const char *what);
+
+#endif

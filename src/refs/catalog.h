@@ -1,0 +1,28 @@
+/* catalog: what `score problems` shows (src/cli/cmd_problems.c) — lists the suites and problems of reference_tests/, and exports their
+ * agent instructions as a GEAK-style JSON array (`instruction`, `file`, `difficulty`), so an agent
+ * can be pointed at the suite directly and its answers scored as they come back. */
+#ifndef KS_CATALOG_H
+#define KS_CATALOG_H
+
+#include <cJSON.h>
+#include "load/problem.h"
+
+/* The export of every problem in set (GEAK field names; `file` is "<name>.py" for the hackathon
+ * suite, whose GEAK-eval names keep their suffix, and "<name>.cu" otherwise). Caller frees. */
+cJSON *ks_catalog_prompts(const ks_problem_set *set);
+
+/* One line-oriented listing entry per problem as JSON (name, suite, difficulty, dims, dtypes,
+ * cases, perf sizes, peak, description). Caller frees. */
+cJSON *ks_catalog_list(const ks_problem_set *set);
+
+/* The golden launch plans `score` resolves, as data ("kscore.plans/1", `score problems --plans`):
+ * per problem its golden source (shared preludes included), kernel names, tolerance and sha256,
+ * and per case (correctness, then perf) the environment (sm_count, dims, lets), the scalar
+ * arguments, every buffer (dtype, role, count, shape, fill and input distribution, output
+ * tolerance), every launch (kernel, grid, block, shared bytes, typed arguments), bytes and flops.
+ * Tools that check the goldens independently (tests/gpu/validate_goldens.py) read this instead of
+ * evaluating the spec themselves, so the two never drift. The expressions use each problem's
+ * sm_count (ks_problem_set_sm_count). A case that cannot be resolved has "error". Caller frees. */
+cJSON *ks_catalog_plans(const ks_problem_set *set);
+
+#endif

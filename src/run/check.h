@@ -1,0 +1,104 @@
+/* check: the "run and check" stage. For every entry it matches the problem, picks the launch plan
+ * (entry field, code comment, or the problem's default), compiles candidates and golden kernels in
+ * one parallel batch, then, on whichever GPU lane takes it, runs each candidate on every
+ * correctness case and checks it against the golden outputs (DESIGN §4.5): fresh seeded inputs for
+ * every run, poisoned outputs, guard bands, an element-wise comparison, inputs unchanged, and a
+ * re-run on the first seed's inputs that must agree. Sets call, exec and the first failure's
+ * reason for each entry. */
+#ifndef KS_CHECK_H
+#define KS_CHECK_H
+
+#include <stddef.h>
+#include "lang/cuda/compile.h"
+#include "load/problem.h"
+#include "run/result.h"
+#include "run/runner.h"
+#include "load/submission.h"
+
+typedef struct {
+	const ks_problem_set *problems;
+	ks_compile_options compile;   /* arch: the GPU's own (every lane has the same) or --arch */
+	uint64_t seed;                /* the session's base seed */
+	ks_plan_limits limits;
+	size_t max_log_excerpt;       /* bytes of the compile log kept in results */
+	int compile_only;             /* no GPU because compile-only was asked for, not for lack of one */
+} ks_check_options;
+
+#define KS_CHECK_DEFAULT_MAX_LOG_EXCERPT 4096
+
+#define KS_CHECK_OPTIONS_INIT                                                                    \
+	{ .compile = KS_COMPILE_OPTIONS_INIT, .limits = KS_PLAN_LIMITS_INIT,                      \
+	  .max_log_excerpt = KS_CHECK_DEFAULT_MAX_LOG_EXCERPT }
+
+/* A compiled candidate, as the check and timing stages run it. */
+typedef struct {
+	void *cubin;
+	size_t len;
+	char **lowered;
+	size_t nlowered;
+	ks_launch launch;             /* the plan the candidate uses */
+	const ks_problem *problem;
+} ks_candidate_image;
+
+/* Frees an image the caller owns (those of a batch and of a store are views: never freed). */
+void ks_candidate_image_clear(ks_candidate_image *img);
+
+/* The compiled golden kernels of a session: each problem's compiled once, then registered with
+ * every runner (one per lane thread) that checks or times one of its candidates. Thread-safe. */
+typedef struct ks_golden_store ks_golden_store;
+
+ks_golden_store *ks_golden_store_new(void);
+void ks_golden_store_free(ks_golden_store *s);
+
+/* Registers p's golden kernels with runner (the caller's own) unless it has them already. 0, or
+ * KS_ERROR with a message when they did not compile. */
+int ks_golden_store_register(ks_golden_store *s, ks_runner *runner, const ks_problem *p);
+
+/* p's compiled golden kernels as an image (a view, valid while the store lives; its launch is
+ * empty). KS_ENOTFOUND when they were not compiled or did not compile. */
+int ks_golden_store_image(ks_candidate_image *img, ks_golden_store *s, const ks_problem *p);
+
+/* The check stage of one submission. ks_check_batch_start initialises out[i] for entries[i]
+ * (pass[i] says which file it came from), picks each launch plan, and compiles the candidates and
+ * the golden kernels that `store` does not hold yet, golden kernels first, in a thread of its own.
+ * Everything that needs no GPU is decided there as each compile finishes (compile errors, an
+ * unknown problem, a golden kernel that does not compile). With gpu set, ready(ud, i) is called,
+ * from that thread, for each entry that is then to be run: ks_check_batch_image(b, i) is its
+ * compiled kernel and ks_check_entry runs its checks. Without gpu (no GPU: store may be NULL)
+ * entries are compiled only: compiled is set, reason NOT_RUN, for those that compiled.
+ * Never fails as a whole; every problem is recorded in its entry's result. */
+typedef struct ks_check_batch ks_check_batch;
+
+int ks_check_batch_start(ks_check_batch **out, ks_kernel_result *results, const ks_entry *const *entries,
+			 const size_t *pass, size_t n, ks_golden_store *store, int gpu, const ks_check_options *o,
+			 void (*ready)(void *ud, size_t i), void *ud);
+
+/* Returns once the compiles are over: every ready call has been made. */
+void ks_check_batch_wait(ks_check_batch *b);
+
+/* Entry i's compiled candidate (NULL before its ready call, or when it is not to be run); valid
+ * until ks_check_batch_free. */
+const ks_candidate_image *ks_check_batch_image(const ks_check_batch *b, size_t i);
+
+void ks_check_batch_free(ks_check_batch *b);
+
+/* Checks one compiled entry on `runner` in the calling thread (runs it on every correctness case
+ * against the golden outputs, DESIGN §4.5) and sets call, exec, the cases and the reason. */
+void ks_check_entry(ks_kernel_result *r, const ks_candidate_image *img, ks_runner *runner,
+		    ks_golden_store *store, const ks_check_options *o);
+
+/* Clears what ks_check_entry set, so the entry can be checked again on another GPU (the GPU it ran
+ * on failed). */
+void ks_check_reset(ks_kernel_result *r);
+
+/* The reason a failed run is charged with: fault, timeout, crash, or launch_error. */
+ks_reason ks_check_run_failure(const ks_run_result *res);
+
+/* Checks one finished candidate run against the golden run on the same inputs: guard bands,
+ * inputs unchanged (bytes, or checksums where either side fetched only checksums), outputs within
+ * tolerance. Returns OK or the first failure's reason with *detail (caller frees). Used for
+ * correctness cases and for the verified timed runs of the timing stage. */
+ks_reason ks_check_run(char **detail, const ks_run_result *res, const ks_plan *plan,
+		       const ks_fetch_mode *fetch, const ks_golden_run *g, const ks_problem *p);
+
+#endif

@@ -1,0 +1,386 @@
+#include "session/lanes.h"
+#include "util/errors.h"
+#include "util/mem.h"
+
+#include <pthread.h>
+#include <string.h>
+
+/* Items of one kind, oldest first: v[head .. head + n). */
+typedef struct {
+	size_t *v;
+	size_t head, n, cap;
+} queue;
+
+/* A FIFO reader-writer gate: tickets are admitted in the order they were drawn; a shared ticket
+ * goes in beside other shared ones, an exclusive one waits until the GPU is empty and keeps
+ * everyone behind it out. Strict order means neither side can starve the other. */
+typedef struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	unsigned long next, turn;
+	int readers, writer;
+} gate;
+
+struct ks_lanes;
+
+typedef struct {
+	struct ks_lanes *l;
+	size_t lane, thread;
+	pthread_t th;
+	int created;
+} lane_thread;
+
+typedef struct {
+	size_t nthreads;
+	lane_thread th[KS_LANES_THREADS];
+	int dead;
+	char *why;
+	gate g;
+} lane_rec;
+
+struct ks_lanes {
+	ks_lane_setup setup;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	lane_rec *lanes[KS_LANES_MAX];
+	size_t n, live, starting;
+	int shutdown;
+	char *last_why;              /* why the last lane went out */
+	/* the current round */
+	int active;
+	ks_lane_work w;
+	size_t nitems;
+	unsigned *tries[KS_LANES_KINDS];
+	queue q[KS_LANES_KINDS];
+	size_t queued, running;
+};
+
+static void q_push(queue *q, size_t item, int front)
+{
+	if (front && q->head > 0) {
+		q->v[--q->head] = item;
+		q->n++;
+		return;
+	}
+	if (q->head + q->n + 1 > q->cap) {
+		/* compact first, then grow */
+		if (q->head) {
+			memmove(q->v, q->v + q->head, q->n * sizeof(*q->v));
+			q->head = 0;
+		}
+		q->v = ks_grow(q->v, sizeof(*q->v), &q->cap, q->n + 1);
+	}
+	if (front) {
+		memmove(q->v + q->head + 1, q->v + q->head, q->n * sizeof(*q->v));
+		q->v[q->head] = item;
+	} else
+		q->v[q->head + q->n] = item;
+	q->n++;
+}
+
+static size_t q_pop(queue *q)
+{
+	size_t item = q->v[q->head++];
+	if (--q->n == 0)
+		q->head = 0;
+	return item;
+}
+
+/* Takes a lane out (lock held). */
+static void mark_dead(ks_lanes *l, lane_rec *ln, size_t index, const char *why)
+{
+	if (ln->dead)
+		return;
+	ln->dead = 1;
+	ln->why = ks_strdup(why);
+	ks_free(l->last_why);
+	l->last_why = ks_asprintf("lane %zu: %s", index, why);
+	l->live--;
+	if (l->active && l->w.lost)
+		l->w.lost(l->w.ud, index, why);
+	pthread_cond_broadcast(&l->cv);
+}
+
+/* With no lane left, nothing queued will ever run (lock held). */
+static void orphan_all(ks_lanes *l)
+{
+	int k;
+	char *why;
+	if (l->live || !l->queued)
+		return;
+	why = ks_asprintf("every GPU lane is out of the rotation (%s)", l->last_why ? l->last_why : "none started");
+	for (k = 0; k < KS_LANES_KINDS; k++)
+		while (l->q[k].n) {
+			size_t item = q_pop(&l->q[k]);
+			l->queued--;
+			if (l->w.orphan)
+				l->w.orphan(l->w.ud, k, item, why);
+		}
+	ks_free(why);
+	pthread_cond_broadcast(&l->cv);
+}
+
+static void *thread_main(void *arg)
+{
+	lane_thread *t = arg;
+	ks_lanes *l = t->l;
+	lane_rec *ln = l->lanes[t->lane];
+	char *why = NULL;
+	int ok = l->setup.start ? l->setup.start(l->setup.ud, t->lane, t->thread, &why) : 0;
+
+	/* a thread that could not start is stopped before it counts as started, so that after
+	 * ks_lanes_wait_started nothing of it is left running */
+	if (ok < 0 && l->setup.stop)
+		l->setup.stop(l->setup.ud, t->lane, t->thread);
+	pthread_mutex_lock(&l->mu);
+	if (ok < 0)
+		mark_dead(l, ln, t->lane, why ? why : "the lane could not start");
+	ks_free(why);
+	l->starting--;
+	pthread_cond_broadcast(&l->cv);
+	if (ok < 0) {
+		pthread_mutex_unlock(&l->mu);
+		return NULL;
+	}
+	for (;;) {
+		ks_lane_outcome out;
+		size_t item = 0;
+		int kind;
+		while (!l->shutdown && !ln->dead && !(l->active && l->queued))
+			pthread_cond_wait(&l->cv, &l->mu);
+		if (l->shutdown || ln->dead)
+			break;
+		for (kind = 0; kind < KS_LANES_KINDS; kind++)
+			if (l->q[kind].n) {
+				item = q_pop(&l->q[kind]);
+				break;
+			}
+		l->queued--;
+		l->running++;
+		pthread_mutex_unlock(&l->mu);
+		why = NULL;
+		out = l->w.run(l->w.ud, t->lane, t->thread, kind, item, &why);
+		pthread_mutex_lock(&l->mu);
+		l->running--;
+		if (out == KS_LANE_LOST) {
+			unsigned tries = ++l->tries[kind][item];
+			mark_dead(l, ln, t->lane, why ? why : "the GPU failed");
+			if (tries >= l->w.max_tries) {
+				char *m = ks_asprintf("the GPU failed while it ran on %u lanes (last: lane %zu: %s)",
+						      tries, t->lane, ln->why);
+				if (l->w.orphan)
+					l->w.orphan(l->w.ud, kind, item, m);
+				ks_free(m);
+			} else {
+				q_push(&l->q[kind], item, 1);
+				l->queued++;
+			}
+		}
+		ks_free(why);
+		orphan_all(l);
+		pthread_cond_broadcast(&l->cv);
+	}
+	pthread_mutex_unlock(&l->mu);
+	if (l->setup.stop)
+		l->setup.stop(l->setup.ud, t->lane, t->thread);
+	return NULL;
+}
+
+int ks_lanes_new(ks_lanes **out, const ks_lane_setup *setup)
+{
+	ks_lanes *l = ks_calloc(1, sizeof(*l));
+	l->setup = *setup;
+	pthread_mutex_init(&l->mu, NULL);
+	pthread_cond_init(&l->cv, NULL);
+	*out = l;
+	return 0;
+}
+
+int ks_lanes_add(ks_lanes *l, size_t nthreads)
+{
+	lane_rec *ln;
+	size_t i, index;
+
+	if (nthreads < 1 || nthreads > KS_LANES_THREADS)
+		return ks_error_set(KS_EINVALID, "a lane has 1 to %d threads", KS_LANES_THREADS);
+	pthread_mutex_lock(&l->mu);
+	if (l->n == KS_LANES_MAX) {
+		pthread_mutex_unlock(&l->mu);
+		return ks_error_set(KS_ELIMIT, "at most %d lanes", KS_LANES_MAX);
+	}
+	ln = ks_calloc(1, sizeof(*ln));
+	ln->nthreads = nthreads;
+	pthread_mutex_init(&ln->g.mu, NULL);
+	pthread_cond_init(&ln->g.cv, NULL);
+	index = l->n;
+	l->lanes[l->n++] = ln;
+	l->live++;
+	for (i = 0; i < nthreads; i++) {
+		lane_thread *t = &ln->th[i];
+		t->l = l;
+		t->lane = index;
+		t->thread = i;
+		l->starting++;
+		if (pthread_create(&t->th, NULL, thread_main, t) != 0) {
+			l->starting--;
+			mark_dead(l, ln, index, "cannot create a thread");
+			break;
+		}
+		t->created = 1;
+	}
+	pthread_mutex_unlock(&l->mu);
+	return (int)index;
+}
+
+void ks_lanes_wait_started(ks_lanes *l)
+{
+	pthread_mutex_lock(&l->mu);
+	while (l->starting)
+		pthread_cond_wait(&l->cv, &l->mu);
+	pthread_mutex_unlock(&l->mu);
+}
+
+size_t ks_lanes_count(const ks_lanes *l)
+{
+	return l ? l->n : 0;
+}
+
+size_t ks_lanes_live(ks_lanes *l)
+{
+	size_t n;
+	if (!l)
+		return 0;
+	pthread_mutex_lock(&l->mu);
+	n = l->live;
+	pthread_mutex_unlock(&l->mu);
+	return n;
+}
+
+int ks_lanes_alive(ks_lanes *l, size_t lane)
+{
+	int alive;
+	pthread_mutex_lock(&l->mu);
+	alive = lane < l->n && !l->lanes[lane]->dead;
+	pthread_mutex_unlock(&l->mu);
+	return alive;
+}
+
+const char *ks_lanes_why(ks_lanes *l, size_t lane)
+{
+	const char *why;
+	pthread_mutex_lock(&l->mu);
+	why = lane < l->n ? l->lanes[lane]->why : NULL;
+	pthread_mutex_unlock(&l->mu);
+	return why;
+}
+
+void ks_lanes_remove(ks_lanes *l, size_t lane, const char *why)
+{
+	pthread_mutex_lock(&l->mu);
+	if (lane < l->n)
+		mark_dead(l, l->lanes[lane], lane, why);
+	orphan_all(l);
+	pthread_mutex_unlock(&l->mu);
+}
+
+void ks_lanes_begin(ks_lanes *l, const ks_lane_work *w, size_t nitems)
+{
+	int k;
+	pthread_mutex_lock(&l->mu);
+	l->w = *w;
+	if (!l->w.max_tries)
+		l->w.max_tries = 2;
+	l->nitems = nitems;
+	for (k = 0; k < KS_LANES_KINDS; k++) {
+		l->tries[k] = ks_calloc(nitems + 1, sizeof(unsigned));
+		l->q[k].head = l->q[k].n = 0;
+	}
+	l->queued = l->running = 0;
+	l->active = 1;
+	pthread_mutex_unlock(&l->mu);
+}
+
+void ks_lanes_push(ks_lanes *l, int kind, size_t item)
+{
+	pthread_mutex_lock(&l->mu);
+	if (l->active && kind >= 0 && kind < KS_LANES_KINDS && item < l->nitems) {
+		q_push(&l->q[kind], item, 0);
+		l->queued++;
+		orphan_all(l);
+		pthread_cond_broadcast(&l->cv);
+	}
+	pthread_mutex_unlock(&l->mu);
+}
+
+void ks_lanes_end(ks_lanes *l)
+{
+	int k;
+	pthread_mutex_lock(&l->mu);
+	while (l->queued || l->running)
+		pthread_cond_wait(&l->cv, &l->mu);
+	l->active = 0;
+	for (k = 0; k < KS_LANES_KINDS; k++) {
+		ks_free(l->tries[k]);
+		l->tries[k] = NULL;
+	}
+	pthread_mutex_unlock(&l->mu);
+}
+
+void ks_lanes_free(ks_lanes *l)
+{
+	size_t i, j;
+	int k;
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->mu);
+	l->shutdown = 1;
+	pthread_cond_broadcast(&l->cv);
+	pthread_mutex_unlock(&l->mu);
+	for (i = 0; i < l->n; i++)
+		for (j = 0; j < l->lanes[i]->nthreads; j++)
+			if (l->lanes[i]->th[j].created)
+				pthread_join(l->lanes[i]->th[j].th, NULL);
+	for (i = 0; i < l->n; i++) {
+		pthread_mutex_destroy(&l->lanes[i]->g.mu);
+		pthread_cond_destroy(&l->lanes[i]->g.cv);
+		ks_free(l->lanes[i]->why);
+		ks_free(l->lanes[i]);
+	}
+	for (k = 0; k < KS_LANES_KINDS; k++) {
+		ks_free(l->q[k].v);
+		ks_free(l->tries[k]);
+	}
+	ks_free(l->last_why);
+	pthread_mutex_destroy(&l->mu);
+	pthread_cond_destroy(&l->cv);
+	ks_free(l);
+}
+
+void ks_lanes_gate_enter(ks_lanes *l, size_t lane, int exclusive)
+{
+	gate *g = &l->lanes[lane]->g;
+	unsigned long me;
+	pthread_mutex_lock(&g->mu);
+	me = g->next++;
+	while (me != g->turn || g->writer || (exclusive && g->readers))
+		pthread_cond_wait(&g->cv, &g->mu);
+	g->turn++;
+	if (exclusive)
+		g->writer = 1;
+	else
+		g->readers++;
+	pthread_cond_broadcast(&g->cv);
+	pthread_mutex_unlock(&g->mu);
+}
+
+void ks_lanes_gate_leave(ks_lanes *l, size_t lane, int exclusive)
+{
+	gate *g = &l->lanes[lane]->g;
+	pthread_mutex_lock(&g->mu);
+	if (exclusive)
+		g->writer = 0;
+	else
+		g->readers--;
+	pthread_cond_broadcast(&g->cv);
+	pthread_mutex_unlock(&g->mu);
+}
