@@ -354,11 +354,98 @@ static void test_launch_text_is_capped(void)
 	ks_free(t);
 }
 
+/* A plan with the replay's pieces (lang/triton/): a view pointer, a null pointer, raw scalars and
+ * fill/copy steps between launches survives the trip to a worker, and a step that would leave its
+ * buffer, or launch a kernel the plan lacks, is refused. */
+static void test_steps_and_views_roundtrip_and_are_checked(void)
+{
+	ks_problem_set *s = load();
+	const ks_problem *p = ks_problem_set_find(s, "vadd");
+	ks_env env = KS_ENV_INIT;
+	ks_plan plan, back;
+	cJSON *j;
+	char *text;
+	KT_EQ_INT(ks_problem_env(&env, p, &p->correctness[1]), 0);
+	KT_EQ_INT(ks_plan_build(&plan, p, &p->launch, &p->correctness[1], &env, 42, 1, NULL), 0);
+	KT_ASSERT(plan.nkernels == 1 && plan.kernels[0].nparams >= 3);
+	plan.kernels[0].params[0].off = 16;
+	plan.kernels[0].params[1].kind = KS_PARAM_NULL;
+	plan.kernels[0].params[2].kind = KS_PARAM_B16;
+	plan.kernels[0].params[2].i = 0x3c00;
+	plan.steps = ks_calloc(3, sizeof(ks_plan_step));
+	plan.nsteps = 3;
+	plan.steps[0].kind = KS_STEP_FILL;
+	plan.steps[0].buf = 2;
+	plan.steps[0].width = 4;
+	plan.steps[0].value = 0;
+	plan.steps[0].rank = 2;
+	plan.steps[0].sizes[0] = 10;
+	plan.steps[0].sizes[1] = 100;
+	plan.steps[0].dstride[0] = 100;
+	plan.steps[0].dstride[1] = 1;
+	plan.steps[1].kind = KS_STEP_LAUNCH;
+	plan.steps[2].kind = KS_STEP_COPY;
+	plan.steps[2].buf = 2;
+	plan.steps[2].src = 0;
+	plan.steps[2].off = 4 * 500;
+	plan.steps[2].src_off = 4 * 500;
+	plan.steps[2].width = 4;
+	plan.steps[2].rank = 1;
+	plan.steps[2].sizes[0] = 500;
+	plan.steps[2].dstride[0] = plan.steps[2].sstride[0] = 1;
+	j = ks_plan_to_json(&plan);
+	text = cJSON_PrintUnformatted(j);
+	KT_EQ_INT(ks_plan_from_json(&back, j), 0);
+	KT_EQ_INT(back.nsteps, 3);
+	KT_EQ_INT(back.kernels[0].params[0].off, 16);
+	KT_EQ_INT(back.kernels[0].params[1].kind, KS_PARAM_NULL);
+	KT_EQ_INT(back.kernels[0].params[2].i, 0x3c00);
+	KT_EQ_INT(back.steps[0].sizes[1], 100);
+	KT_EQ_INT(back.steps[2].src_off, 2000);
+	KT_EQ_INT(ks_plan_step_count(&back.steps[0]), 1000);
+	KT_EQ_INT(ks_plan_param_size(KS_PARAM_B16), 2);
+	KT_EQ_INT(ks_plan_param_size(KS_PARAM_NULL), 8);
+	ks_plan_clear(&back);
+	cJSON_Delete(j);
+	free(text);
+
+	/* one element past the end of out (1000 floats) */
+	plan.steps[2].sizes[0] = 501;
+	KT_EQ_INT(ks_plan_step_check(&plan.steps[2], 2, &plan), KS_EINVALID);
+	KT_ASSERT(strstr(ks_error_msg(), "leaves buffer"));
+	j = ks_plan_to_json(&plan);
+	KT_EQ_INT(ks_plan_from_json(&back, j), KS_EINVALID);
+	cJSON_Delete(j);
+	plan.steps[2].sizes[0] = 500;
+	/* a stride that wraps around 2^64 */
+	plan.steps[0].dstride[0] = UINT64_MAX / 4;
+	KT_EQ_INT(ks_plan_step_check(&plan.steps[0], 0, &plan), KS_EINVALID);
+	plan.steps[0].dstride[0] = 100;
+	plan.steps[1].kernel = 1;
+	KT_EQ_INT(ks_plan_step_check(&plan.steps[1], 1, &plan), KS_EINVALID);
+	plan.steps[1].kernel = 0;
+	plan.steps[2].width = 3;
+	KT_EQ_INT(ks_plan_step_check(&plan.steps[2], 2, &plan), KS_EINVALID);
+	plan.steps[2].width = 4;
+	plan.steps[2].off = 2;
+	KT_EQ_INT(ks_plan_step_check(&plan.steps[2], 2, &plan), KS_EINVALID);
+	plan.steps[2].off = 2000;
+	/* a view pointer past its buffer */
+	plan.kernels[0].params[0].off = plan.bufs[0].bytes + 1;
+	j = ks_plan_to_json(&plan);
+	KT_EQ_INT(ks_plan_from_json(&back, j), KS_EINVALID);
+	cJSON_Delete(j);
+	ks_plan_clear(&plan);
+	ks_env_free(&env);
+	ks_problem_set_free(s);
+}
+
 static const kt_test tests[] = {
 	KT(test_default_plan_resolves), KT(test_multi_kernel_plan_with_scratch_and_json_roundtrip),
 	KT(test_bad_geometry_and_values_are_named), KT(test_launch_parse_errors),
 	KT(test_plan_expressions_are_bounded), KT(test_scratch_limit),
 	KT(test_tensor_sizes_are_checked_at_build_time), KT(test_numbers_out_of_range),
-	KT(test_plan_from_json_is_strict), KT(test_launch_text_is_capped), { 0 }
+	KT(test_plan_from_json_is_strict), KT(test_launch_text_is_capped),
+	KT(test_steps_and_views_roundtrip_and_are_checked), { 0 }
 };
 KT_MAIN("plan", tests)

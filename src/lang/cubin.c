@@ -1,4 +1,5 @@
 #include "lang/cubin.h"
+#include "lang/image.h"
 #include "util/errors.h"
 #include "util/mem.h"
 
@@ -154,7 +155,27 @@ int ks_cubin_kernel_params(ks_cubin_params *out, const void *data, size_t len, c
 
 static uint32_t param_bytes(ks_param_kind k)
 {
-	return (k == KS_PARAM_I32 || k == KS_PARAM_U32 || k == KS_PARAM_F32) ? 4 : 8;
+	return (uint32_t)ks_plan_param_size(k);
+}
+
+/* The CUBIN that holds function `func` of an image (a bundle's part, lang/image.h), or NULL. */
+static const void *part_of(size_t *plen, const void *img, size_t len, size_t nlowered, uint32_t func)
+{
+	ks_image_part parts[KS_IMAGE_MAX_PARTS];
+	size_t n = 0, i;
+	uint32_t first = 0;
+	if (ks_image_parts(parts, &n, img, len, (uint32_t)nlowered) < 0) {
+		ks_error_clear();
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		if (func < first + parts[i].nnames) {
+			*plen = parts[i].len;
+			return parts[i].data;
+		}
+		first += parts[i].nnames;
+	}
+	return NULL;
 }
 
 /* "8, 8, 4" into buf (truncated with "..." when long). */
@@ -182,7 +203,10 @@ int ks_cubin_check_plan(char **detail, const void *img, size_t len, char *const 
 		size_t n = pk->nparams < KS_LAUNCH_MAX_ARGS ? pk->nparams : KS_LAUNCH_MAX_ARGS;
 		char have_s[512], want_s[512];
 		int same;
-		if (pk->func >= nlowered || ks_cubin_kernel_params(cp, img, len, lowered[pk->func]) != 0)
+		const void *part;
+		size_t plen = 0;
+		if (pk->func >= nlowered || !(part = part_of(&plen, img, len, nlowered, pk->func)) ||
+		    ks_cubin_kernel_params(cp, part, plen, lowered[pk->func]) != 0)
 			continue; /* cannot tell: the GPU path checks again */
 		for (i = 0; i < n; i++)
 			want[i] = param_bytes(pk->params[i].kind);

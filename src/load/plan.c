@@ -313,7 +313,85 @@ void ks_plan_clear(ks_plan *plan)
 		ks_free(plan->kernels[i].params);
 	}
 	ks_free(plan->kernels);
+	ks_free(plan->steps);
 	memset(plan, 0, sizeof(*plan));
+}
+
+size_t ks_plan_param_size(ks_param_kind k)
+{
+	switch (k) {
+	case KS_PARAM_I32:
+	case KS_PARAM_U32:
+	case KS_PARAM_F32:
+		return 4;
+	case KS_PARAM_B16:
+		return 2;
+	case KS_PARAM_B8:
+		return 1;
+	default:
+		return 8;
+	}
+}
+
+uint64_t ks_plan_step_count(const ks_plan_step *s)
+{
+	uint64_t n = 1;
+	uint32_t d;
+	if (s->kind == KS_STEP_LAUNCH)
+		return 0;
+	for (d = 0; d < s->rank && d < KS_PLAN_MAX_RANK; d++)
+		if (__builtin_mul_overflow(n, s->sizes[d], &n))
+			return UINT64_MAX;
+	return n;
+}
+
+/* Whether the rank-r region at byte off with the step's sizes and strides stays inside a buffer of
+ * `bytes` bytes: its last element ends at off + width * (1 + sum((size - 1) * stride)). */
+static int region_fits(const ks_plan_step *s, uint64_t off, const uint64_t *stride, uint64_t bytes)
+{
+	uint64_t last = 0, end;
+	uint32_t d;
+	for (d = 0; d < s->rank; d++) {
+		uint64_t t;
+		if (s->sizes[d] == 0)
+			return 1; /* an empty region touches nothing */
+		if (__builtin_mul_overflow(s->sizes[d] - 1, stride[d], &t) || __builtin_add_overflow(last, t, &last))
+			return 0;
+	}
+	return !__builtin_add_overflow(last, 1, &end) && !__builtin_mul_overflow(end, (uint64_t)s->width, &end) &&
+	       !__builtin_add_overflow(end, off, &end) && end <= bytes;
+}
+
+int ks_plan_step_check(const ks_plan_step *s, size_t index, const ks_plan *plan)
+{
+	const char *what = s->kind == KS_STEP_FILL ? "fill" : "copy";
+	if (s->kind == KS_STEP_LAUNCH) {
+		if (s->kernel >= plan->nkernels)
+			return ks_error_set(KS_EINVALID, "plan step %zu: launches kernel %u of %zu", index + 1,
+					    s->kernel, plan->nkernels);
+		return 0;
+	}
+	if (s->kind != KS_STEP_FILL && s->kind != KS_STEP_COPY)
+		return ks_error_set(KS_EINVALID, "plan step %zu: unknown kind", index + 1);
+	if (s->width != 1 && s->width != 2 && s->width != 4 && s->width != 8)
+		return ks_error_set(KS_EINVALID, "plan step %zu (%s): elements of %u bytes", index + 1, what, s->width);
+	if (s->rank < 1 || s->rank > KS_PLAN_MAX_RANK)
+		return ks_error_set(KS_EINVALID, "plan step %zu (%s): rank %u (1 to %d)", index + 1, what, s->rank,
+				    KS_PLAN_MAX_RANK);
+	if (s->buf >= plan->nbufs || (s->kind == KS_STEP_COPY && s->src >= plan->nbufs))
+		return ks_error_set(KS_EINVALID, "plan step %zu (%s): refers to a missing buffer", index + 1, what);
+	if (ks_plan_step_count(s) > (1ull << 40))
+		return ks_error_set(KS_ELIMIT, "plan step %zu (%s): too many elements", index + 1, what);
+	if (s->off % s->width || (s->kind == KS_STEP_COPY && s->src_off % s->width))
+		return ks_error_set(KS_EINVALID, "plan step %zu (%s): an offset is not a multiple of the "
+				    "element size", index + 1, what);
+	if (!region_fits(s, s->off, s->dstride, plan->bufs[s->buf].bytes))
+		return ks_error_set(KS_EINVALID, "plan step %zu (%s): the region written leaves buffer %s",
+				    index + 1, what, plan->bufs[s->buf].name);
+	if (s->kind == KS_STEP_COPY && !region_fits(s, s->src_off, s->sstride, plan->bufs[s->src].bytes))
+		return ks_error_set(KS_EINVALID, "plan step %zu (copy): the region read leaves buffer %s",
+				    index + 1, plan->bufs[s->src].name);
+	return 0;
 }
 
 /* ---- JSON form. 64-bit integers travel as strings: JSON numbers are doubles. */
@@ -379,8 +457,12 @@ cJSON *ks_plan_to_json(const ks_plan *plan)
 			const ks_plan_param *pp = &k->params[j];
 			cJSON *y = cJSON_CreateObject();
 			cJSON_AddNumberToObject(y, "k", pp->kind);
-			if (pp->kind == KS_PARAM_BUF)
+			if (pp->kind == KS_PARAM_BUF) {
 				cJSON_AddNumberToObject(y, "buf", pp->buf);
+				if (pp->off)
+					add_u64(y, "off", pp->off);
+			} else if (pp->kind == KS_PARAM_NULL)
+				;
 			else if (pp->kind == KS_PARAM_F32 || pp->kind == KS_PARAM_F64)
 				cJSON_AddNumberToObject(y, "f", pp->f);
 			else {
@@ -391,6 +473,39 @@ cJSON *ks_plan_to_json(const ks_plan *plan)
 			cJSON_AddItemToArray(ps, y);
 		}
 		cJSON_AddItemToArray(ks, x);
+	}
+	if (plan->nsteps) {
+		cJSON *sa = cJSON_AddArrayToObject(o, "steps");
+		for (i = 0; i < plan->nsteps; i++) {
+			const ks_plan_step *s = &plan->steps[i];
+			cJSON *x = cJSON_CreateObject(), *sz, *ds, *ss;
+			uint32_t d;
+			cJSON_AddNumberToObject(x, "k", s->kind);
+			if (s->kind == KS_STEP_LAUNCH) {
+				cJSON_AddNumberToObject(x, "kernel", s->kernel);
+				cJSON_AddItemToArray(sa, x);
+				continue;
+			}
+			cJSON_AddNumberToObject(x, "buf", s->buf);
+			cJSON_AddNumberToObject(x, "src", s->src);
+			add_u64(x, "off", s->off);
+			add_u64(x, "src_off", s->src_off);
+			cJSON_AddNumberToObject(x, "width", s->width);
+			add_u64(x, "value", s->value);
+			sz = cJSON_AddArrayToObject(x, "sizes");
+			ds = cJSON_AddArrayToObject(x, "dstride");
+			ss = cJSON_AddArrayToObject(x, "sstride");
+			for (d = 0; d < s->rank && d < KS_PLAN_MAX_RANK; d++) {
+				char v[32];
+				snprintf(v, sizeof(v), "%llu", (unsigned long long)s->sizes[d]);
+				cJSON_AddItemToArray(sz, cJSON_CreateString(v));
+				snprintf(v, sizeof(v), "%llu", (unsigned long long)s->dstride[d]);
+				cJSON_AddItemToArray(ds, cJSON_CreateString(v));
+				snprintf(v, sizeof(v), "%llu", (unsigned long long)s->sstride[d]);
+				cJSON_AddItemToArray(ss, cJSON_CreateString(v));
+			}
+			cJSON_AddItemToArray(sa, x);
+		}
 	}
 	return o;
 }
@@ -437,6 +552,74 @@ static int get_i64_str(int64_t *out, const char *s)
 	return 0;
 }
 
+/* An array of up to KS_PLAN_MAX_RANK unsigned decimal strings into v; its length in *n. */
+static int get_u64_array(uint64_t *v, uint32_t *n, const cJSON *o, const char *k)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, k), *x;
+	char *end;
+	*n = 0;
+	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) > KS_PLAN_MAX_RANK)
+		return ks_error_set(KS_EINVALID, "plan: bad %s", k);
+	cJSON_ArrayForEach(x, a)
+	{
+		if (!cJSON_IsString(x) || !isdigit((unsigned char)x->valuestring[0]))
+			return ks_error_set(KS_EINVALID, "plan: bad %s", k);
+		errno = 0;
+		v[(*n)++] = strtoull(x->valuestring, &end, 10);
+		if (*end || errno)
+			return ks_error_set(KS_EINVALID, "plan: bad %s", k);
+	}
+	return 0;
+}
+
+static int steps_from_json(ks_plan *out, const cJSON *sa)
+{
+	const cJSON *it;
+	int64_t v;
+	int rc;
+	if (!sa)
+		return 0;
+	if (!cJSON_IsArray(sa) || cJSON_GetArraySize(sa) > KS_PLAN_MAX_STEPS)
+		return ks_error_set(KS_EINVALID, "plan: bad steps");
+	out->steps = ks_calloc((size_t)cJSON_GetArraySize(sa) + 1, sizeof(ks_plan_step));
+	cJSON_ArrayForEach(it, sa)
+	{
+		ks_plan_step *s = &out->steps[out->nsteps];
+		uint32_t nd = 0, ns = 0;
+		if ((rc = inum(&v, it, "k", KS_STEP_LAUNCH, KS_STEP_COPY)) < 0)
+			return rc;
+		s->kind = (ks_step_kind)v;
+		if (s->kind == KS_STEP_LAUNCH) {
+			if ((rc = inum(&v, it, "kernel", 0, KS_PLAN_MAX_KERNELS - 1)) < 0)
+				return rc;
+			s->kernel = (uint32_t)v;
+		} else {
+			if ((rc = inum(&v, it, "buf", 0, UINT32_MAX)) < 0)
+				return rc;
+			s->buf = (uint32_t)v;
+			if ((rc = inum(&v, it, "src", 0, UINT32_MAX)) < 0)
+				return rc;
+			s->src = (uint32_t)v;
+			if ((rc = inum(&v, it, "width", 1, 8)) < 0)
+				return rc;
+			s->width = (uint32_t)v;
+			if ((rc = get_u64(&s->off, it, "off")) < 0 || (rc = get_u64(&s->src_off, it, "src_off")) < 0 ||
+			    (rc = get_u64(&s->value, it, "value")) < 0 ||
+			    (rc = get_u64_array(s->sizes, &s->rank, it, "sizes")) < 0 ||
+			    (rc = get_u64_array(s->dstride, &nd, it, "dstride")) < 0 ||
+			    (rc = get_u64_array(s->sstride, &ns, it, "sstride")) < 0)
+				return rc;
+			if (nd != s->rank || ns != s->rank)
+				return ks_error_set(KS_EINVALID, "plan: step %zu: sizes and strides differ in rank",
+						    out->nsteps + 1);
+		}
+		if ((rc = ks_plan_step_check(s, out->nsteps, out)) < 0)
+			return rc;
+		out->nsteps++;
+	}
+	return 0;
+}
+
 int ks_plan_from_json(ks_plan *out, const cJSON *j)
 {
 	const cJSON *bufs = cJSON_GetObjectItemCaseSensitive(j, "bufs"),
@@ -446,7 +629,7 @@ int ks_plan_from_json(ks_plan *out, const cJSON *j)
 
 	memset(out, 0, sizeof(*out));
 	if (!cJSON_IsArray(bufs) || !cJSON_IsArray(ks) || cJSON_GetArraySize(bufs) > 256 ||
-	    cJSON_GetArraySize(ks) > KS_LAUNCH_MAX_KERNELS)
+	    cJSON_GetArraySize(ks) > KS_PLAN_MAX_KERNELS)
 		return ks_error_set(KS_EINVALID, "plan: bad shape");
 	if ((rc = get_u64(&out->seed, j, "seed")) < 0 || (rc = inum(&v, j, "poison", 0, 1)) < 0)
 		goto done;
@@ -495,7 +678,7 @@ int ks_plan_from_json(ks_plan *out, const cJSON *j)
 		ks_plan_kernel *k = &out->kernels[out->nkernels++];
 		const cJSON *ps = cJSON_GetObjectItemCaseSensitive(it, "params"), *p;
 		const char *name = NULL;
-		if ((rc = inum(&v, it, "func", 0, KS_LAUNCH_MAX_KERNELS - 1)) < 0)
+		if ((rc = inum(&v, it, "func", 0, KS_PLAN_MAX_FUNCS - 1)) < 0)
 			goto done;
 		k->func = (uint32_t)v;
 		if ((rc = ks_json_str(&name, it, "name", 1)) < 0)
@@ -514,7 +697,7 @@ int ks_plan_from_json(ks_plan *out, const cJSON *j)
 		{
 			ks_plan_param *pp = &k->params[k->nparams++];
 			const char *is = NULL;
-			if ((rc = inum(&v, p, "k", KS_PARAM_BUF, KS_PARAM_F64)) < 0)
+			if ((rc = inum(&v, p, "k", KS_PARAM_BUF, KS_PARAM_KIND_COUNT - 1)) < 0)
 				goto done;
 			pp->kind = (ks_param_kind)v;
 			if (pp->kind == KS_PARAM_BUF) {
@@ -523,6 +706,13 @@ int ks_plan_from_json(ks_plan *out, const cJSON *j)
 					goto done;
 				}
 				pp->buf = (uint32_t)v;
+				if (cJSON_GetObjectItemCaseSensitive(p, "off") &&
+				    ((rc = get_u64(&pp->off, p, "off")) < 0 || pp->off > out->bufs[pp->buf].bytes)) {
+					rc = ks_error_set(KS_EINVALID, "plan: a pointer parameter points past its buffer");
+					goto done;
+				}
+			} else if (pp->kind == KS_PARAM_NULL) {
+				;
 			} else if (pp->kind == KS_PARAM_F32 || pp->kind == KS_PARAM_F64) {
 				if ((rc = num(&pp->f, p, "f")) < 0)
 					goto done;
@@ -532,6 +722,8 @@ int ks_plan_from_json(ks_plan *out, const cJSON *j)
 			}
 		}
 	}
+	if ((rc = steps_from_json(out, cJSON_GetObjectItemCaseSensitive(j, "steps"))) < 0)
+		goto done;
 done:
 	if (rc < 0)
 		ks_plan_clear(out);

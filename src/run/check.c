@@ -386,7 +386,7 @@ static void check_one(ks_kernel_result *r, const ks_candidate_image *img, ks_run
 		      const ks_check_options *o)
 {
 	const ks_problem *p = img->problem;
-	ks_func_info fi[KS_LAUNCH_MAX_KERNELS];
+	ks_func_info fi[KS_PLAN_MAX_FUNCS];
 	ks_run_result res;
 	size_t ci, cap = 0, i;
 	int module = -1, first = 1;

@@ -1,7 +1,7 @@
 #include "run/harness.h"
 
 const char *const ks_harness_kernels[KS_HK_COUNT] = {
-	"ks_fill_random", "ks_fill_pattern", "ks_checksum", "ks_flush", "ks_gather",
+	"ks_fill_random", "ks_fill_pattern", "ks_checksum", "ks_flush", "ks_gather", "ks_strided",
 };
 
 /* dtype and dist codes below match ks_dtype and ks_dist_kind. Random values are a pure function
@@ -97,6 +97,30 @@ static const char g_source[] =
 	"  for (u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x; j < k; j += step) {\n"
 	"    u64 i = j < 4096 ? j : j >= k - 4096 ? count - (k - j) : ks_mix(seed ^ ks_mix(j)) % count;\n"
 	"    for (int b = 0; b < es; b++) dst[j * es + b] = src[i * es + b];\n"
+	"  }\n"
+	"}\n"
+	/* A plan's fill and copy steps (plan.h): count elements of `width` bytes of a rank-r view,
+	 * row-major, written at dst with strides ds; read from src with strides ss, or (src null) the
+	 * element `value`. The descriptor layout is ks_strided_desc (harness.h). */
+	"struct ks_strided_desc { u64 count, value; int rank, width; u64 size[8], ds[8], ss[8]; };\n"
+	"extern \"C\" __global__ void ks_strided(unsigned char *dst, const unsigned char *src, ks_strided_desc d) {\n"
+	"  u64 step = (u64)gridDim.x * blockDim.x;\n"
+	"  for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < d.count; i += step) {\n"
+	"    u64 rest = i, od = 0, os = 0;\n"
+	"    for (int k = d.rank - 1; k >= 0; k--) {\n"
+	"      u64 x = rest % d.size[k];\n"
+	"      rest /= d.size[k];\n"
+	"      od += x * d.ds[k];\n"
+	"      os += x * d.ss[k];\n"
+	"    }\n"
+	"    unsigned char *o = dst + od * d.width;\n"
+	"    const unsigned char *s = src + os * d.width;\n"
+	"    switch (d.width) {\n"
+	"    case 1: *o = src ? *s : (unsigned char)d.value; break;\n"
+	"    case 2: *(unsigned short *)o = src ? *(const unsigned short *)s : (unsigned short)d.value; break;\n"
+	"    case 4: *(unsigned *)o = src ? *(const unsigned *)s : (unsigned)d.value; break;\n"
+	"    default: *(u64 *)o = src ? *(const u64 *)s : d.value; break;\n"
+	"    }\n"
 	"  }\n"
 	"}\n";
 

@@ -6,10 +6,19 @@
 #define KS_HARNESS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* The 8-byte pattern the worker writes into guard bands, and the comparison checks: shared data, so
  * the process that runs candidates never includes the checker. */
 #define KS_GUARD_WORD 0x9e3779b97f4a7c15ull
+
+/* The by-value argument of ks_strided, a plan's fill or copy step (plan.h): the same layout as the
+ * struct in the harness source. */
+typedef struct {
+	uint64_t count, value;
+	int32_t rank, width;
+	uint64_t size[8], ds[8], ss[8];
+} ks_strided_desc;
 
 /* The CUDA source of the harness kernels. */
 const char *ks_harness_source(void);
@@ -21,6 +30,7 @@ enum {
 	KS_HK_CHECKSUM,
 	KS_HK_FLUSH,
 	KS_HK_GATHER,
+	KS_HK_STRIDED,
 	KS_HK_COUNT
 };
 extern const char *const ks_harness_kernels[KS_HK_COUNT];

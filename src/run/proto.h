@@ -9,13 +9,14 @@
 #include <stdint.h>
 #include <cJSON.h>
 #include "util/buf.h"
+#include "load/plan.h"
 
 #define KS_PROTO_MAGIC 0x3157534bu /* "KSW1" */
 #define KS_PROTO_MAX_JSON (16u << 20)
 
 /* Limits both sides keep: the scoring process never asks for more, the worker refuses more. */
 #define KS_PROTO_MAX_MODULES 64 /* modules loaded in one worker at a time */
-#define KS_PROTO_MAX_FUNCS 16   /* kernels resolved per module */
+#define KS_PROTO_MAX_FUNCS KS_PLAN_MAX_FUNCS /* kernels resolved per image */
 #define KS_PROTO_MAX_SETS 8     /* input sets of one timing session */
 #define KS_PROTO_MAX_RUNS 256   /* timed runs per KS_MSG_TIME_RUN */
 #define KS_PROTO_MAX_SNAPSHOT (256ull << 20) /* device memory for the kept outputs of the timed runs

@@ -325,7 +325,7 @@ static int validate_golden(const ks_golden_run *g, const char *problem, const ch
 static int ensure_golden_module(ks_runner *r, golden_module *m, const ks_problem *p)
 {
 	ks_run_result res;
-	ks_func_info fi[KS_LAUNCH_MAX_KERNELS];
+	ks_func_info fi[KS_PLAN_MAX_FUNCS];
 	int rc;
 	if (!r->golden && (rc = start_worker(r, &r->golden, "golden")) < 0)
 		return rc;

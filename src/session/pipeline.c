@@ -448,7 +448,7 @@ static int probe(ks_pipeline *p, ks_runner *run, const ks_problem *hint, char **
 {
 	const ks_problem *q = known_good(p, hint);
 	ks_candidate_image gi;
-	ks_func_info fi[KS_LAUNCH_MAX_KERNELS];
+	ks_func_info fi[KS_PLAN_MAX_FUNCS];
 	ks_run_result res;
 	int module = -1, rc = 0;
 

@@ -469,7 +469,7 @@ void ks_time_kernel(ks_kernel_result *r, const ks_candidate_image *img, ks_runne
 		    const ks_timing_options *o)
 {
 	const ks_problem *p = img->problem;
-	ks_func_info fi[KS_LAUNCH_MAX_KERNELS];
+	ks_func_info fi[KS_PLAN_MAX_FUNCS];
 	ks_run_result res;
 	double t0 = now_s();
 	int module = -1;

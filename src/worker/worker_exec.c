@@ -100,11 +100,6 @@ CUresult wk_events(wk_ctx *w, CUevent **out, int n)
 	return CUDA_SUCCESS;
 }
 
-static size_t param_size(ks_param_kind k)
-{
-	return (k == KS_PARAM_I32 || k == KS_PARAM_U32 || k == KS_PARAM_F32) ? 4 : 8;
-}
-
 /* Checks the plan's arguments against the compiled kernel's parameter list. */
 static int check_params(wk_ctx *w, const ks_plan_kernel *k, CUfunction f, char *err, size_t errlen)
 {
@@ -117,7 +112,7 @@ static int check_params(wk_ctx *w, const ks_plan_kernel *k, CUfunction f, char *
 		sizes[n++] = sz;
 	if (n == k->nparams) {
 		for (i = 0; i < n; i++)
-			if (sizes[i] != param_size(k->params[i].kind))
+			if (sizes[i] != ks_plan_param_size(k->params[i].kind))
 				break;
 		if (i == n)
 			return 0;
@@ -126,7 +121,7 @@ static int check_params(wk_ctx *w, const ks_plan_kernel *k, CUfunction f, char *
 		o += (size_t)snprintf(have + o, sizeof(have) - o, "%s%zu", i ? ", " : "", sizes[i]);
 	for (i = 0, o = 0; i < k->nparams && o < sizeof(want) - 8; i++)
 		o += (size_t)snprintf(want + o, sizeof(want) - o, "%s%zu", i ? ", " : "",
-				      param_size(k->params[i].kind));
+				      ks_plan_param_size(k->params[i].kind));
 	snprintf(err, errlen,
 		 "kernel %s takes %zu parameters (%s bytes) but the launch plan passes %zu (%s bytes)",
 		 k->name, n, have, k->nparams, want);
@@ -138,6 +133,9 @@ typedef union {
 	int32_t i32;
 	uint32_t u32;
 	int64_t i64;
+	uint64_t u64;
+	uint16_t b16;
+	uint8_t b8;
 	float f32;
 	double f64;
 } param_val;
@@ -229,55 +227,110 @@ CUresult wk_keep_outputs(wk_ctx *w, const ks_plan *plan, const wk_set *s, const 
 	return r;
 }
 
+static CUresult launch_kernel(wk_ctx *w, const ks_plan *plan, size_t k, const wk_module *mod,
+			      const wk_set *s, char *err, size_t errlen)
+{
+	const ks_plan_kernel *pk = &plan->kernels[k];
+	CUfunction f = mod->fn[pk->func];
+	param_val vals[KS_LAUNCH_MAX_ARGS];
+	void *ptrs[KS_LAUNCH_MAX_ARGS];
+	size_t p;
+	CUresult r;
+	if (!pk->grid[0] || !pk->grid[1] || !pk->grid[2])
+		return CUDA_SUCCESS; /* nothing to launch for an empty size */
+	for (p = 0; p < pk->nparams; p++) {
+		const ks_plan_param *pp = &pk->params[p];
+		memset(&vals[p], 0, sizeof(vals[p]));
+		switch (pp->kind) {
+		case KS_PARAM_BUF:
+			vals[p].p = s->b[pp->buf].base + plan->guard + pp->off;
+			break;
+		case KS_PARAM_I32:
+			vals[p].i32 = (int32_t)pp->i;
+			break;
+		case KS_PARAM_U32:
+			vals[p].u32 = (uint32_t)pp->i;
+			break;
+		case KS_PARAM_I64:
+			vals[p].i64 = pp->i;
+			break;
+		case KS_PARAM_U64:
+			vals[p].u64 = (uint64_t)pp->i;
+			break;
+		case KS_PARAM_B16:
+			vals[p].b16 = (uint16_t)pp->i;
+			break;
+		case KS_PARAM_B8:
+			vals[p].b8 = (uint8_t)pp->i;
+			break;
+		case KS_PARAM_F32:
+			vals[p].f32 = (float)pp->f;
+			break;
+		case KS_PARAM_F64:
+			vals[p].f64 = pp->f;
+			break;
+		case KS_PARAM_NULL:
+		case KS_PARAM_KIND_COUNT:
+			vals[p].p = 0;
+			break;
+		}
+		ptrs[p] = &vals[p];
+	}
+	if (pk->shared > 48 * 1024)
+		w->cu.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)pk->shared);
+	r = w->cu.cuLaunchKernel(f, pk->grid[0], pk->grid[1], pk->grid[2], pk->block[0], pk->block[1],
+				 pk->block[2], pk->shared, w->stream, pk->nparams ? ptrs : NULL, NULL);
+	if (r != CUDA_SUCCESS)
+		snprintf(err, errlen, "launching %s (launch %zu, grid %ux%ux%u, block %ux%ux%u, "
+			 "%u bytes shared): %s", pk->name, k + 1, pk->grid[0], pk->grid[1], pk->grid[2],
+			 pk->block[0], pk->block[1], pk->block[2], pk->shared, ks_cu_error(&w->cu, r));
+	return r;
+}
+
+/* A fill or copy step (plan.h), by the harness's ks_strided kernel on the plan's stream. */
+static CUresult data_step(wk_ctx *w, const ks_plan *plan, size_t i, const wk_set *s, char *err, size_t errlen)
+{
+	const ks_plan_step *st = &plan->steps[i];
+	ks_strided_desc d;
+	CUdeviceptr dst = s->b[st->buf].base + plan->guard + st->off, src = 0;
+	void *p[] = { &dst, &src, &d };
+	uint32_t k;
+	CUresult r;
+	memset(&d, 0, sizeof(d));
+	d.count = ks_plan_step_count(st);
+	if (d.count == 0)
+		return CUDA_SUCCESS;
+	d.value = st->value;
+	d.rank = (int32_t)st->rank;
+	d.width = (int32_t)st->width;
+	for (k = 0; k < st->rank; k++) {
+		d.size[k] = st->sizes[k];
+		d.ds[k] = st->dstride[k];
+		d.ss[k] = st->sstride[k];
+	}
+	if (st->kind == KS_STEP_COPY)
+		src = s->b[st->src].base + plan->guard + st->src_off;
+	if ((r = launch_h(w, KS_HK_STRIDED, grid_for(d.count), p)) != CUDA_SUCCESS)
+		snprintf(err, errlen, "%s (step %zu of the plan): %s", st->kind == KS_STEP_COPY ? "copying" : "filling",
+			 i + 1, ks_cu_error(&w->cu, r));
+	return r;
+}
+
+/* The plan's launch sequence: its steps in order, or without steps its kernels in order. */
 static CUresult launch_plan(wk_ctx *w, const ks_plan *plan, const wk_module *mod, const wk_set *s,
 			    char *err, size_t errlen)
 {
+	CUresult r = CUDA_SUCCESS;
 	size_t k;
-	for (k = 0; k < plan->nkernels; k++) {
-		const ks_plan_kernel *pk = &plan->kernels[k];
-		CUfunction f = mod->fn[pk->func];
-		param_val vals[KS_LAUNCH_MAX_ARGS];
-		void *ptrs[KS_LAUNCH_MAX_ARGS];
-		size_t p;
-		CUresult r;
-		if (!pk->grid[0] || !pk->grid[1] || !pk->grid[2])
-			continue; /* nothing to launch for an empty size */
-		for (p = 0; p < pk->nparams; p++) {
-			const ks_plan_param *pp = &pk->params[p];
-			switch (pp->kind) {
-			case KS_PARAM_BUF:
-				vals[p].p = s->b[pp->buf].base + plan->guard;
-				break;
-			case KS_PARAM_I32:
-				vals[p].i32 = (int32_t)pp->i;
-				break;
-			case KS_PARAM_U32:
-				vals[p].u32 = (uint32_t)pp->i;
-				break;
-			case KS_PARAM_I64:
-				vals[p].i64 = pp->i;
-				break;
-			case KS_PARAM_F32:
-				vals[p].f32 = (float)pp->f;
-				break;
-			case KS_PARAM_F64:
-				vals[p].f64 = pp->f;
-				break;
-			}
-			ptrs[p] = &vals[p];
-		}
-		if (pk->shared > 48 * 1024)
-			w->cu.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)pk->shared);
-		r = w->cu.cuLaunchKernel(f, pk->grid[0], pk->grid[1], pk->grid[2], pk->block[0], pk->block[1],
-				      pk->block[2], pk->shared, w->stream, pk->nparams ? ptrs : NULL, NULL);
-		if (r != CUDA_SUCCESS) {
-			snprintf(err, errlen, "launching %s (launch %zu, grid %ux%ux%u, block %ux%ux%u, "
-				 "%u bytes shared): %s", pk->name, k + 1, pk->grid[0], pk->grid[1], pk->grid[2],
-				 pk->block[0], pk->block[1], pk->block[2], pk->shared, ks_cu_error(&w->cu, r));
-			return r;
-		}
+	if (!plan->nsteps) {
+		for (k = 0; k < plan->nkernels && r == CUDA_SUCCESS; k++)
+			r = launch_kernel(w, plan, k, mod, s, err, errlen);
+		return r;
 	}
-	return CUDA_SUCCESS;
+	for (k = 0; k < plan->nsteps && r == CUDA_SUCCESS; k++)
+		r = plan->steps[k].kind == KS_STEP_LAUNCH ? launch_kernel(w, plan, plan->steps[k].kernel, mod, s, err, errlen)
+							    : data_step(w, plan, k, s, err, errlen);
+	return r;
 }
 
 /* Copies buffers back per fetch mode into a blob and describes them in j's "bufs". The GPU work

@@ -13,14 +13,17 @@
 #include <stdint.h>
 #include <cJSON.h>
 #include "worker/cudadrv.h"
+#include "lang/image.h"
 #include "run/harness.h"
 #include "load/plan.h"
 #include "run/proto.h"
 
 #define WK_FD 3 /* the protocol's file descriptor, set up by the scoring process */
 
+/* A loaded image (lang/image.h): one module per CUBIN of a bundle, its kernels flat in plan order. */
 typedef struct {
-	CUmodule mod;
+	CUmodule mod[KS_IMAGE_MAX_PARTS];
+	int nmod;
 	CUfunction fn[KS_PROTO_MAX_FUNCS];
 	int nfn;
 	int used;

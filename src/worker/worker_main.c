@@ -89,47 +89,63 @@ static void do_hello(wk_ctx *w, const cJSON *req)
 	w->ready = 1;
 }
 
-static int load_module(wk_ctx *w, CUmodule *mod, CUfunction *fns, int *nfn, const ks_msg *m,
+/* Loads the image of a load request (one CUBIN, or a bundle: lang/image.h) into modules and
+ * resolves its kernels ("funcs", flat across the bundle's parts) into fns. On failure nothing stays
+ * loaded. */
+static int load_module(wk_ctx *w, CUmodule *mods, int *nmod, CUfunction *fns, int *nfn, const ks_msg *m,
 		       char *err, size_t errlen, CUresult *code)
 {
-	const cJSON *funcs = cJSON_GetObjectItemCaseSensitive(m->json, "funcs"), *f;
+	const cJSON *funcs = cJSON_GetObjectItemCaseSensitive(m->json, "funcs"), *f = NULL;
 	char log[4096] = "";
 	CUjit_option opts[2] = { CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
 	void *vals[2] = { log, (void *)(uintptr_t)sizeof(log) };
+	ks_image_part parts[KS_IMAGE_MAX_PARTS];
+	size_t np = 0, p;
+	uint32_t k;
 	CUresult r;
 
 	*nfn = 0;
-	if (!m->blob || !cJSON_IsArray(funcs) || cJSON_GetArraySize(funcs) > KS_PROTO_MAX_FUNCS) {
-		snprintf(err, errlen, "bad load request");
+	*nmod = 0;
+	if (!m->blob || !cJSON_IsArray(funcs) || cJSON_GetArraySize(funcs) > KS_PROTO_MAX_FUNCS ||
+	    ks_image_parts(parts, &np, m->blob, (size_t)m->blob_len, (uint32_t)cJSON_GetArraySize(funcs)) < 0) {
+		snprintf(err, errlen, "bad load request%s%s", ks_error_msg()[0] ? ": " : "", ks_error_msg());
 		*code = CUDA_ERROR_INVALID_VALUE;
 		return -1;
 	}
-	if ((r = w->cu.cuModuleLoadDataEx(mod, m->blob, 2, opts, vals)) != CUDA_SUCCESS) {
-		snprintf(err, errlen, "%s%s%s", ks_cu_error(&w->cu, r), log[0] ? ": " : "", log);
-		*code = r;
-		return -1;
-	}
-	cJSON_ArrayForEach(f, funcs)
-	{
-		if (!cJSON_IsString(f) ||
-		    (r = w->cu.cuModuleGetFunction(&fns[*nfn], *mod, f->valuestring)) != CUDA_SUCCESS) {
-			snprintf(err, errlen, "kernel \"%s\" is not in the module: %s",
-				 cJSON_IsString(f) ? f->valuestring : "?", ks_cu_error(&w->cu, r));
+	f = funcs->child;
+	for (p = 0; p < np; p++) {
+		if ((r = w->cu.cuModuleLoadDataEx(&mods[p], parts[p].data, 2, opts, vals)) != CUDA_SUCCESS) {
+			snprintf(err, errlen, "%s%s%s%s", np > 1 ? "a CUBIN of the bundle: " : "", ks_cu_error(&w->cu, r),
+				 log[0] ? ": " : "", log);
 			*code = r;
-			w->cu.cuModuleUnload(*mod);
-			return -1;
+			goto fail;
 		}
-		(*nfn)++;
+		(*nmod)++;
+		for (k = 0; k < parts[p].nnames; k++, f = f->next) {
+			if (!cJSON_IsString(f) ||
+			    (r = w->cu.cuModuleGetFunction(&fns[*nfn], mods[p], f->valuestring)) != CUDA_SUCCESS) {
+				snprintf(err, errlen, "kernel \"%s\" is not in the module: %s",
+					 cJSON_IsString(f) ? f->valuestring : "?", ks_cu_error(&w->cu, r));
+				*code = r;
+				goto fail;
+			}
+			(*nfn)++;
+		}
 	}
 	return 0;
+fail:
+	while (*nmod > 0)
+		w->cu.cuModuleUnload(mods[--*nmod]);
+	*nfn = 0;
+	return -1;
 }
 
 static void do_harness(wk_ctx *w, const ks_msg *m)
 {
 	char err[8192];
 	CUresult code = CUDA_SUCCESS;
-	int n = 0;
-	if (load_module(w, &w->hmod, w->hk, &n, m, err, sizeof(err), &code) < 0 || n != KS_HK_COUNT) {
+	int n = 0, nmod = 0;
+	if (load_module(w, &w->hmod, &nmod, w->hk, &n, m, err, sizeof(err), &code) < 0 || n != KS_HK_COUNT) {
 		wk_reply_error("harness", code, n != KS_HK_COUNT && !code ? "harness kernels missing" : err, 0);
 		return;
 	}
@@ -153,7 +169,7 @@ static void do_load(wk_ctx *w, const ks_msg *m)
 		wk_reply_error("load", CUDA_ERROR_INVALID_VALUE, "too many modules loaded", 0);
 		return;
 	}
-	if (load_module(w, &s->mod, s->fn, &s->nfn, m, err, sizeof(err), &code) < 0) {
+	if (load_module(w, s->mod, &s->nmod, s->fn, &s->nfn, m, err, sizeof(err), &code) < 0) {
 		wk_reply_error("load", code, err, ks_cu_error_is_sticky(code));
 		return;
 	}
@@ -193,7 +209,9 @@ static void do_unload(wk_ctx *w, const ks_msg *m)
 	double id = -1;
 	ks_json_num(&id, m->json, "module", 0);
 	if (id >= 0 && id < KS_PROTO_MAX_MODULES && w->mods[(int)id].used) {
-		w->cu.cuModuleUnload(w->mods[(int)id].mod);
+		int k;
+		for (k = 0; k < w->mods[(int)id].nmod; k++)
+			w->cu.cuModuleUnload(w->mods[(int)id].mod[k]);
 		memset(&w->mods[(int)id], 0, sizeof(w->mods[0]));
 	}
 	wk_reply(wk_ok_reply(), NULL, 0);
