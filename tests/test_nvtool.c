@@ -97,7 +97,7 @@ static const char *g_tool =
 static ks_worker_options wrapped(const char **argv, const char **env, const char *out, double grace)
 {
 	ks_worker_options wo = KS_WORKER_OPTIONS_INIT;
-	wo.exe = ks_find_helper("kscore-worker");
+	wo.exe = ks_fs_find_helper("kscore-worker");
 	wo.role = "candidate";
 	wo.wrapper = argv;
 	wo.wrapper_env = env;

@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "util/errors.h"
+#include "util/fsutil.h"
 #include "util/mem.h"
 #include "load/paths.h"
 #include "run/worker.h"
@@ -63,7 +64,7 @@ int ks_calibrate_main(int argc, char **argv)
 	if (!cache)
 		cache = ks_paths_default_cache();
 	co.cache_dir = cache;
-	exe = ks_find_helper("kscore-worker");
+	exe = ks_fs_find_helper("kscore-worker");
 	if (!exe) {
 		fprintf(stderr, "score calibrate: %s\n", ks_error_msg());
 		rc = KS_EXIT_SOFTWARE;

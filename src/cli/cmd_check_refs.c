@@ -124,7 +124,7 @@ int ks_refcheck_main(int argc, char **argv)
 		co.arch = ks_runner_arch(run);
 		ks_problem_set_sm_count(set, ks_runner_device(run)->sm_count);
 		{
-			char *exe = ks_find_helper("kscore-worker");
+			char *exe = ks_fs_find_helper("kscore-worker");
 			have_ceil = exe && ks_ceilings_get(&ceil, cache, exe, device, ks_runner_device(run),
 							   &co, 0) == 0;
 			ks_free(exe);

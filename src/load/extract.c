@@ -20,6 +20,7 @@ static const char *const chat_tokens[] = { "<|im_end|>", "<|EOT|>", "<|endoftext
 static const char *const code_langs[] = {
 	"cuda", "cu", "cuh", "c++", "cpp", "cxx", "c", "h", "hpp"
 };
+static const char *const python_langs[] = { "python", "py", "python3", "triton" };
 
 typedef struct {
 	char ch;          /* '`' or '~' */
@@ -120,16 +121,25 @@ static int fence_close(const fence *f, const char *line, size_t len)
 	return j == len;
 }
 
-static int is_code_lang(const fence *f)
+static int lang_in(const fence *f, const char *const *langs, size_t n)
 {
 	size_t k;
 	if (f->langlen == 0)
-		return 1;
-	for (k = 0; k < COUNT(code_langs); k++)
-		if (strlen(code_langs[k]) == f->langlen &&
-		    !strncasecmp(f->lang, code_langs[k], f->langlen))
+		return 1; /* untagged blocks are candidates for either language */
+	for (k = 0; k < n; k++)
+		if (strlen(langs[k]) == f->langlen && !strncasecmp(f->lang, langs[k], f->langlen))
 			return 1;
 	return 0;
+}
+
+static int is_code_lang(const fence *f)
+{
+	return lang_in(f, code_langs, COUNT(code_langs));
+}
+
+static int is_python_lang(const fence *f)
+{
+	return lang_in(f, python_langs, COUNT(python_langs));
 }
 
 static void count_block(tally *t, const fence *f, int taken)
@@ -242,15 +252,51 @@ const char *ks_extract_foreign_language(const char *text)
 	return NULL;
 }
 
-int ks_extract_code(char **code, char **note, const char *text)
+/* The blocks of the cleaned text whose fence `take` accepts, joined into out (the whole text when
+ * it has no fences), with the tally of taken and ignored blocks for the note. */
+static void walk(ks_buf *out, tally *t, int *fenced, int *in_block, const char *clear, int (*take_fn)(const fence *))
+{
+	fence f = { 0 };
+	int take = 0;
+	const char *p, *next;
+	for (p = clear; *p; p = next) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p), cut;
+		next = p + len + (eol ? 1 : 0);
+		if (!*in_block) {
+			/* prose between blocks is dropped */
+			if (fence_open(&f, p, len)) {
+				*in_block = *fenced = 1;
+				take = take_fn(&f);
+				count_block(t, &f, take);
+			}
+			continue;
+		}
+		if (fence_close(&f, p, len)) {
+			*in_block = 0;
+			continue;
+		}
+		if (!take)
+			continue;
+		for (cut = 0; cut < f.indent && cut < len && p[cut] == ' '; cut++)
+			;
+		ks_buf_put(out, p + cut, len - cut);
+		ks_buf_put(out, "\n", eol ? 1 : 0);
+	}
+	if (!*fenced)
+		ks_buf_puts(out, clear);
+}
+
+/* Extraction for one language: `marker` must be in the code (`__global__`, `triton.jit`), `what`
+ * names the blocks in the note ("C/C++/CUDA", "Python"). */
+static int extract(char **code, char **note, const char *text, int (*take_fn)(const fence *), const char *marker,
+		   const char *what)
 {
 	ks_buf out = KS_BUF_INIT(0), msg = KS_BUF_INIT(NOTE_MAX);
 	tally t;
-	fence f = { 0 };
 	size_t ntokens;
-	int in_block = 0, take = 0, fenced = 0, ok;
+	int in_block = 0, fenced = 0, ok;
 	char *clear;
-	const char *p, *next;
 
 	if (!code || !note || !text)
 		return ks_error_set(KS_EINVALID, "ks_extract_code: NULL argument");
@@ -262,42 +308,16 @@ int ks_extract_code(char **code, char **note, const char *text)
 	memset(&t, 0, sizeof(t));
 	clear = clean(text, &ntokens);
 	ks_buf_init(&out, strlen(clear));
+	walk(&out, &t, &fenced, &in_block, clear, take_fn);
 
-	for (p = clear; *p; p = next) {
-		const char *eol = strchr(p, '\n');
-		size_t len = eol ? (size_t)(eol - p) : strlen(p), cut;
-		next = p + len + (eol ? 1 : 0);
-		if (!in_block) {
-			/* prose between blocks is dropped */
-			if (fence_open(&f, p, len)) {
-				in_block = fenced = 1;
-				take = is_code_lang(&f);
-				count_block(&t, &f, take);
-			}
-			continue;
-		}
-		if (fence_close(&f, p, len)) {
-			in_block = 0;
-			continue;
-		}
-		if (!take)
-			continue;
-		for (cut = 0; cut < f.indent && cut < len && p[cut] == ' '; cut++)
-			;
-		ks_buf_put(&out, p + cut, len - cut);
-		ks_buf_put(&out, "\n", eol ? 1 : 0);
-	}
-	if (!fenced)
-		ks_buf_puts(&out, clear);
-
-	ok = strstr(out.ptr ? out.ptr : "", "__global__") != NULL;
+	ok = strstr(out.ptr ? out.ptr : "", marker) != NULL;
 	if (!ok)
-		ks_buf_puts(&msg, "no __global__ function in ");
+		ks_buf_printf(&msg, "no %s in ", marker[0] == '_' ? "__global__ function" : "@triton.jit kernel");
 	if (!fenced)
 		ks_buf_puts(&msg, ok ? "whole text" : out.len ? "the whole text"
 						    : "the whole text (it is empty)");
 	else if (!t.nblocks[1])
-		ks_buf_puts(&msg, "any C/C++/CUDA block");
+		ks_buf_printf(&msg, "any %s block", what);
 	else
 		describe(&msg, &t, 1);
 	if (ok && t.nblocks[1] > 1)
@@ -319,6 +339,21 @@ int ks_extract_code(char **code, char **note, const char *text)
 	ks_buf_free(&msg);
 	ks_free(clear);
 	return 0;
+}
+
+const char *ks_language_name(ks_language l)
+{
+	return l == KS_LANG_CUDA ? "cuda" : l == KS_LANG_TRITON ? "triton" : "none";
+}
+
+int ks_extract_code(char **code, char **note, const char *text)
+{
+	return extract(code, note, text, is_code_lang, "__global__", "C/C++/CUDA");
+}
+
+int ks_extract_triton(char **code, char **note, const char *text)
+{
+	return extract(code, note, text, is_python_lang, "triton.jit", "Python");
 }
 
 /* The JSON after the marker in a comment body [b, e), trimmed; NULL when the body does not start

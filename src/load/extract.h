@@ -20,6 +20,12 @@
 
 #include <stddef.h>
 
+/* The language of an answer's code: what its front-end (lang/) is. */
+typedef enum { KS_LANG_NONE = 0, KS_LANG_CUDA, KS_LANG_TRITON } ks_language;
+
+/* "cuda", "triton", or "none": the names score.json and the site use. */
+const char *ks_language_name(ks_language l);
+
 /* Checks that text[0..len) is text that code can hold: valid UTF-8 without NUL characters.
  * Returns 0, or KS_EINVALID with a message naming the first bad byte, its byte offset and its
  * line and column (in characters). */
@@ -31,6 +37,12 @@ int ks_extract_check_text(const char *text, size_t len);
  * the text stops being UTF-8). Both are
  * caller-owned. Always returns 0 except on invalid arguments (KS_EINVALID). */
 int ks_extract_code(char **code, char **note, const char *text);
+
+/* The Triton answer in text (a Triton front-end's source, lang/triton/): the rules above with the
+ * blocks tagged python, py, python3, triton or untagged as candidates, and a `triton.jit` kernel
+ * (`@triton.jit` or `@triton.autotune` over one) required instead of a __global__ function. Same
+ * contract as ks_extract_code. */
+int ks_extract_triton(char **code, char **note, const char *text);
 
 /* For text in which no CUDA code was found: names the language it is written in when that is
  * recognisably Python ("Triton (Python)" for Triton kernels, "Python" otherwise), so the entry can

@@ -799,3 +799,9 @@ void ks_problem_set_free(ks_problem_set *set)
 	ks_free(set->root);
 	ks_free(set);
 }
+
+cJSON *ks_problem_python_json(const ks_problem *p)
+{
+	(void)p; /* TEMPORARY until the spec's python section is parsed (problems-py branch) */
+	return NULL;
+}

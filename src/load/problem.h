@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <cJSON.h>
 #include "load/dtype.h"
 #include "load/expr.h"
 #include "load/launch.h"
@@ -85,6 +86,10 @@ typedef struct {
 	char **errors;           /* one message per problem folder that failed to load */
 	size_t nerrors;
 } ks_problem_set;
+
+/* The problem's Python entry for Triton answers, as the `entry` object of a trace request
+ * (docs/triton-protocol.md), or NULL when the problem has none. Caller frees with cJSON_Delete. */
+cJSON *ks_problem_python_json(const ks_problem *p);
 
 /* Loads and validates one problem folder. Caller frees with ks_problem_free. */
 int ks_problem_load(ks_problem **out, const char *dir, const char *suite);

@@ -140,6 +140,31 @@ static int entry_fill(ks_entry *e, const cJSON *o, const ks_submission_limits *l
 
 /* Fills e from its parsed object o (NULL when it could not be parsed). `why`, when set, is a
  * problem found before parsing, of kind `fault`; it wins over what entry_fill finds. */
+/* The answer's code in the language it is written in: CUDA C++ (a __global__ function), else a
+ * Triton answer (Python with a triton.jit kernel). The note says what was taken. */
+static void extract_any(ks_entry *e)
+{
+	const char *lang;
+	ks_extract_code(&e->code, &e->extract_note, e->predict);
+	if (e->code) {
+		e->language = KS_LANG_CUDA;
+		return;
+	}
+	lang = ks_extract_foreign_language(e->predict);
+	if (lang && !strncmp(lang, "Triton", 6)) {
+		char *code = NULL, *note = NULL;
+		ks_extract_triton(&code, &note, e->predict);
+		if (code) {
+			ks_free(e->extract_note);
+			e->code = code;
+			e->extract_note = note;
+			e->language = KS_LANG_TRITON;
+			return;
+		}
+		ks_free(note);
+	}
+}
+
 static void entry_init(ks_entry *e, const cJSON *o, const char *name, const ks_submission_limits *lim,
 		       ks_entry_fault fault, const char *why)
 {
@@ -156,7 +181,7 @@ static void entry_init(ks_entry *e, const cJSON *o, const char *name, const ks_s
 	if (!e->predict)
 		e->predict = ks_strdup("");
 	if (!e->error)
-		ks_extract_code(&e->code, &e->extract_note, e->predict);
+		extract_any(e);
 	h = ks_sha256_new();
 	ks_sha256_update_str(h, e->predict);
 	ks_sha256_update_str(h, e->launch_json);

@@ -9,6 +9,7 @@
 #define KS_SUBMISSION_H
 
 #include <stddef.h>
+#include "load/extract.h"
 
 /* Why an entry is not scored; its `error` says it in words. */
 typedef enum {
@@ -24,7 +25,8 @@ typedef struct {
 	char *file;          /* the entry's "file" field as given ("sin_kernel.py"); NULL if missing */
 	char *problem;       /* the problem key: stem of `file` ("sin_kernel"); NULL if no file */
 	char *predict;       /* the generated text as given; "" if absent */
-	char *code;          /* CUDA code extracted from predict (see extract.h); NULL if none */
+	char *code;          /* the code extracted from predict (see extract.h); NULL if none */
+	ks_language language; /* what code is: CUDA C++, or a Triton answer (Python) */
 	char *extract_note;  /* what extraction did, for reports ("1 ```cuda block") */
 	char *instruction;   /* kept, never trusted; NULL if absent */
 	char *label;

@@ -417,8 +417,7 @@ void ks_nvtool_sanitize(ks_nvtool *t, ks_kernel_result *r, const ks_candidate_im
 	tools = cJSON_AddArrayToObject(rec, "tools");
 	findings = cJSON_AddArrayToObject(rec, "findings");
 	if (ks_problem_env(&env, p, &p->correctness[0]) < 0 ||
-	    ks_plan_build(&plan, p, &img->launch, &p->correctness[0], &env, ks_seed_derive(t->o.seed, p->name, 0, 0, 0),
-			  0, &t->o.limits) < 0) {
+	    ks_candidate_plan(&plan, img, 0, 0, &env, ks_seed_derive(t->o.seed, p->name, 0, 0, 0), 0, &t->o.limits) < 0) {
 		cJSON_AddStringToObject(rec, "error", ks_error_msg());
 		goto done;
 	}
@@ -751,7 +750,7 @@ void ks_nvtool_profile(ks_nvtool *t, ks_kernel_result *r, const ks_candidate_ima
 	/* the inputs of the timing's first input set */
 	seed = ks_seed_derive(t->o.seed, p->name, 1, pc->case_index, 100);
 	if (ks_problem_env(&env, p, &p->perf[pc->case_index]) < 0 ||
-	    ks_plan_build(&cplan, p, &img->launch, &p->perf[pc->case_index], &env, seed, 0, &t->o.limits) < 0) {
+	    ks_candidate_plan(&cplan, img, 1, pc->case_index, &env, seed, 0, &t->o.limits) < 0) {
 		cJSON_AddStringToObject(rec, "error", ks_error_msg());
 		goto done;
 	}

@@ -1,4 +1,5 @@
 #include "run/check.h"
+#include "lang/triton/tracer.h"
 #include "run/compare.h"
 #include "lang/cubin.h"
 #include "util/errors.h"
@@ -22,6 +23,7 @@ typedef struct {
 	int job;          /* index into the compile jobs, -1 when not compiled */
 	int gjob;         /* the compile job of its problem's golden kernels (also their index among
 			   * the goldens compiled here: those jobs come first), -1 when none is needed */
+	int triton;       /* a Triton answer: traced on a lane, not compiled here */
 } prep;
 
 /* ---- compiled golden kernels, kept for the whole session and handed to every runner */
@@ -161,6 +163,7 @@ static void init_result(ks_kernel_result *r, const ks_entry *e, size_t pass)
 	r->difficulty = e->difficulty;
 	memcpy(r->entry_sha256, e->sha256, sizeof(r->entry_sha256));
 	r->extract_note = e->extract_note ? ks_strdup(e->extract_note) : NULL;
+	r->language = e->language;
 }
 
 static void case_push(ks_kernel_result *r, size_t *cap, const char *label, size_t ci, int si,
@@ -408,7 +411,13 @@ static void check_one(ks_kernel_result *r, const ks_candidate_image *img, ks_run
 	{
 		char **names = NULL;
 		size_t nn = 0;
-		ks_plan_kernel_names(&names, &nn, &img->launch);
+		if (img->language == KS_LANG_TRITON) {
+			/* a trace's kernels are its CUBINs' entries, in image order */
+			names = ks_calloc(img->nlowered + 1, sizeof(char *));
+			for (nn = 0; nn < img->nlowered; nn++)
+				names[nn] = ks_strdup(img->lowered[nn]);
+		} else
+			ks_plan_kernel_names(&names, &nn, &img->launch);
 		r->kernels = ks_calloc(nn + 1, sizeof(ks_kernel_info));
 		for (i = 0; i < nn && i < img->nlowered; i++) {
 			r->kernels[i].name = names[i];
@@ -446,8 +455,7 @@ static void check_one(ks_kernel_result *r, const ks_candidate_image *img, ks_run
 				ks_kernel_result_fail(r, KS_REASON_PROBLEM_INVALID, "%s", ks_error_msg());
 				break;
 			}
-			if (ks_plan_build(&plan, p, &img->launch, c, &env, seed, repeat ? 1 : si % 2,
-					  &o->limits) < 0) {
+			if (ks_candidate_plan(&plan, img, 0, ci, &env, seed, repeat ? 1 : si % 2, &o->limits) < 0) {
 				cr->reason = KS_REASON_BAD_LAUNCH;
 				cr->detail = ks_strdup(ks_error_msg());
 				ks_kernel_result_fail(r, KS_REASON_BAD_LAUNCH, "%s", ks_error_msg());
@@ -496,27 +504,60 @@ static void check_one(ks_kernel_result *r, const ks_candidate_image *img, ks_run
 	ks_runner_collect_output(run, r);
 }
 
-void ks_candidate_image_clear(ks_candidate_image *img)
-{
-	ks_free(img->cubin);
-	ks_free_strv(img->lowered, img->nlowered);
-	ks_launch_clear(&img->launch);
-	memset(img, 0, sizeof(*img));
-}
-
 /* Everything about entry i that needs no GPU, once its compiles are final; hands it to the lanes
  * when it is to be run. In the compile thread (or the caller's, after the compiles). */
+/* A Triton answer has nothing to compile here (Triton compiles it while it is traced, on a lane):
+ * without a GPU it gets the static check alone; with one it goes to the lanes once its problem's
+ * golden kernel is compiled. */
+static void finalize_triton(ks_check_batch *b, size_t i)
+{
+	ks_kernel_result *r = &b->out[i];
+	prep *pr = &b->pr[i];
+	const gstore_entry *g;
+	if (!b->gpu) {
+		ks_tracer_options to = KS_TRACER_OPTIONS_INIT;
+		char *reason = NULL;
+		int ok = 0, line = 0;
+		if (ks_tracer_check(&ok, &reason, &line, &to, b->entries[i]->code) < 0)
+			ks_kernel_result_fail(r, KS_REASON_NOT_RUN, "a Triton answer, not checked: %s", ks_error_msg());
+		else if (!ok)
+			ks_kernel_result_fail(r, KS_REASON_REFUSED, "%s", reason ? reason : "refused");
+		else
+			ks_kernel_result_fail(r, KS_REASON_NOT_RUN, "a Triton answer: it passed the static check; "
+					      "tracing and running it need a GPU (%s)",
+					      b->o.compile_only ? "compile-only" : "no GPU");
+		ks_free(reason);
+		return;
+	}
+	g = store_find(b->store, pr->p);
+	if (!g || !g->ok) {
+		ks_kernel_result_fail(r, KS_REASON_PROBLEM_INVALID, "the golden kernel of %s does not compile",
+				      pr->p->name);
+		return;
+	}
+	b->img[i].language = KS_LANG_TRITON;
+	b->img[i].source = b->entries[i]->code;
+	b->img[i].problem = pr->p;
+	if (b->ready)
+		b->ready(b->ud, i);
+}
+
 static void finalize(ks_check_batch *b, size_t i)
 {
 	ks_kernel_result *r = &b->out[i];
 	prep *pr = &b->pr[i];
-	ks_compile_job *jb = &b->jobs[pr->job];
+	ks_compile_job *jb;
 	const gstore_entry *g;
 	const char *why_not_run = b->o.compile_only ? "compile-only" : "no GPU";
 
 	if (b->final[i])
 		return;
 	b->final[i] = 1;
+	if (pr->triton) {
+		finalize_triton(b, i);
+		return;
+	}
+	jb = &b->jobs[pr->job];
 	if (!b->jready[pr->job]) {
 		ks_kernel_result_fail(r, KS_REASON_COMPILE_CRASH, "%s", b->err ? b->err : "the compiler did not run");
 		return;
@@ -576,7 +617,7 @@ static void bg_done(void *ud, size_t j)
 	if (j < b->ng) {
 		store_put(b->store, b->gprob[j], &b->jobs[j]);
 		for (i = 0; i < b->n; i++)
-			if (b->pr[i].gjob == (int)j && b->pr[i].job >= 0 && b->jready[b->pr[i].job])
+			if (b->pr[i].gjob == (int)j && (b->pr[i].triton || (b->pr[i].job >= 0 && b->jready[b->pr[i].job])))
 				finalize(b, i);
 	} else {
 		i = (size_t)b->entry_of[j];
@@ -650,19 +691,28 @@ int ks_check_batch_start(ks_check_batch **out, ks_kernel_result *results, const 
 		}
 		if (!e->code) {
 			const char *lang = ks_extract_foreign_language(e->predict);
-			if (lang)
-				ks_kernel_result_fail(r, KS_REASON_NOT_CUDA, "the answer is %s, not CUDA: kscore "
-						      "scores CUDA C++ device code (a __global__ kernel; see "
-						      "docs/submission-format.md)", lang);
+			if (lang && !strncmp(lang, "Triton", 6))
+				ks_kernel_result_fail(r, KS_REASON_NO_CODE, "no Triton answer found: %s",
+						      e->extract_note ? e->extract_note : "empty predict");
+			else if (lang)
+				ks_kernel_result_fail(r, KS_REASON_NOT_CUDA, "the answer is %s without a Triton kernel: "
+						      "kscore scores CUDA C++ device code (a __global__ kernel) and "
+						      "Triton answers (a @triton.jit kernel and the problem's Python "
+						      "entry; see docs/submission-format.md)", lang);
 			else
-				ks_kernel_result_fail(r, KS_REASON_NO_CODE, "no CUDA code found: %s",
+				ks_kernel_result_fail(r, KS_REASON_NO_CODE, "no CUDA or Triton code found: %s",
 						      e->extract_note ? e->extract_note : "empty predict");
 			continue;
 		}
-		if (choose_launch(pr, r, e, o) < 0)
-			continue;
-		b->clabels[i] = ks_asprintf("pass %zu entry %zu (%s)", r->pass, e->index, e->file);
-		pr->job = 0; /* numbered below, after the goldens */
+		if (e->language == KS_LANG_TRITON) {
+			pr->triton = 1;
+			r->launch_source = ks_strdup("traced");
+		} else {
+			if (choose_launch(pr, r, e, o) < 0)
+				continue;
+			b->clabels[i] = ks_asprintf("pass %zu entry %zu (%s)", r->pass, e->index, e->file);
+			pr->job = 0; /* numbered below, after the goldens */
+		}
 		if (!b->gpu || store_find(store, pr->p))
 			continue;
 		for (j = 0; j < b->ng; j++)
@@ -698,6 +748,10 @@ int ks_check_batch_start(ks_check_batch **out, ks_kernel_result *results, const 
 	b->jready = ks_calloc(b->njobs + 1, 1);
 	/* before the first ready call, which may come before this returns */
 	*out = b;
+	/* Triton answers whose golden kernel needs no compile here are ready now */
+	for (i = 0; i < n; i++)
+		if (b->pr[i].triton && b->pr[i].gjob < 0)
+			finalize(b, i);
 	if (b->njobs) {
 		b->threaded = 1;
 		if (pthread_create(&b->th, NULL, bg_main, b) != 0) {
@@ -721,9 +775,9 @@ void ks_check_batch_wait(ks_check_batch *b)
 			finalize(b, i);
 }
 
-const ks_candidate_image *ks_check_batch_image(const ks_check_batch *b, size_t i)
+ks_candidate_image *ks_check_batch_image(ks_check_batch *b, size_t i)
 {
-	return b->img[i].cubin ? &b->img[i] : NULL;
+	return b->img[i].cubin || b->img[i].language == KS_LANG_TRITON ? &b->img[i] : NULL;
 }
 
 void ks_check_batch_free(ks_check_batch *b)
@@ -735,6 +789,8 @@ void ks_check_batch_free(ks_check_batch *b)
 	for (i = 0; i < b->njobs; i++)
 		ks_compile_job_clear(&b->jobs[i]);
 	for (i = 0; i < b->n; i++) {
+		if (b->img[i].owned || b->img[i].trace)
+			ks_candidate_image_clear(&b->img[i]); /* a trace and its bundle; the rest are views */
 		ks_launch_clear(&b->pr[i].launch);
 		ks_free_strv(b->pr[i].names, b->pr[i].nnames);
 		ks_free(b->clabels[i]);
@@ -758,7 +814,7 @@ void ks_check_batch_free(ks_check_batch *b)
 	ks_free(b);
 }
 
-void ks_check_entry(ks_kernel_result *r, const ks_candidate_image *img, ks_runner *runner,
+void ks_check_entry(ks_kernel_result *r, ks_candidate_image *img, ks_runner *runner,
 		    ks_golden_store *store, const ks_check_options *o)
 {
 	struct timespec a, b;
@@ -766,6 +822,19 @@ void ks_check_entry(ks_kernel_result *r, const ks_candidate_image *img, ks_runne
 		ks_kernel_result_fail(r, KS_REASON_PROBLEM_INVALID, "%s", ks_error_msg());
 		return;
 	}
+	if (img->language == KS_LANG_TRITON && !img->trace) {
+		cJSON *entry = ks_problem_python_json(img->problem);
+		char *detail = NULL;
+		ks_reason why = ks_candidate_trace(&detail, img, runner, entry, &o->limits, r);
+		cJSON_Delete(entry);
+		if (why != KS_REASON_OK) {
+			ks_kernel_result_fail(r, why, "%s", detail ? detail : ks_reason_name(why));
+			ks_free(detail);
+			return;
+		}
+	}
+	if (img->language == KS_LANG_TRITON)
+		r->compiled = 1; /* Triton compiled its kernels while the answer was traced */
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	check_one(r, img, runner, o);
 	clock_gettime(CLOCK_MONOTONIC, &b);

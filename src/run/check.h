@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include "lang/cuda/compile.h"
 #include "load/problem.h"
+#include "run/candidate.h"
 #include "run/result.h"
 #include "run/runner.h"
 #include "load/submission.h"
@@ -29,19 +30,6 @@ typedef struct {
 #define KS_CHECK_OPTIONS_INIT                                                                    \
 	{ .compile = KS_COMPILE_OPTIONS_INIT, .limits = KS_PLAN_LIMITS_INIT,                      \
 	  .max_log_excerpt = KS_CHECK_DEFAULT_MAX_LOG_EXCERPT }
-
-/* A compiled candidate, as the check and timing stages run it. */
-typedef struct {
-	void *cubin;
-	size_t len;
-	char **lowered;
-	size_t nlowered;
-	ks_launch launch;             /* the plan the candidate uses */
-	const ks_problem *problem;
-} ks_candidate_image;
-
-/* Frees an image the caller owns (those of a batch and of a store are views: never freed). */
-void ks_candidate_image_clear(ks_candidate_image *img);
 
 /* The compiled golden kernels of a session: each problem's compiled once, then registered with
  * every runner (one per lane thread) that checks or times one of its candidates. Thread-safe. */
@@ -76,15 +64,17 @@ int ks_check_batch_start(ks_check_batch **out, ks_kernel_result *results, const 
 /* Returns once the compiles are over: every ready call has been made. */
 void ks_check_batch_wait(ks_check_batch *b);
 
-/* Entry i's compiled candidate (NULL before its ready call, or when it is not to be run); valid
- * until ks_check_batch_free. */
-const ks_candidate_image *ks_check_batch_image(const ks_check_batch *b, size_t i);
+/* Entry i's candidate (NULL before its ready call, or when it is not to be run); valid until
+ * ks_check_batch_free. A Triton answer's image is completed (traced) by the ks_check_entry that
+ * checks it; later stages use what the check made. */
+ks_candidate_image *ks_check_batch_image(ks_check_batch *b, size_t i);
 
 void ks_check_batch_free(ks_check_batch *b);
 
-/* Checks one compiled entry on `runner` in the calling thread (runs it on every correctness case
- * against the golden outputs, DESIGN §4.5) and sets call, exec, the cases and the reason. */
-void ks_check_entry(ks_kernel_result *r, const ks_candidate_image *img, ks_runner *runner,
+/* Checks one entry on `runner` in the calling thread (runs it on every correctness case against
+ * the golden outputs, DESIGN §4.5) and sets call, exec, the cases and the reason. A Triton answer
+ * is traced first, on the runner's GPU (run/candidate.h), unless an earlier check traced it. */
+void ks_check_entry(ks_kernel_result *r, ks_candidate_image *img, ks_runner *runner,
 		    ks_golden_store *store, const ks_check_options *o);
 
 /* Clears what ks_check_entry set, so the entry can be checked again on another GPU (the GPU it ran

@@ -17,6 +17,7 @@ static const char *const g_names[] = {
 	"not_cuda",
 	"sanitizer",
 	"missing_header",
+	"refused",         "host_op",         "untraceable",     "trace_error",
 };
 _Static_assert(sizeof(g_names) / sizeof(g_names[0]) == KS_REASON_COUNT, "a reason has no name");
 
@@ -91,6 +92,7 @@ cJSON *ks_kernel_result_json(const ks_kernel_result *r)
 		cJSON_AddNullToObject(o, "exec");
 	}
 	cJSON_AddStringToObject(o, "reason", ks_reason_name(r->reason));
+	cJSON_AddStringToObject(o, "language", ks_language_name(r->language));
 	ks_json_add_str(o, "detail", r->detail);
 	ks_json_add_str(o, "extraction", r->extract_note);
 	ks_json_add_str(o, "launch_source", r->launch_source);

@@ -9,6 +9,7 @@
 #include <cJSON.h>
 #include "util/errors.h"
 #include "run/device.h"
+#include "load/extract.h"
 
 typedef enum {
 	KS_REASON_OK = 0,
@@ -35,10 +36,14 @@ typedef enum {
 	KS_REASON_NOT_RUN,          /* compile-only mode: compiled, not run */
 	KS_REASON_BAD_ENCODING,     /* the entry holds bytes text cannot: not UTF-8, NUL, lone surrogate */
 	KS_REASON_DUPLICATE,        /* an earlier entry of the file names the same problem: not counted */
-	KS_REASON_NOT_CUDA,         /* the answer is Python or Triton: kscore scores CUDA C++ only */
+	KS_REASON_NOT_CUDA,         /* the answer is Python without a Triton kernel: neither front-end */
 	KS_REASON_SANITIZER,        /* compute-sanitizer found an error (nvtool.c, sanitize.h) */
 	KS_REASON_MISSING_HEADER,   /* an included header does not exist (the detail says what to
 				       include instead) */
+	KS_REASON_REFUSED,          /* Triton: the static check refused the source before it ran */
+	KS_REASON_HOST_OP,          /* Triton: the wrapper computed with torch instead of its kernels */
+	KS_REASON_UNTRACEABLE,      /* Triton: what the wrapper launched cannot be replayed faithfully */
+	KS_REASON_TRACE_ERROR,      /* Triton: the answer raised, or its kernels did not compile */
 	KS_REASON_COUNT
 } ks_reason;
 
@@ -89,7 +94,9 @@ typedef struct {
 	int difficulty;
 	char entry_sha256[65];
 
-	int compiled, call, exec;   /* exec implies call implies compiled */
+	ks_language language;       /* of the answer's code (load/extract.h); NONE when none was found */
+	int compiled, call, exec;   /* exec implies call implies compiled (a Triton answer is
+				     * "compiled" once traced: its kernels were compiled by Triton) */
 	int ran;                    /* 1 when it ran on a GPU (0 in compile-only mode) */
 	ks_reason reason;           /* first failure, or OK */
 	char *detail;               /* one or two sentences for people */

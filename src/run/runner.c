@@ -1,6 +1,8 @@
 #include "run/runner.h"
+#include "lang/triton/tracer.h"
 #include "run/compare.h"
 #include "util/errors.h"
+#include "util/fsutil.h"
 #include "run/harness.h"
 #include "util/mem.h"
 
@@ -40,6 +42,8 @@ struct ks_runner {
 	char *harness_names[KS_HK_COUNT];
 	golden_entry *cache;
 	golden_module *mods;
+	ks_tracer *tracer;       /* the Triton helper of this runner's thread, started on first use */
+	char *tracer_why;        /* why it could not be started: every later answer is told the same */
 };
 
 uint64_t ks_seed_derive(uint64_t base, const char *problem, int perf, size_t case_index, int seed_index)
@@ -125,7 +129,7 @@ int ks_runner_start(ks_runner **out, const ks_runner_options *opts)
 	*out = NULL;
 	memset(&job, 0, sizeof(job));
 	r->opts = *opts;
-	r->worker_exe = opts->worker_exe ? ks_strdup(opts->worker_exe) : ks_find_helper("kscore-worker");
+	r->worker_exe = opts->worker_exe ? ks_strdup(opts->worker_exe) : ks_fs_find_helper("kscore-worker");
 	if (!r->worker_exe) {
 		rc = KS_ENOTFOUND;
 		goto fail;
@@ -581,6 +585,8 @@ void ks_runner_free(ks_runner *r)
 		ks_free(m->why);
 		ks_free(m);
 	}
+	ks_tracer_free(r->tracer);
+	ks_free(r->tracer_why);
 	ks_worker_free(r->golden);
 	ks_worker_free(r->cand);
 	ks_free(r->harness);
@@ -589,4 +595,29 @@ void ks_runner_free(ks_runner *r)
 	ks_free(r->worker_exe);
 	ks_free(r->arch);
 	ks_free(r);
+}
+
+void ks_runner_trace(ks_runner *r, ks_trace *out, const ks_problem *p, const cJSON *entry, const char *source,
+		     const ks_plan_limits *lim)
+{
+	const ks_worker_gate *g = r->opts.gate;
+	memset(out, 0, sizeof(*out));
+	if (!r->tracer && !r->tracer_why) {
+		ks_tracer_options to = KS_TRACER_OPTIONS_INIT;
+		to.device = r->opts.device;
+		if (ks_tracer_start(&r->tracer, &to) < 0)
+			r->tracer_why = ks_strdup(ks_error_msg());
+	}
+	if (!r->tracer) {
+		out->status = KS_TRACE_UNAVAILABLE;
+		out->message = ks_strdup(r->tracer_why);
+		return;
+	}
+	/* the answer's kernels run on this GPU while it is traced (autotuning times them): untimed work,
+	 * never beside a timed request of the lane's other thread */
+	if (g)
+		g->enter(g->ud, 0);
+	ks_tracer_trace(r->tracer, out, p, entry, source, lim);
+	if (g)
+		g->leave(g->ud, 0);
 }

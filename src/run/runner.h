@@ -12,6 +12,7 @@
 #include "load/problem.h"
 #include "run/result.h"
 #include "run/worker.h"
+#include "lang/triton/trace.h"
 
 typedef struct ks_runner ks_runner;
 
@@ -24,7 +25,7 @@ typedef struct ks_runner ks_runner;
 
 typedef struct {
 	int device;
-	const char *worker_exe;       /* NULL: found with ks_find_helper */
+	const char *worker_exe;       /* NULL: found with ks_fs_find_helper */
 	ks_compile_options compile;   /* compiles the harness kernels */
 	double kernel_timeout_s;      /* per run, past which the worker is killed */
 	ks_plan_limits limits;
@@ -39,6 +40,13 @@ typedef struct {
 #define KS_RUNNER_OPTIONS_INIT                                                                   \
 	{ .compile = KS_COMPILE_OPTIONS_INIT, .kernel_timeout_s = KS_RUNNER_DEFAULT_KERNEL_TIMEOUT_S, \
 	  .limits = KS_PLAN_LIMITS_INIT }
+
+/* Traces a Triton answer on the runner's GPU with the runner's own kscore-triton server
+ * (lang/triton/tracer.h), started on first use, behind the lane's gate as untimed work. Always
+ * fills *out (caller clears); a server that cannot start gives KS_TRACE_UNAVAILABLE, for this
+ * answer and every later one of the runner. */
+void ks_runner_trace(ks_runner *r, ks_trace *out, const ks_problem *p, const cJSON *entry, const char *source,
+		     const ks_plan_limits *lim);
 
 /* Starts the golden worker on the device (probing it), compiles the harness for the device's own
  * architecture and loads it. Fails with KS_EUNSUPPORTED (message says why) where there is no GPU. */

@@ -38,26 +38,6 @@ const char *ks_run_status_name(ks_run_status s)
 	return s <= KS_RUN_CRASH ? n[s] : "?";
 }
 
-char *ks_find_helper(const char *name)
-{
-	const char *env = getenv("KSCORE_LIBEXEC");
-	char *dir = ks_exe_dir(), *cands[3], *found = NULL;
-	int i;
-	cands[0] = env && *env ? ks_path_join(env, name) : NULL;
-	cands[1] = ks_path_join(dir, name);
-	cands[2] = ks_asprintf("%s/../libexec/kscore/%s", dir, name);
-	for (i = 0; i < 3; i++) {
-		if (!found && cands[i] && access(cands[i], X_OK) == 0)
-			found = ks_strdup(cands[i]);
-		ks_free(cands[i]);
-	}
-	if (!found)
-		ks_error_set(KS_ENOTFOUND, "cannot find the helper program %s (looked in $KSCORE_LIBEXEC, "
-			     "%s and %s/../libexec/kscore)", name, dir, dir);
-	ks_free(dir);
-	return found;
-}
-
 static void kill_worker(ks_worker *w)
 {
 	if (w->pid > 0) {

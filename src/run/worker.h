@@ -177,6 +177,5 @@ void ks_run_result_clear(ks_run_result *res);
 
 /* Finds the worker executable: $KSCORE_LIBEXEC, the score binary's own folder, then
  * <its folder>/../libexec/kscore. Caller frees; NULL when not found (message set). */
-char *ks_find_helper(const char *name);
 
 #endif

@@ -5,6 +5,7 @@
 #include "lang/cuda/compile.h"
 #include "time/config.h"
 #include "util/errors.h"
+#include "util/fsutil.h"
 #include "session/lanes.h"
 #include "util/mem.h"
 #include "report/report.h"
@@ -343,7 +344,7 @@ static void *calibrate_main(void *ud)
 {
 	gpu_rec *g = ud;
 	const ks_compile_options *co = &g->opts->runner.compile;
-	char *exe = ks_find_helper("kscore-worker");
+	char *exe = ks_fs_find_helper("kscore-worker");
 	if (exe && ks_ceilings_get(&g->ceil, co->cache_dir, exe, g->ordinal, &g->dev, co, g->opts->recalibrate) == 0)
 		g->have_ceil = 1;
 	else {
@@ -578,7 +579,7 @@ static ks_lane_outcome item_run(void *ud, size_t li, size_t t, int kind, size_t 
 	lane *L = &p->lane[li];
 	ks_runner *run = L->run[t];
 	ks_kernel_result *r = &s->results[i];
-	const ks_candidate_image *img = ks_check_batch_image(s->batch, i);
+	ks_candidate_image *img = ks_check_batch_image(s->batch, i);
 	const ks_problem *q = img->problem;
 	output_mark out = { NULL, 0, 0 };
 

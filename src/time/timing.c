@@ -199,7 +199,7 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 	for (i = 0; i < nsets; i++)
 		set_seed[i] = seeds[i] = ks_seed_derive(o->seed, p->name, 1, ci, 100 + i);
 	if (ks_problem_env(&env, p, c) < 0 ||
-	    ks_plan_build(&cplan, p, &img->launch, c, &env, seeds[0], 0, &o->limits) < 0) {
+	    ks_candidate_plan(&cplan, img, 1, ci, &env, seeds[0], 0, &o->limits) < 0) {
 		candidate_failed(r, KS_REASON_BAD_LAUNCH, c->label, ks_error_msg());
 		rc = -1;
 		goto done;

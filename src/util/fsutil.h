@@ -39,4 +39,9 @@ char *ks_path_dirname(const char *path);
 /* The directory holding the running executable. Caller frees. */
 char *ks_exe_dir(void);
 
+/* Finds one of kscore's helper programs (an executable file): in $KSCORE_LIBEXEC, beside the
+ * running executable, then in ../libexec/kscore beside it. Returns its path (caller frees), or NULL
+ * with KS_ENOTFOUND and a message naming where it looked. */
+char *ks_fs_find_helper(const char *name);
+
 #endif

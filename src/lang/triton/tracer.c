@@ -1,0 +1,452 @@
+#include "lang/triton/tracer.h"
+#include "util/buf.h"
+#include "util/errors.h"
+#include "util/fsutil.h"
+#include "util/jsonutil.h"
+#include "util/mem.h"
+#include "util/sandbox.h"
+#include "util/utf8.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+struct ks_tracer {
+	ks_tracer_options o;
+	char *python, *helper, *dir;
+	pid_t pid;
+	int in, out;              /* the server's stdin (we write) and stdout (we read) */
+	uint64_t next_id;
+	ks_buf pending;           /* bytes read past the last line */
+};
+
+char *ks_tracer_find_python(const char *given)
+{
+	const char *env = getenv("KSCORE_PYTHON"), *path = getenv("PATH");
+	char *dup, *tok, *save = NULL, *found = NULL;
+	if (given && *given)
+		return access(given, X_OK) == 0 ? ks_strdup(given)
+						: (ks_error_set(KS_ENOTFOUND, "Python %s is not an executable", given), NULL);
+	if (env && *env) {
+		if (access(env, X_OK) == 0)
+			return ks_strdup(env);
+		ks_error_set(KS_ENOTFOUND, "KSCORE_PYTHON=%s is not an executable", env);
+		return NULL;
+	}
+	dup = ks_strdup(path && *path ? path : "/usr/bin:/bin");
+	for (tok = strtok_r(dup, ":", &save); tok && !found; tok = strtok_r(NULL, ":", &save)) {
+		char *c = ks_path_join(*tok ? tok : ".", "python3");
+		if (access(c, X_OK) == 0)
+			found = c;
+		else
+			ks_free(c);
+	}
+	ks_free(dup);
+	if (!found)
+		ks_error_set(KS_ENOTFOUND, "no python3 on PATH (Triton answers need the host's Python with torch "
+			     "and triton; set KSCORE_PYTHON to use another)");
+	return found;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The helper's environment: nothing of kscore's (tokens, paths) but CUDA_VISIBLE_DEVICES and what
+ * KSCORE_TRITON_ENV names (comma-separated: for a host whose driver or Python needs a variable);
+ * its home, temporary folder and Triton cache in its private folder. */
+static char **helper_env(const char *dir)
+{
+	const char *pass = getenv("KSCORE_TRITON_ENV"), *cvd = getenv("CUDA_VISIBLE_DEVICES");
+	char **env = ks_calloc(16 + 64, sizeof(char *));
+	size_t n = 0;
+	env[n++] = ks_asprintf("HOME=%s", dir);
+	env[n++] = ks_asprintf("TMPDIR=%s", dir);
+	env[n++] = ks_asprintf("TRITON_CACHE_DIR=%s/triton-cache", dir);
+	env[n++] = ks_strdup("PATH=/usr/local/bin:/usr/bin:/bin");
+	env[n++] = ks_strdup("LANG=C.UTF-8");
+	env[n++] = ks_strdup("PYTHONDONTWRITEBYTECODE=1");
+	env[n++] = ks_strdup("PYTHONUNBUFFERED=1");
+	if (cvd)
+		env[n++] = ks_asprintf("CUDA_VISIBLE_DEVICES=%s", cvd);
+	if (pass && *pass) {
+		char *dup = ks_strdup(pass), *tok, *save = NULL;
+		for (tok = strtok_r(dup, ",", &save); tok && n < 16 + 63; tok = strtok_r(NULL, ",", &save)) {
+			const char *v = getenv(tok);
+			if (v && strcmp(tok, "CUDA_VISIBLE_DEVICES") != 0)
+				env[n++] = ks_asprintf("%s=%s", tok, v);
+		}
+		ks_free(dup);
+	}
+	env[n] = NULL;
+	return env;
+}
+
+static void free_strv0(char **v)
+{
+	size_t i;
+	for (i = 0; v && v[i]; i++)
+		ks_free(v[i]);
+	ks_free(v);
+}
+
+static void stop_server(ks_tracer *t)
+{
+	if (t->in >= 0)
+		close(t->in);
+	if (t->out >= 0)
+		close(t->out);
+	t->in = t->out = -1;
+	if (t->pid > 0) {
+		kill(-t->pid, SIGKILL);
+		kill(t->pid, SIGKILL);
+		while (waitpid(t->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	t->pid = -1;
+	ks_buf_reset(&t->pending);
+}
+
+/* Forks python -I <helper> <mode> with the helper's environment and limits; stdin and stdout are
+ * pipes, stderr goes to <dir>/<mode>.log. */
+static int spawn(pid_t *pid, int *in, int *out, const char *python, const char *helper, const char *dir,
+		 const char *mode)
+{
+	int ip[2] = { -1, -1 }, op[2] = { -1, -1 }, rc = 0;
+	char *log = ks_asprintf("%s/%s.log", dir, mode);
+	const char *argv[] = { python, "-I", "-B", helper, mode, NULL };
+	char **env = helper_env(dir);
+	if (pipe2(ip, O_CLOEXEC) < 0 || pipe2(op, O_CLOEXEC) < 0) {
+		rc = ks_error_set(KS_EIO, "pipe: %s", strerror(errno));
+		goto done;
+	}
+	*pid = fork();
+	if (*pid < 0) {
+		rc = ks_error_set(KS_EIO, "fork: %s", strerror(errno));
+		goto done;
+	}
+	if (*pid == 0) {
+		/* the CUDA driver needs an unlimited address space; the helper writes its Triton cache and
+		 * its log (a file-size cap), and its children write nothing outside the private folder */
+		ks_sandbox_limits lim = KS_SANDBOX_LIMITS_INIT;
+		int err = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		lim.file_size_mb = 1024;
+		lim.max_files = 4096;
+		if (err < 0 || dup2(ip[0], 0) < 0 || dup2(op[1], 1) < 0 || dup2(err, 2) < 0)
+			_exit(127);
+		if (ks_sandbox_child_setup(&lim, -1) < 0)
+			_exit(127);
+		execve(python, (char *const *)argv, env);
+		_exit(127);
+	}
+	*in = ip[1];
+	*out = op[0];
+	ip[1] = op[0] = -1;
+	fcntl(*out, F_SETFL, fcntl(*out, F_GETFL) | O_NONBLOCK);
+	signal(SIGPIPE, SIG_IGN);
+done:
+	if (ip[0] >= 0)
+		close(ip[0]);
+	if (ip[1] >= 0)
+		close(ip[1]);
+	if (op[0] >= 0)
+		close(op[0]);
+	if (op[1] >= 0)
+		close(op[1]);
+	free_strv0(env);
+	ks_free(log);
+	return rc;
+}
+
+int ks_tracer_start(ks_tracer **out, const ks_tracer_options *o)
+{
+	ks_tracer *t = ks_calloc(1, sizeof(*t));
+	const char *tmp = getenv("TMPDIR");
+	char *tmpl;
+	int rc = 0;
+	t->o = *o;
+	t->pid = -1;
+	t->in = t->out = -1;
+	ks_buf_init(&t->pending, KS_TRACER_MAX_RESPONSE + 1);
+	*out = NULL;
+	if (!(t->python = ks_tracer_find_python(o->python)) ||
+	    !(t->helper = o->helper ? ks_strdup(o->helper) : ks_fs_find_helper("kscore-triton"))) {
+		rc = KS_ENOTFOUND;
+		goto done;
+	}
+	tmpl = ks_asprintf("%s/kscore-triton-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(tmpl)) {
+		rc = ks_error_set(KS_EIO, "cannot make the Triton helper's folder %s: %s", tmpl, strerror(errno));
+		ks_free(tmpl);
+		goto done;
+	}
+	t->dir = tmpl;
+	rc = spawn(&t->pid, &t->in, &t->out, t->python, t->helper, t->dir, "serve");
+done:
+	if (rc < 0)
+		ks_tracer_free(t);
+	else
+		*out = t;
+	return rc;
+}
+
+void ks_tracer_free(ks_tracer *t)
+{
+	if (!t)
+		return;
+	if (t->in >= 0) {
+		static const char quit[] = "{\"op\": \"quit\"}\n";
+		ssize_t w = write(t->in, quit, sizeof(quit) - 1);
+		(void)w; /* a server that is gone already is stopped below all the same */
+	}
+	stop_server(t);
+	if (t->dir)
+		ks_fs_rm_rf(t->dir); /* the folder ks_tracer_start made, and only that */
+	ks_free(t->dir);
+	ks_free(t->python);
+	ks_free(t->helper);
+	ks_buf_free(&t->pending);
+	ks_free(t);
+}
+
+static int write_all(int fd, const char *s, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, s, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Reads one line (without its newline) into *line (caller frees), waiting until deadline.
+ * KS_ETIMEOUT, KS_ECHILD (the server closed its output), KS_ELIMIT (a line over the cap). */
+static int read_line(ks_tracer *t, char **line, double deadline)
+{
+	char chunk[65536];
+	*line = NULL;
+	for (;;) {
+		char *nl = t->pending.len ? memchr(t->pending.ptr, '\n', t->pending.len) : NULL;
+		struct pollfd pf = { t->out, POLLIN, 0 };
+		double left;
+		ssize_t r;
+		if (nl) {
+			size_t n = (size_t)(nl - t->pending.ptr);
+			*line = ks_strndup(t->pending.ptr, n);
+			memmove(t->pending.ptr, nl + 1, t->pending.len - n - 1);
+			t->pending.len -= n + 1;
+			return 0;
+		}
+		if (t->pending.len > KS_TRACER_MAX_RESPONSE)
+			return ks_error_set(KS_ELIMIT, "the Triton helper's response passes %u bytes",
+					    KS_TRACER_MAX_RESPONSE);
+		left = deadline - now_s();
+		if (left <= 0)
+			return ks_error_set(KS_ETIMEOUT, "the Triton helper did not answer in time");
+		if (poll(&pf, 1, left > 3600 ? 3600000 : (int)(left * 1000) + 1) < 0 && errno != EINTR)
+			return ks_error_set(KS_EIO, "poll: %s", strerror(errno));
+		r = read(t->out, chunk, sizeof(chunk));
+		if (r == 0)
+			return ks_error_set(KS_ECHILD, "the Triton helper exited");
+		if (r < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			return ks_error_set(KS_EIO, "reading the Triton helper: %s", strerror(errno));
+		}
+		if (ks_buf_put(&t->pending, chunk, (size_t)r) < 0)
+			return ks_error_set(KS_ELIMIT, "the Triton helper's response passes %u bytes",
+					    KS_TRACER_MAX_RESPONSE);
+	}
+}
+
+/* The tail of a log the helper wrote in its folder, for a message (caller frees), or NULL. */
+static char *log_tail(const char *dir, const char *mode)
+{
+	char *path = ks_asprintf("%s/%s.log", dir, mode), *text = NULL, *tail = NULL;
+	size_t n = 0;
+	if (ks_fs_read(&text, &n, path, 1u << 20) == 0 && n) {
+		size_t from = n > 600 ? n - 600 : 0;
+		while (n && (text[n - 1] == '\n' || text[n - 1] == ' '))
+			text[--n] = 0;
+		tail = ks_utf8_clean(text + from);
+	}
+	ks_error_clear();
+	ks_free(text);
+	ks_free(path);
+	return tail;
+}
+
+static void fail_trace(ks_trace *out, const ks_problem *p, ks_trace_status st, const char *msg)
+{
+	ks_trace_clear(out);
+	memset(out, 0, sizeof(*out));
+	out->status = st;
+	out->message = ks_strdup(msg);
+	out->ncorrectness = out->nperf = 0;
+	(void)p;
+}
+
+int ks_tracer_trace(ks_tracer *t, ks_trace *out, const ks_problem *p, const cJSON *entry, const char *source,
+		    const ks_plan_limits *lim)
+{
+	cJSON *req = NULL, *resp = NULL;
+	char *text = NULL, *line = NULL;
+	double deadline;
+	int rc = 0, e;
+
+	memset(out, 0, sizeof(*out));
+	if (strlen(source) > KS_TRACER_MAX_SOURCE) {
+		fail_trace(out, p, KS_TRACE_REFUSED, "the answer is over 1 MiB of Python");
+		return 0;
+	}
+	if ((rc = ks_trace_request(&req, p, entry, source, t->o.device, t->o.timeout_s, ++t->next_id, lim)) < 0) {
+		fail_trace(out, p, KS_TRACE_BROKEN, ks_error_msg());
+		return rc;
+	}
+	if (t->pid < 0 && spawn(&t->pid, &t->in, &t->out, t->python, t->helper, t->dir, "serve") < 0) {
+		fail_trace(out, p, KS_TRACE_UNAVAILABLE, ks_error_msg());
+		goto done;
+	}
+	text = cJSON_PrintUnformatted(req);
+	/* the first answer of a server also waits for its imports */
+	deadline = now_s() + t->o.timeout_s + 30 + (t->next_id == 1 ? t->o.start_timeout_s : 0);
+	if (write_all(t->in, text, strlen(text)) < 0 || write_all(t->in, "\n", 1) < 0) {
+		char *tail = log_tail(t->dir, "serve"), *msg;
+		msg = ks_asprintf("the Triton helper is not running%s%s", tail ? ": " : "", tail ? tail : "");
+		fail_trace(out, p, KS_TRACE_UNAVAILABLE, msg);
+		ks_free(msg);
+		ks_free(tail);
+		stop_server(t);
+		goto done;
+	}
+	if ((e = read_line(t, &line, deadline)) < 0) {
+		char *tail = e == KS_ECHILD ? log_tail(t->dir, "serve") : NULL, *msg;
+		msg = ks_asprintf("%s%s%s", ks_error_msg(), tail ? ": " : "", tail ? tail : "");
+		fail_trace(out, p, e == KS_ETIMEOUT ? KS_TRACE_TIMEOUT : e == KS_ECHILD ? KS_TRACE_UNAVAILABLE
+										       : KS_TRACE_BROKEN, msg);
+		ks_free(msg);
+		ks_free(tail);
+		stop_server(t); /* a fresh one for the next answer */
+		goto done;
+	}
+	if (ks_json_parse(&resp, line, strlen(line), 64, "the Triton helper's response") < 0) {
+		fail_trace(out, p, KS_TRACE_BROKEN, ks_error_msg());
+		ks_error_clear();
+		stop_server(t);
+		goto done;
+	}
+	ks_trace_read(out, resp, p, lim);
+done:
+	ks_free(line);
+	free(text);
+	cJSON_Delete(req);
+	cJSON_Delete(resp);
+	return 0;
+}
+
+int ks_tracer_check(int *ok, char **reason, int *line, const ks_tracer_options *o, const char *source)
+{
+	ks_spawn_options so;
+	ks_spawn_result sr;
+	char *python = NULL, *helper = NULL, *dir = NULL, **env = NULL, *req = NULL, *nl;
+	const char *argv[6], *tmp = getenv("TMPDIR");
+	cJSON *rj = NULL, *resp = NULL;
+	const char *st = NULL;
+	double l = 0;
+	int rc = 0;
+
+	*ok = 0;
+	*reason = NULL;
+	*line = 0;
+	memset(&sr, 0, sizeof(sr));
+	if (!(python = ks_tracer_find_python(o->python)) ||
+	    !(helper = o->helper ? ks_strdup(o->helper) : ks_fs_find_helper("kscore-triton"))) {
+		rc = KS_ENOTFOUND;
+		goto done;
+	}
+	dir = ks_asprintf("%s/kscore-triton-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		rc = ks_error_set(KS_EIO, "cannot make a folder for the Triton check: %s", strerror(errno));
+		ks_free(dir);
+		dir = NULL;
+		goto done;
+	}
+	rj = cJSON_CreateObject();
+	ks_json_add_str(rj, "op", "check");
+	cJSON_AddNumberToObject(rj, "id", 1);
+	ks_json_add_str(rj, "source", source);
+	req = cJSON_PrintUnformatted(rj);
+	env = helper_env(dir);
+	argv[0] = python;
+	argv[1] = "-I";
+	argv[2] = "-B";
+	argv[3] = helper;
+	argv[4] = "check";
+	argv[5] = NULL;
+	memset(&so, 0, sizeof(so));
+	so.argv = argv;
+	so.envp = (const char *const *)env;
+	so.stdin_data = req;
+	so.stdin_len = strlen(req);
+	so.max_stdout = 1u << 20;
+	so.max_stderr = 64u << 10;
+	so.timeout_s = 60;
+	so.limits = (ks_sandbox_limits)KS_SANDBOX_LIMITS_INIT;
+	so.limits.cpu_seconds = 60;
+	so.limits.address_space_mb = 4096;
+	if ((rc = ks_spawn_run(&sr, &so)) < 0)
+		goto done;
+	nl = sr.out ? strchr(sr.out, '\n') : NULL;
+	if (nl)
+		*nl = 0;
+	if (!sr.exited || !sr.out || ks_json_parse(&resp, sr.out, strlen(sr.out), 16, "the Triton check") < 0 ||
+	    ks_json_str(&st, resp, "status", 1) < 0) {
+		rc = ks_error_set(KS_ERROR, "the Triton static check did not answer%s%.300s",
+				  sr.err && *sr.err ? ": " : "", sr.err ? sr.err : "");
+		goto done;
+	}
+	*ok = strcmp(st, "ok") == 0;
+	if (!*ok) {
+		*reason = ks_json_strdup(resp, "reason");
+		if (!*reason)
+			*reason = ks_strdup(st);
+		else {
+			char *clean = ks_utf8_clean(*reason);
+			ks_free(*reason);
+			*reason = clean;
+		}
+		if (ks_json_num(&l, resp, "line", 0) == 0 && l > 0 && l < 1e9)
+			*line = (int)l;
+	}
+	ks_error_clear();
+done:
+	ks_spawn_result_clear(&sr);
+	cJSON_Delete(rj);
+	cJSON_Delete(resp);
+	free(req);
+	free_strv0(env);
+	if (dir) {
+		ks_fs_rm_rf(dir);
+		ks_free(dir);
+	}
+	ks_free(python);
+	ks_free(helper);
+	return rc;
+}

@@ -1,0 +1,66 @@
+/* tracer: the Triton front-end's helper process, kscore-triton (src/lang/triton/kscore_triton/,
+ * docs/triton-protocol.md), run with the scoring host's own Python.
+ *
+ * One server per GPU lane thread and run, started when the first Triton answer comes: it imports
+ * torch and triton once (seconds), then traces answer after answer, each in a child of its own
+ * that confines itself before the answer's code runs. kscore starts it the way it starts its other
+ * helpers (util/sandbox.h): its own process group, killed with kscore, an environment of its own
+ * (nothing of kscore's but CUDA_VISIBLE_DEVICES and what KSCORE_TRITON_ENV names), a private
+ * temporary folder that holds its Triton cache, and a wall-clock limit on every answer: a server
+ * that misses it is killed and started again for the next answer.
+ *
+ * Python is $KSCORE_PYTHON, else python3 on PATH; it must have torch and triton for traces. The
+ * static check alone (ks_tracer_check) needs only Python. Nothing here runs an answer's code in
+ * the scoring process, and nothing an answer prints reaches kscore's output but the capped, cleaned
+ * text the trace records. */
+#ifndef KS_TRACER_H
+#define KS_TRACER_H
+
+#include <stdint.h>
+#include <cJSON.h>
+#include "lang/triton/trace.h"
+
+typedef struct ks_tracer ks_tracer;
+
+#define KS_TRACER_DEFAULT_START_TIMEOUT 180.0 /* importing torch and triton on a busy node */
+#define KS_TRACER_DEFAULT_TIMEOUT 600.0       /* one answer: every case, twice, compiles, autotuning */
+#define KS_TRACER_MAX_RESPONSE (64u << 20)    /* one response line: base64 CUBINs and the record */
+#define KS_TRACER_MAX_SOURCE (1u << 20)       /* an answer's source */
+
+typedef struct {
+	const char *python;       /* NULL: $KSCORE_PYTHON, else python3 on PATH */
+	const char *helper;       /* NULL: kscore-triton, found like kscore's other helpers */
+	int device;               /* the GPU ordinal the answers run on */
+	double start_timeout_s;
+	double timeout_s;         /* one answer's trace */
+} ks_tracer_options;
+
+#define KS_TRACER_OPTIONS_INIT                                                                   \
+	{ .device = 0, .start_timeout_s = KS_TRACER_DEFAULT_START_TIMEOUT,                        \
+	  .timeout_s = KS_TRACER_DEFAULT_TIMEOUT }
+
+/* The Python kscore runs: $KSCORE_PYTHON, else python3 found on PATH. Returns its path (caller
+ * frees), or NULL with KS_ENOTFOUND and a message saying what to set. */
+char *ks_tracer_find_python(const char *given);
+
+/* Starts a server. Returns 0, or an error with a message (no Python, no helper, fork failed). The
+ * server's first answer says whether torch, triton and a GPU are there (KS_TRACE_UNAVAILABLE). */
+int ks_tracer_start(ks_tracer **out, const ks_tracer_options *o);
+
+/* Traces one answer (its Python source) on every case of problem p, entry being the problem's
+ * Python entry (ks_problem_python_json). Always fills *out (caller clears): the trace, or its
+ * verdict and message; a server that dies or misses the deadline gives KS_TRACE_BROKEN or
+ * KS_TRACE_TIMEOUT and is started again on the next call. Returns 0, or an error when the request
+ * could not be built (message set; *out then says so as KS_TRACE_BROKEN). */
+int ks_tracer_trace(ks_tracer *t, ks_trace *out, const ks_problem *p, const cJSON *entry, const char *source,
+		    const ks_plan_limits *lim);
+
+/* Stops the server and removes its temporary folder. */
+void ks_tracer_free(ks_tracer *t);
+
+/* The static check alone, in a one-shot `kscore-triton check` under the same discipline. Sets *ok
+ * (1: the source may be traced), and when refused *reason (caller frees) and *line (0: none).
+ * Returns 0, or KS_ENOTFOUND / another error (message set) when the check could not run. */
+int ks_tracer_check(int *ok, char **reason, int *line, const ks_tracer_options *o, const char *source);
+
+#endif
