@@ -57,7 +57,7 @@ QCC =
 QLD =
 endif
 
-all: build/score build/kscore-compile build/kscore-worker
+all: build/score build/kscore-compile build/kscore-worker build/kscore-triton
 
 build/obj/%.o: src/%.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -74,6 +74,15 @@ build/kscore-compile: build/obj/lang/cuda/compile_main.o build/libkscore.a
 
 build/kscore-worker: $(WORKER_OBJ) build/libkscore.a
 	$(QLD)$(CC) $(LDFLAGS_KS) -o $@ $^ $(LIBS_KS)
+
+# kscore-triton, the Triton front-end's helper (Python: src/lang/triton/), beside the other helpers:
+# the launcher script and the package it imports from its own folder.
+TRITON_PY   := $(wildcard src/lang/triton/kscore_triton/*.py)
+
+build/kscore-triton: src/lang/triton/kscore-triton $(TRITON_PY)
+	@mkdir -p build
+	$(Q)rm -rf build/kscore_triton && mkdir -p build/kscore_triton && cp $(TRITON_PY) build/kscore_triton/
+	$(Q)cp src/lang/triton/kscore-triton $@ && chmod 755 $@
 
 build/gen/ks_assets.c: $(WEB_ASSETS) src/export/embed.sh
 	@mkdir -p build/gen
@@ -203,7 +212,9 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR) \
 		$(DESTDIR)$(MANDIR) $(DESTDIR)$(DOCDIR)
 	install -m 755 build/score $(DESTDIR)$(BINDIR)/score
-	install -m 755 build/kscore-compile build/kscore-worker $(DESTDIR)$(LIBEXECDIR)/
+	install -m 755 build/kscore-compile build/kscore-worker build/kscore-triton $(DESTDIR)$(LIBEXECDIR)/
+	install -d $(DESTDIR)$(LIBEXECDIR)/kscore_triton
+	install -m 644 $(TRITON_PY) $(DESTDIR)$(LIBEXECDIR)/kscore_triton/
 	cp -R reference_tests scoring $(DESTDIR)$(DATADIR)/
 	install -m 644 docs/score.1 $(DESTDIR)$(MANDIR)/score.1
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
@@ -212,7 +223,8 @@ install: all
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/score $(DESTDIR)$(MANDIR)/score.1
-	rm -f $(DESTDIR)$(LIBEXECDIR)/kscore-compile $(DESTDIR)$(LIBEXECDIR)/kscore-worker
+	rm -f $(DESTDIR)$(LIBEXECDIR)/kscore-compile $(DESTDIR)$(LIBEXECDIR)/kscore-worker $(DESTDIR)$(LIBEXECDIR)/kscore-triton
+	rm -rf $(DESTDIR)$(LIBEXECDIR)/kscore_triton
 	rm -rf $(DESTDIR)$(DATADIR)/reference_tests $(DESTDIR)$(DATADIR)/scoring $(DESTDIR)$(DATADIR)/compat
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
 	rmdir $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null || true

@@ -40,6 +40,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	launch_comment(text);
 	ks_free(code);
 	ks_free(note);
+	/* the same text as a Triton answer */
+	code = note = NULL;
+	FZ_CHECK(ks_extract_triton(&code, &note, text) == 0, "Triton extraction failed: %s", ks_error_msg());
+	FZ_CHECK(note && *note && strlen(note) <= 4096, "a Triton note of %zu bytes", note ? strlen(note) : 0);
+	FZ_CHECK(!code || strstr(code, "triton.jit") != NULL, "Triton code without a kernel");
+	ks_free(code);
+	ks_free(note);
 	ks_free(text);
 	ks_error_clear();
 	return 0;

@@ -34,7 +34,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		FZ_CHECK(e->file && *e->file && e->problem && *e->problem, "entry %zu: no file", i);
 		FZ_CHECK(e->extract_note && *e->extract_note, "entry %zu: no extraction note", i);
-		FZ_CHECK(!e->code || strstr(e->code, "__global__"), "entry %zu: code without a kernel", i);
+		FZ_CHECK(!e->code || strstr(e->code, e->language == KS_LANG_TRITON ? "triton.jit" : "__global__"),
+			 "entry %zu: code without a kernel", i);
+		FZ_CHECK(!e->code == (e->language == KS_LANG_NONE), "entry %zu: code and language disagree", i);
 		FZ_CHECK(strlen(e->predict) <= lim.max_code_bytes, "entry %zu: predict too long", i);
 		if (e->launch_json) {
 			ks_launch l;

@@ -326,7 +326,7 @@ int ks_tracer_trace(ks_tracer *t, ks_trace *out, const ks_problem *p, const cJSO
 	}
 	text = cJSON_PrintUnformatted(req);
 	/* the first answer of a server also waits for its imports */
-	deadline = now_s() + t->o.timeout_s + 30 + (t->next_id == 1 ? t->o.start_timeout_s : 0);
+	deadline = now_s() + t->o.timeout_s + t->o.grace_s + (t->next_id == 1 ? t->o.start_timeout_s : 0);
 	if (write_all(t->in, text, strlen(text)) < 0 || write_all(t->in, "\n", 1) < 0) {
 		char *tail = log_tail(t->dir, "serve"), *msg;
 		msg = ks_asprintf("the Triton helper is not running%s%s", tail ? ": " : "", tail ? tail : "");

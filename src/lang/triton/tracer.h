@@ -24,6 +24,7 @@ typedef struct ks_tracer ks_tracer;
 
 #define KS_TRACER_DEFAULT_START_TIMEOUT 180.0 /* importing torch and triton on a busy node */
 #define KS_TRACER_DEFAULT_TIMEOUT 600.0       /* one answer: every case, twice, compiles, autotuning */
+#define KS_TRACER_DEFAULT_GRACE 30.0          /* past the helper's own limit, before kscore kills it */
 #define KS_TRACER_MAX_RESPONSE (64u << 20)    /* one response line: base64 CUBINs and the record */
 #define KS_TRACER_MAX_SOURCE (1u << 20)       /* an answer's source */
 
@@ -32,12 +33,13 @@ typedef struct {
 	const char *helper;       /* NULL: kscore-triton, found like kscore's other helpers */
 	int device;               /* the GPU ordinal the answers run on */
 	double start_timeout_s;
-	double timeout_s;         /* one answer's trace */
+	double timeout_s;         /* one answer's trace (the helper's own limit on its child) */
+	double grace_s;           /* how much longer kscore waits for the helper to say so */
 } ks_tracer_options;
 
 #define KS_TRACER_OPTIONS_INIT                                                                   \
 	{ .device = 0, .start_timeout_s = KS_TRACER_DEFAULT_START_TIMEOUT,                        \
-	  .timeout_s = KS_TRACER_DEFAULT_TIMEOUT }
+	  .timeout_s = KS_TRACER_DEFAULT_TIMEOUT, .grace_s = KS_TRACER_DEFAULT_GRACE }
 
 /* The Python kscore runs: $KSCORE_PYTHON, else python3 found on PATH. Returns its path (caller
  * frees), or NULL with KS_ENOTFOUND and a message saying what to set. */

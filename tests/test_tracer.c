@@ -1,0 +1,150 @@
+/* Tests of lang/triton/tracer.c: the kscore-triton server as a process, driven through a stand-in
+ * that speaks its protocol and misbehaves on demand (tests/fixtures/triton/fake-helper): a trace,
+ * a server that never answers, one that dies, one that writes garbage, what environment it gets,
+ * and the one-shot static check. The real helper's own tests are tests/triton/. */
+#include "ktest.h"
+#include "lang/triton/tracer.h"
+#include "util/errors.h"
+#include "util/mem.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static ks_problem_set *load(void)
+{
+	ks_problem_set *s = NULL;
+	KT_EQ_INT(ks_problem_set_load(&s, "tests/fixtures/problems", NULL), 0);
+	return s;
+}
+
+static ks_tracer_options fake(void)
+{
+	ks_tracer_options o = KS_TRACER_OPTIONS_INIT;
+	o.helper = "tests/fixtures/triton/fake-helper";
+	o.start_timeout_s = 0;
+	o.timeout_s = 1;
+	o.grace_s = 0.5;
+	return o;
+}
+
+static void trace(ks_tracer *t, ks_trace *out, const char *source)
+{
+	ks_problem_set *s = load();
+	cJSON *entry = cJSON_CreateObject();
+	cJSON_AddStringToObject(entry, "name", "vadd");
+	KT_EQ_INT(ks_tracer_trace(t, out, ks_problem_set_find(s, "vadd"), entry, source, NULL), 0);
+	cJSON_Delete(entry);
+	ks_problem_set_free(s);
+}
+
+static void test_a_server_traces_answer_after_answer(void)
+{
+	ks_tracer_options o = fake();
+	ks_tracer *t = NULL;
+	ks_trace tr;
+	struct timespec a, b;
+	double s;
+	KT_EQ_INT(ks_tracer_start(&t, &o), 0);
+	trace(t, &tr, "ok");
+	KT_EQ_STR(ks_trace_status_name(tr.status), "ok");
+	KT_EQ_INT(tr.nkernels, 1);
+	KT_EQ_INT(tr.correctness[2].nkernels, 1);
+	ks_trace_clear(&tr);
+
+	/* a server that misses the deadline is killed; the next answer gets a fresh one */
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	trace(t, &tr, "sleep");
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	s = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+	KT_EQ_STR(ks_trace_status_name(tr.status), "timeout");
+	KT_ASSERT_MSG(s < 60, "the deadline took %.1f s", s);
+	ks_trace_clear(&tr);
+	trace(t, &tr, "ok");
+	KT_EQ_STR(ks_trace_status_name(tr.status), "ok");
+	ks_trace_clear(&tr);
+
+	/* one that dies says so, with what it wrote on stderr; one that writes garbage is broken */
+	trace(t, &tr, "exit");
+	KT_EQ_STR(ks_trace_status_name(tr.status), "unavailable");
+	KT_ASSERT_MSG(strstr(tr.message, "exits on purpose"), "%s", tr.message);
+	ks_trace_clear(&tr);
+	trace(t, &tr, "garbage");
+	KT_EQ_STR(ks_trace_status_name(tr.status), "broken");
+	ks_trace_clear(&tr);
+	trace(t, &tr, "ok");
+	KT_EQ_STR(ks_trace_status_name(tr.status), "ok");
+	ks_trace_clear(&tr);
+	ks_tracer_free(t);
+}
+
+/* Nothing of kscore's environment reaches the helper (an upload token least of all): only what it
+ * is given, its home and temporary folder being a private folder of its own. */
+static void test_the_helper_gets_an_environment_of_its_own(void)
+{
+	ks_tracer_options o = fake();
+	ks_tracer *t = NULL;
+	ks_trace tr;
+	setenv("KSCORE_UPLOAD_TOKEN", "secret-token", 1);
+	setenv("KSCORE_TRITON_ENV", "KSCORE_TEST_PASSED", 1);
+	setenv("KSCORE_TEST_PASSED", "1", 1);
+	KT_EQ_INT(ks_tracer_start(&t, &o), 0);
+	trace(t, &tr, "env");
+	KT_EQ_STR(ks_trace_status_name(tr.status), "error");
+	KT_ASSERT(!strstr(tr.message, "KSCORE_UPLOAD_TOKEN"));
+	KT_ASSERT(strstr(tr.message, "\"HOME\""));
+	KT_ASSERT(strstr(tr.message, "\"TRITON_CACHE_DIR\""));
+	KT_ASSERT(strstr(tr.message, "\"KSCORE_TEST_PASSED\""));
+	ks_trace_clear(&tr);
+	ks_tracer_free(t);
+	unsetenv("KSCORE_UPLOAD_TOKEN");
+	unsetenv("KSCORE_TRITON_ENV");
+	unsetenv("KSCORE_TEST_PASSED");
+}
+
+static void test_the_static_check_runs_alone(void)
+{
+	ks_tracer_options o = fake();
+	char *reason = NULL;
+	int ok = -1, line = 0;
+	KT_EQ_INT(ks_tracer_check(&ok, &reason, &line, &o, "import triton\n"), 0);
+	KT_EQ_INT(ok, 1);
+	KT_ASSERT(reason == NULL);
+	KT_EQ_INT(ks_tracer_check(&ok, &reason, &line, &o, "refuse"), 0);
+	KT_EQ_INT(ok, 0);
+	KT_EQ_INT(line, 3);
+	KT_ASSERT(strstr(reason, "import os"));
+	ks_free(reason);
+}
+
+static void test_python_is_found_or_named(void)
+{
+	char *py;
+	setenv("KSCORE_PYTHON", "/nonexistent/python3", 1);
+	KT_ASSERT(ks_tracer_find_python(NULL) == NULL);
+	KT_ASSERT(strstr(ks_error_msg(), "KSCORE_PYTHON=/nonexistent/python3"));
+	unsetenv("KSCORE_PYTHON");
+	py = ks_tracer_find_python(NULL);
+	KT_ASSERT_MSG(py != NULL, "no python3 on PATH: %s", ks_error_msg());
+	ks_free(py);
+	{
+		const char *path = getenv("PATH");
+		char *saved = path ? ks_strdup(path) : NULL;
+		setenv("PATH", "/nonexistent", 1);
+		KT_ASSERT(ks_tracer_find_python(NULL) == NULL);
+		KT_ASSERT(strstr(ks_error_msg(), "KSCORE_PYTHON"));
+		if (saved)
+			setenv("PATH", saved, 1);
+		ks_free(saved);
+	}
+}
+
+static const kt_test tests[] = {
+	KT(test_a_server_traces_answer_after_answer),
+	KT(test_the_helper_gets_an_environment_of_its_own),
+	KT(test_the_static_check_runs_alone),
+	KT(test_python_is_found_or_named),
+	{ 0 }
+};
+
+KT_MAIN("tracer", tests)
