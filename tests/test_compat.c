@@ -96,6 +96,26 @@ static void test_normalise_log_hides_why_a_file_cannot_be_opened(void)
 	ks_free(n);
 }
 
+static void test_hide_paths_writes_folders_as_names(void)
+{
+	const char *dirs[] = { "/opt/ks/compat/include", "/usr/cuda/include", "/usr/cuda/include/cccl", "/" };
+	const char *names[] = { "<kscore-compat>", "<cuda>/include", "<cuda>/include/cccl", "<root>" };
+	char *h = ks_compat_hide_paths("/opt/ks/compat/include/vector(9): error: x\n"
+				       "  detected at line 2 of /usr/cuda/include/cccl/cuda/std/x.h\n"
+				       "/usr/cuda/include/cuda_fp16.h(557): error: y\n"
+				       "/usr/cuda/include2/z.h(1): /opt/ks/compat/include\n",
+				       dirs, names, 4);
+
+	KT_EQ_STR(h, "<kscore-compat>/vector(9): error: x\n"
+		     "  detected at line 2 of <cuda>/include/cccl/cuda/std/x.h\n"
+		     "<cuda>/include/cuda_fp16.h(557): error: y\n"
+		     "/usr/cuda/include2/z.h(1): <kscore-compat>\n");
+	ks_free(h);
+	h = ks_compat_hide_paths(NULL, dirs, names, 4);
+	KT_EQ_STR(h, "");
+	ks_free(h);
+}
+
 static void test_missing_header_is_found_in_the_log(void)
 {
 	char *name, *where;
@@ -507,6 +527,36 @@ static void test_missing_header_names_it_and_what_to_include(void)
 	free_jobs(j, 3);
 }
 
+/* An error inside kscore's headers or CUDA's names the header by its folder's name, never by the
+ * path of this host's installation. */
+static void test_log_names_header_folders_not_host_paths(void)
+{
+	const char *srcs[] = {
+		"#include <vector>\n__global__ void k(float *x) { std::vector<float> v(4); x[0] = v[0]; }\n",
+		"#define y 1\n#include <cuda_fp16.h>\n__global__ void k(float *x) { x[0] = 1; }\n",
+		"#define y 1\n#include <cuda/std/cmath>\n__global__ void k(float *x) { x[0] = 1; }\n",
+	};
+	char *cp = ks_path_join(repo_root(), "compat/include"), *compat = realpath(cp, NULL);
+	char *cuda = realpath(KS_CUDA_HOME "/include", NULL);
+	ks_compile_job *j = compile_all(srcs, 3, 0);
+	size_t i;
+
+	ks_free(cp);
+
+	KT_ASSERT(compat && cuda);
+	KT_EQ_INT(j[0].status, KS_COMPILE_ERROR);
+	KT_CONTAINS(j[0].log, "\n<kscore-compat>/vector(");
+	KT_CONTAINS(j[1].log, "<cuda>/include/cuda_fp16.h(");
+	KT_CONTAINS(j[2].log, "<cuda>/include/");
+	for (i = 0; i < 3; i++) {
+		KT_NOT_CONTAINS(j[i].log, compat);
+		KT_NOT_CONTAINS(j[i].log, cuda);
+	}
+	free_jobs(j, 3);
+	free(compat);
+	free(cuda);
+}
+
 /* The set's fingerprint and the options are part of the cache key and of the toolchain record. */
 static void test_compat_is_in_the_cache_key_and_the_toolchain(void)
 {
@@ -564,6 +614,8 @@ static const kt_test tests[] = {
 	KT(test_host_function_called_from_a_kernel_fails_clearly),
 	KT(test_missing_header_names_it_and_what_to_include),
 	KT(test_compat_is_in_the_cache_key_and_the_toolchain),
+	KT(test_hide_paths_writes_folders_as_names),
+	KT(test_log_names_header_folders_not_host_paths),
 	{ NULL, NULL }
 };
 

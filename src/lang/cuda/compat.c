@@ -186,6 +186,54 @@ char *ks_compat_normalise_log(const char *log)
 	return ks_buf_take(&b, NULL);
 }
 
+/* A byte that may continue a file name: a directory matched before one of these is only the
+ * start of a longer name ("/opt/cuda/include2"), not the directory. */
+static int name_byte(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+	       c == '_' || c == '-' || c == '+' || (unsigned char)c >= 0x80;
+}
+
+char *ks_compat_hide_paths(const char *log, const char *const *dirs, const char *const *names, size_t n)
+{
+	const char *p = log ? log : "";
+	size_t *order = ks_calloc(n + 1, sizeof(*order)), i, j, len = strlen(p), longest = 0;
+	ks_buf b;
+
+	/* longest first: a folder inside another (CUDA's include/cccl) keeps its own name */
+	for (i = 0; i < n; i++) {
+		order[i] = i;
+		if (strlen(names[i]) > longest)
+			longest = strlen(names[i]);
+	}
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && strlen(dirs[order[j]]) > strlen(dirs[order[j - 1]]); j--) {
+			size_t t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	/* at most one name per two bytes of the log: the bound every replacement stays within */
+	ks_buf_init(&b, len + (len / 2 + 1) * longest + 1);
+	while (*p) {
+		size_t k = 0;
+		for (i = 0; i < n; i++) {
+			const char *d = dirs[order[i]];
+			k = d ? strlen(d) : 0;
+			if (k >= 2 && !strncmp(p, d, k) && !name_byte(p[k]))
+				break;
+		}
+		if (i < n) {
+			ks_buf_puts(&b, names[order[i]]);
+			p += k;
+		} else {
+			ks_buf_put(&b, p, 1);
+			p++;
+		}
+	}
+	ks_free(order);
+	return ks_buf_take(&b, NULL);
+}
+
 int ks_compat_missing_header(char **name, char **where, const char *log)
 {
 	const char *p = log ? log : "";
