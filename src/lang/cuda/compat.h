@@ -53,7 +53,17 @@ char *ks_compat_normalise_log(const char *log);
 /* What the compile helper does besides NVRTC and the headers (paths in the log written as names,
  * the source fix-ups of ks_compat_fix_source): part of the compile-cache key, so that a result
  * cached by a helper that did otherwise is never reused. Change it with any of them. */
-#define KS_COMPAT_HELPER_REVISION "kscore-compile log paths/1"
+#define KS_COMPAT_HELPER_REVISION "kscore-compile 2: log paths as names; inline on __shared__ dropped"
+
+/* nvcc accepts `inline` on a __shared__ variable declared in a function (`extern __shared__
+ * inline float s[];`, a warning: "inline" is not allowed) and ignores it; NVRTC refuses it with an
+ * error that neither an option nor a pragma turns into a warning. Returns a copy of src (caller
+ * frees) in which every `inline` (`__inline__`, `__inline`) of a declaration inside a function
+ * that is also `__shared__` is blanked with spaces, so lines and columns stay those of the source,
+ * and sets *line to the line of the first one (0: none; then the copy equals src). At namespace
+ * scope nvcc refuses it too, and so it is left. Comments, string and character literals are left
+ * alone. */
+char *ks_compat_fix_source(const char *src, size_t *line);
 
 /* How a compile log names kscore's compatibility headers' folder: a log says
  * "<kscore-compat>/vector(9): error: ...", never the installation's path (docs/sandbox.md). */

@@ -506,7 +506,16 @@ static void compile(ks_outcome *o, const ks_args *a)
 		goto done;
 	}
 
-	run_nvrtc(o, a, src, compat, real);
+	{
+		/* what nvcc ignores with a warning and NVRTC refuses (ks_compat_fix_source) */
+		size_t line = 0;
+		char *fixed = compat ? ks_compat_fix_source(src, &line) : NULL;
+		run_nvrtc(o, a, fixed ? fixed : src, compat, real);
+		if (line)
+			say(o, o->status, "note: %s line %zu: `inline` on a __shared__ variable is ignored, as "
+			    "nvcc ignores it (with a warning: \"inline\" is not allowed)", KS_SOURCE_NAME, line);
+		ks_free(fixed);
+	}
 	/* kscore never compiles less than NVRTC alone: a source that conflicts with the
 	 * compatibility headers (its own `typedef long int64_t`, say) compiles without them. */
 	if (compat && o->status == KS_COMPILE_ERROR) {
