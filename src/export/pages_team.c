@@ -64,6 +64,13 @@ static void summary(ks_html *h, const ks_export_team *t)
 	dd_text(h, "Detail", t->detail);
 	dd_text(h, "Mode", t->mode);
 	dd_text(h, "Why no GPU", t->no_gpu_reason);
+	if (t->unscored_note) {
+		dt(h, "Not scored");
+		ks_html_raw(h, "<span class=\"warn unscored\">");
+		ks_html_text(h, t->unscored_note);
+		ks_html_raw(h, "</span>");
+		dd_end(h);
+	}
 	dd_num(h, "Score", t->score, " (sum of the speedups of correct, non-suspicious kernels)");
 	dd_pct(h, "Exec accuracy", t->exec_acc);
 	dd_pct(h, "Call accuracy", t->call_acc);

@@ -480,6 +480,11 @@ static void test_site_of_the_recorded_gpu_batch(void)
 	{
 		char *delta = fx_read("site/team-team.html"), *late = fx_read("site/team-echo.html");
 		KT_CONTAINS(delta, "not_cuda");
+		/* the team of Triton answers: its zeros are noted where the organizer looks */
+		KT_CONTAINS(delta, "7 of 10 answers are Triton (Python), which this run could not score");
+		KT_CONTAINS(index, "7 of 10 answers are Triton (Python), which this run could not score");
+		KT_CONTAINS(prov, "<h2 id=\"unscored\">Answers not scored</h2>");
+		KT_CONTAINS(prov, "7 of 10 answers are Triton (Python)");
 		KT_ASSERT_MSG(strstr(late, "no_commit_before_deadline") || strstr(late, "late"),
 			      "the late team's page names no reason");
 		ks_free(delta);
