@@ -161,7 +161,8 @@ static void by_count(size_t order[KS_UNSCORED_MAX_LANGUAGES], const ks_unscored 
 		}
 }
 
-char *ks_unscored_note(const ks_unscored *u)
+/* The languages, most answers first: as the note's sentence, or as a list of counts. */
+static char *describe(const ks_unscored *u, int sentence)
 {
 	size_t order[KS_UNSCORED_MAX_LANGUAGES], i;
 	ks_buf b = KS_BUF_INIT(4096);
@@ -171,24 +172,25 @@ char *ks_unscored_note(const ks_unscored *u)
 	for (i = 0; i < u->nlang; i++) {
 		const ks_unscored_language *l = &u->lang[order[i]];
 		const char *verb = l->n == 1 ? "is" : "are";
-		if (i == 0)
+		if (!sentence)
+			ks_buf_printf(&b, "%s%zu %s", i ? ", " : "", l->n, l->name);
+		else if (i == 0)
 			ks_buf_printf(&b, "%zu of %zu answer%s %s %s", l->n, u->answers, u->answers == 1 ? "" : "s",
 				      verb, l->name);
 		else
 			ks_buf_printf(&b, "%s%zu %s %s", i + 1 == u->nlang ? " and " : ", ", l->n, verb, l->name);
 	}
-	ks_buf_puts(&b, ", which this run could not score");
+	if (sentence)
+		ks_buf_puts(&b, ", which this run could not score");
 	return ks_buf_take(&b, NULL);
+}
+
+char *ks_unscored_note(const ks_unscored *u)
+{
+	return describe(u, 1);
 }
 
 char *ks_unscored_languages(const ks_unscored *u)
 {
-	size_t order[KS_UNSCORED_MAX_LANGUAGES], i;
-	ks_buf b = KS_BUF_INIT(4096);
-	if (!u->unscored)
-		return NULL;
-	by_count(order, u);
-	for (i = 0; i < u->nlang; i++)
-		ks_buf_printf(&b, "%s%zu %s", i ? ", " : "", u->lang[order[i]].n, u->lang[order[i]].name);
-	return ks_buf_take(&b, NULL);
+	return describe(u, 0);
 }
