@@ -34,18 +34,20 @@ static void test_only_language_reasons_count(void)
 	/* a CUDA kernel of a compile-only run: not run, but not for its language */
 	ks_unscored_add(&u, "not_run", NULL, "compiled for sm_90a; not run (compile-only)");
 	ks_unscored_add(&u, "not_run", "cuda", "compiled for sm_90a; not run (compile-only)");
+	ks_unscored_add(&u, "not_run", "none", "lane lost");
 	/* a duplicate is no answer at all */
 	ks_unscored_add(&u, "duplicate", NULL, "duplicate of entry 0");
-	KT_EQ_INT(u.answers, 5);
+	KT_EQ_INT(u.answers, 6);
 	KT_EQ_INT(u.unscored, 0);
 	KT_ASSERT(ks_unscored_note(&u) == NULL);
 	KT_ASSERT(ks_unscored_languages(&u) == NULL);
-	/* a Triton answer this host could not trace (no Python, torch or Triton): its record names
-	 * its language, and it counts */
-	ks_unscored_add(&u, "not_run", "triton", "not run: no Python with torch and triton on this host");
+	/* a Triton answer this run could not trace (no GPU, or no Python, torch or Triton): its record
+	 * names its language, and it counts */
+	ks_unscored_add(&u, "not_run", "triton", "a Triton answer: it passed the static check; tracing and "
+			"running it need a GPU (compile-only)");
 	ks_unscored_add(&u, "not_cuda", NULL, "the answer is Python, not CUDA: ...");
 	note = ks_unscored_note(&u);
-	KT_EQ_STR(note, "1 of 7 answers is Triton (Python) and 1 is Python, which this run could not score");
+	KT_EQ_STR(note, "1 of 8 answers is Triton (Python) and 1 is Python, which this run could not score");
 	ks_free(note);
 }
 
@@ -57,15 +59,17 @@ static void test_language_from_the_record_or_the_detail(void)
 	ks_unscored_add(&u, "not_cuda", NULL, TRITON_DETAIL);
 	ks_unscored_add(&u, "not_cuda", NULL, "the answer is Python, not CUDA: ...");
 	ks_unscored_add(&u, "not_cuda", NULL, "no language named here");
+	/* an answer without code is recorded as language "none": its detail names the language */
+	ks_unscored_add(&u, "not_cuda", "none", "the answer is Python without a Triton kernel: kscore scores ...");
 	/* what reaches terminals and pages is printable, whatever a record holds */
 	ks_unscored_add(&u, "not_cuda", "Ju\x1b[31mlia\xE2\x80\xAE", NULL);
 	KT_EQ_INT(u.nlang, 4);
 	note = ks_unscored_note(&u);
-	KT_EQ_STR(note, "2 of 5 answers are Triton (Python), 1 is Python, 1 is not CUDA and 1 is Ju[31mlia, "
+	KT_EQ_STR(note, "2 of 6 answers are Triton (Python), 2 are Python, 1 is not CUDA and 1 is Ju[31mlia, "
 		      "which this run could not score");
 	ks_free(note);
 	note = ks_unscored_languages(&u);
-	KT_EQ_STR(note, "2 Triton (Python), 1 Python, 1 not CUDA, 1 Ju[31mlia");
+	KT_EQ_STR(note, "2 Triton (Python), 2 Python, 1 not CUDA, 1 Ju[31mlia");
 	ks_free(note);
 }
 

@@ -223,9 +223,10 @@ static void unscored_table(ks_html *h, const ks_export_model *m)
 		ks_html_raw(h, "<p class=\"note\">None: every answer was in a language its run could score.</p>\n");
 		return;
 	}
-	ks_html_raw(h, "<p>Answers in a language the scoring run could not score (Triton or Python where "
-		    "only CUDA was scored, or where the host lacked the toolchain) count as failed kernels: "
-		    "these teams' scores are not the scores of their kernels.</p>\n<div class=\"scroll\">"
+	ks_html_raw(h, "<p>Answers in a language the scoring run could not score (Triton answers where the "
+		    "run had no GPU or the host lacked Python, torch or Triton to trace them; Python without a "
+		    "Triton kernel; or, in results of earlier versions, anything but CUDA) count as failed "
+		    "kernels: these teams' scores are not the scores of their kernels.</p>\n<div class=\"scroll\">"
 		    "<table class=\"sortable\" id=\"unscored-teams\"><thead><tr>");
 	ks_export_th(h, "Team", "text", NULL);
 	ks_export_th(h, "Answers", "num", "answers that count (duplicates left out)");

@@ -10,9 +10,9 @@
 
 /* The reasons that mean "not scored because of its language or the toolchain its language needs",
  * the one place that decides it. `foreign_only`: the reason counts only for an answer whose
- * recorded language is not CUDA. `not_run` is also what a CUDA kernel of a compile-only run gets;
- * for a Triton answer it means this host could not trace it (no Python, torch or Triton), and
- * that answer's record names its language. */
+ * recorded language is another than CUDA. `not_run` is also what a CUDA kernel of a compile-only
+ * run gets; for a Triton answer it means this run could not trace it (no GPU, or a host without
+ * Python, torch or Triton: the detail says which), and that answer's record says "triton". */
 static const struct {
 	const char *reason;
 	int foreign_only;
@@ -62,7 +62,7 @@ static void language_of(char out[KS_UNSCORED_MAX_NAME], const char *language, co
 {
 	static const char said[] = "the answer is ";
 	size_t i;
-	if (language && *language) {
+	if (language && *language && strcmp(language, "none")) {
 		for (i = 0; i < sizeof(language_names) / sizeof(language_names[0]); i++)
 			if (!strcasecmp(language, language_names[i].code)) {
 				copy_name(out, language_names[i].name);
@@ -71,9 +71,16 @@ static void language_of(char out[KS_UNSCORED_MAX_NAME], const char *language, co
 		copy_name(out, language);
 		return;
 	}
-	/* records written before the language was recorded: the not_cuda detail names it */
+	/* an answer in which no code was found ("none"), and records written before the language was
+	 * recorded: the not_cuda detail names it ("the answer is Python without a Triton kernel: ...",
+	 * earlier "the answer is Triton (Python), not CUDA: ...") */
 	if (detail && !strncmp(detail, said, sizeof(said) - 1)) {
-		const char *l = detail + sizeof(said) - 1, *e = strstr(l, ", not CUDA");
+		const char *l = detail + sizeof(said) - 1, *e = NULL, *ends[] = { ", not CUDA", " without ", ":" };
+		for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+			const char *x = strstr(l, ends[i]);
+			if (x && (!e || x < e))
+				e = x;
+		}
 		if (e && e > l && (size_t)(e - l) < KS_UNSCORED_MAX_NAME) {
 			char tmp[KS_UNSCORED_MAX_NAME];
 			memcpy(tmp, l, (size_t)(e - l));
@@ -115,7 +122,7 @@ void ks_unscored_add(ks_unscored *u, const char *reason, const char *language, c
 			break;
 	if (!reason || i == sizeof(counted) / sizeof(counted[0]))
 		return;
-	if (counted[i].foreign_only && (!language || !*language || is_cuda(language)))
+	if (counted[i].foreign_only && (!language || !*language || !strcmp(language, "none") || is_cuda(language)))
 		return;
 	language_of(name, language, detail);
 	u->unscored++;
