@@ -87,6 +87,10 @@ static void test_usage_and_manifest_errors(void)
 	KT_EQ_INT(batch("--compile-only nodeadline.json"), 65);
 	KT_CONTAINS(g_err, "deadline");
 	KT_EQ_INT(batch("--compile-only --deadline 2025-13-01T00:00:00Z nodeadline.json"), 64);
+	/* a local time without its offset: refused, saying what is missing and how to write it */
+	KT_EQ_INT(batch("--compile-only --deadline 2025-08-24T23:59:59 nodeadline.json"), 64);
+	KT_CONTAINS(g_err, "--deadline: \"2025-08-24T23:59:59\" has no UTC offset");
+	KT_CONTAINS(g_err, "2025-08-24T23:59:59+08:00");
 	KT_EQ_INT(batch("--compile-only --pull-requests hub.git --deadline " DEADLINE), 64);
 	KT_CONTAINS(g_err, "--submission");
 	KT_EQ_INT(batch("--compile-only --deadline " DEADLINE " --team nobody nodeadline.json"), 64);

@@ -208,8 +208,39 @@ static void test_triton_answers_are_named_not_cuda(void)
 	ks_free(t);
 }
 
+/* A compile error inside kscore's compatibility headers names the header by its folder's name in
+ * every file the run writes, never by the installation's path on this host. */
+static void test_compile_errors_in_kscores_headers_name_no_host_path(void)
+{
+	const char sub[] =
+		"[{\"file\": \"vadd.py\", \"predict\": \"```cuda\\n#include <vector>\\n"
+		"extern \\\"C\\\" __global__ void vadd(const float *a, const float *b, float *c, int n)\\n"
+		"{ std::vector<float> v(4); c[0] = v[0]; }\\n```\"}]\n";
+	char args[9000], *cp = ks_path_join(getenv("KSCORE_ROOT") ? getenv("KSCORE_ROOT") : ".", "compat/include");
+	char *compat = realpath(cp, NULL), *t, *cmd;
+
+	KT_ASSERT(compat != NULL);
+	kt_write("vec.json", sub, sizeof(sub) - 1);
+	snprintf(args, sizeof(args), "--compile-only --refs tests/fixtures/problems --out '%s/res' '%s/vec.json'",
+		 kt_tmpdir(), kt_tmpdir());
+	KT_EQ_INT(score(args), 2);
+	t = slurp("res/score.json");
+	KT_CONTAINS(t, "compile_error");
+	KT_CONTAINS(t, "<kscore-compat>/vector(");
+	ks_free(t);
+	/* no file of the result folder, and no output, holds the path */
+	cmd = ks_asprintf("! grep -rqF '%s' '%s/res'", compat, kt_tmpdir());
+	KT_EQ_INT(system(cmd), 0);
+	KT_NOT_CONTAINS(g_out, compat);
+	KT_NOT_CONTAINS(g_err, compat);
+	ks_free(cmd);
+	free(compat);
+	ks_free(cp);
+}
+
 static const kt_test tests[] = {
 	KT(test_duplicates_are_reported_and_not_counted),
+	KT(test_compile_errors_in_kscores_headers_name_no_host_path),
 	KT(test_bytes_the_code_cannot_hold_leave_every_output_valid),
 	KT(test_triton_answers_are_named_not_cuda),
 	{ 0 }

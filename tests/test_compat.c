@@ -96,6 +96,26 @@ static void test_normalise_log_hides_why_a_file_cannot_be_opened(void)
 	ks_free(n);
 }
 
+static void test_hide_paths_writes_folders_as_names(void)
+{
+	const char *dirs[] = { "/opt/ks/compat/include", "/usr/cuda/include", "/usr/cuda/include/cccl", "/" };
+	const char *names[] = { "<kscore-compat>", "<cuda>/include", "<cuda>/include/cccl", "<root>" };
+	char *h = ks_compat_hide_paths("/opt/ks/compat/include/vector(9): error: x\n"
+				       "  detected at line 2 of /usr/cuda/include/cccl/cuda/std/x.h\n"
+				       "/usr/cuda/include/cuda_fp16.h(557): error: y\n"
+				       "/usr/cuda/include2/z.h(1): /opt/ks/compat/include\n",
+				       dirs, names, 4);
+
+	KT_EQ_STR(h, "<kscore-compat>/vector(9): error: x\n"
+		     "  detected at line 2 of <cuda>/include/cccl/cuda/std/x.h\n"
+		     "<cuda>/include/cuda_fp16.h(557): error: y\n"
+		     "/usr/cuda/include2/z.h(1): <kscore-compat>\n");
+	ks_free(h);
+	h = ks_compat_hide_paths(NULL, dirs, names, 4);
+	KT_EQ_STR(h, "");
+	ks_free(h);
+}
+
 static void test_missing_header_is_found_in_the_log(void)
 {
 	char *name, *where;
@@ -507,6 +527,129 @@ static void test_missing_header_names_it_and_what_to_include(void)
 	free_jobs(j, 3);
 }
 
+/* An error inside kscore's headers or CUDA's names the header by its folder's name, never by the
+ * path of this host's installation. */
+static void test_log_names_header_folders_not_host_paths(void)
+{
+	const char *srcs[] = {
+		"#include <vector>\n__global__ void k(float *x) { std::vector<float> v(4); x[0] = v[0]; }\n",
+		"#define y 1\n#include <cuda_fp16.h>\n__global__ void k(float *x) { x[0] = 1; }\n",
+		"#define y 1\n#include <cuda/std/cmath>\n__global__ void k(float *x) { x[0] = 1; }\n",
+	};
+	char *cp = ks_path_join(repo_root(), "compat/include"), *compat = realpath(cp, NULL);
+	char *cuda = realpath(KS_CUDA_HOME "/include", NULL);
+	ks_compile_job *j = compile_all(srcs, 3, 0);
+	size_t i;
+
+	ks_free(cp);
+
+	KT_ASSERT(compat && cuda);
+	KT_EQ_INT(j[0].status, KS_COMPILE_ERROR);
+	KT_CONTAINS(j[0].log, "\n<kscore-compat>/vector(");
+	KT_CONTAINS(j[1].log, "<cuda>/include/cuda_fp16.h(");
+	KT_CONTAINS(j[2].log, "<cuda>/include/");
+	for (i = 0; i < 3; i++) {
+		KT_NOT_CONTAINS(j[i].log, compat);
+		KT_NOT_CONTAINS(j[i].log, cuda);
+	}
+	free_jobs(j, 3);
+	free(compat);
+	free(cuda);
+}
+
+/* The last gaps against nvcc found on real sources: pow(float, double) (the host <cmath> promotes
+ * mixed arguments to double), fmax(int, int) (a constexpr host template nvcc's device code may call
+ * under --expt-relaxed-constexpr, which PyTorch's extension build passes) and `extern __shared__
+ * inline` in a kernel (nvcc warns and ignores the inline). Each failed with the headers too before
+ * kscore's <cmath> gained the promotion and the helper the fix-up. */
+static void test_mixed_math_arguments_compile(void)
+{
+	const char *srcs[] = {
+		"__global__ void k(float *x) { x[0] = pow(x[1], 2.0); }\n",
+		"#include <cmath>\n__global__ void k(float *x, double d) { x[0] = std::pow(x[1], d) + pow(2, 3) + "
+		"atan2(x[2], 1.0) + std::fmod(x[3], 2.0); }\n",
+		"__global__ void k(int *x) { x[0] = fmax(x[1], x[2]); x[3] = fmin(x[4], 0u); }\n",
+		/* the promotions nvcc's host <cmath> makes, and the float overloads that stay float */
+		"#include <cmath>\ntemplate <class A, class B> struct same { static constexpr bool v = false; };\n"
+		"template <class A> struct same<A, A> { static constexpr bool v = true; };\n"
+		"static_assert(same<decltype(pow(1.f, 2.0)), double>::v, \"pow(float, double)\");\n"
+		"static_assert(same<decltype(std::pow(1.f, 2.0)), double>::v, \"std::pow(float, double)\");\n"
+		"static_assert(same<decltype(fmax(1, 2)), double>::v, \"fmax(int, int)\");\n"
+		"static_assert(same<decltype(pow(1.0, 2.f)), double>::v, \"pow(double, float)\");\n"
+		"static_assert(same<decltype(fmax(1.f, 2)), float>::v, \"fmax(float, int) stays float\");\n"
+		"static_assert(same<decltype(pow(1.f, 2)), float>::v, \"pow(float, int) stays float\");\n"
+		"static_assert(same<decltype(pow(1.f, 2.f)), float>::v, \"pow(float, float) stays float\");\n"
+		"__global__ void k(float *x) { x[0] = pow(x[1], 0.5); }\n",
+	};
+	const char *still[] = {
+		/* libcu++'s own promotion wins over kscore's, as it does over nothing under NVRTC alone */
+		"#include <cuda/std/cmath>\n__global__ void k(float *x) { x[0] = cuda::std::pow(x[1], 2.0); }\n",
+	};
+	ks_compile_job *j;
+
+	fails_before_compiles_after(srcs, sizeof(srcs) / sizeof(srcs[0]));
+	j = compile_all(still, 1, 0);
+	KT_ASSERT_MSG(j[0].status == KS_COMPILE_OK, "%.2000s", j[0].log);
+	free_jobs(j, 1);
+}
+
+static void test_inline_shared_array_in_a_kernel_compiles(void)
+{
+	const char *srcs[] = {
+		"__global__ void k(float *x) { extern __shared__ inline float s[]; s[threadIdx.x] = x[0];\n"
+		"  __syncthreads(); x[1] = s[0]; }\n",
+		"template <int B> __device__ void body(float *x) {\n  extern __shared__ __inline__ float t[];\n"
+		"  t[threadIdx.x % B] = x[0]; __syncthreads(); x[1] = t[0]; }\n"
+		"__global__ void k(float *x) { body<128>(x); }\n",
+	};
+	const char *bad[] = {
+		/* at namespace scope nvcc refuses it too ("extern inline variable ... not defined") */
+		"extern __shared__ inline float s[];\n__global__ void k(float *x) { s[threadIdx.x] = x[0];\n"
+		"  __syncthreads(); x[1] = s[0]; }\n",
+	};
+	ks_compile_job *j;
+
+	fails_before_compiles_after(srcs, 2);
+	j = compile_all(srcs, 2, 0);
+	KT_CONTAINS(j[0].log, "note: submission.cu line 1: `inline` on a __shared__ variable is ignored");
+	KT_CONTAINS(j[1].log, "note: submission.cu line 2:");
+	free_jobs(j, 2);
+	j = compile_all(bad, 1, 0);
+	KT_EQ_INT(j[0].status, KS_COMPILE_ERROR);
+	free_jobs(j, 1);
+}
+
+static void test_fix_source_blanks_only_inline_on_shared_variables(void)
+{
+	struct {
+		const char *in, *out;
+		size_t line;
+	} c[] = {
+		{ "__global__ void k() { extern __shared__ inline float s[]; }",
+		  "__global__ void k() { extern __shared__        float s[]; }", 1 },
+		{ "// c\n/* x\n */ void f() {\n  inline __shared__ int a[2]; __inline__ extern __shared__ int b[]; }",
+		  "// c\n/* x\n */ void f() {\n         __shared__ int a[2];            extern __shared__ int b[]; }", 4 },
+		{ "namespace a { void f() { static __shared__ __inline float z[4]; } }",
+		  "namespace a { void f() { static __shared__          float z[4]; } }", 1 },
+		/* left alone: namespace scope, extern "C" blocks, functions, comments and literals */
+		{ "extern __shared__ inline float s[];", NULL, 0 },
+		{ "namespace a { extern __shared__ inline float s[]; }", NULL, 0 },
+		{ "extern \"C\" { extern __shared__ inline float s[]; }", NULL, 0 },
+		{ "inline __device__ float f(float v) { __shared__ float s[4]; s[0] = v; return s[0]; }", NULL, 0 },
+		{ "void f() { // __shared__ inline\n const char *s = \"__shared__ inline\"; char c = '{'; }", NULL, 0 },
+		{ "void f() { const char *r = R\"x(__shared__ inline)x\"; int n = 1'000; inline_x(__shared__); }", NULL,
+		  0 },
+	};
+	size_t i, line;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char *out = ks_compat_fix_source(c[i].in, &line);
+		KT_EQ_STR(out, c[i].out ? c[i].out : c[i].in);
+		KT_EQ_INT(line, c[i].line);
+		ks_free(out);
+	}
+}
+
 /* The set's fingerprint and the options are part of the cache key and of the toolchain record. */
 static void test_compat_is_in_the_cache_key_and_the_toolchain(void)
 {
@@ -564,6 +707,11 @@ static const kt_test tests[] = {
 	KT(test_host_function_called_from_a_kernel_fails_clearly),
 	KT(test_missing_header_names_it_and_what_to_include),
 	KT(test_compat_is_in_the_cache_key_and_the_toolchain),
+	KT(test_hide_paths_writes_folders_as_names),
+	KT(test_log_names_header_folders_not_host_paths),
+	KT(test_mixed_math_arguments_compile),
+	KT(test_inline_shared_array_in_a_kernel_compiles),
+	KT(test_fix_source_blanks_only_inline_on_shared_variables),
 	{ NULL, NULL }
 };
 

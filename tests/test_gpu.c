@@ -776,7 +776,23 @@ static void test_gpu_timed_busy_holds_the_timed_runs_and_their_flushes(void)
 	cJSON_Delete(j);
 }
 
+/* A GPU run that checks and does not time (--no-timing, alone or with --sanitize) says so under
+ * its table: its kernels ran, so it is no compile-only run. */
+static void test_gpu_no_timing_summary_says_the_kernels_ran(void)
+{
+	char args[4400], *out;
+	need_gpu();
+	snprintf(args, sizeof(args), "--require-gpu --no-timing --refs tests/fixtures/problems --out '%s/r' "
+		 "tests/fixtures/cli/good.json", kt_tmpdir());
+	out = score_stdout(args, 0);
+	KT_CONTAINS(out, "Call Accuracy: 1  Exec Accuracy: 1  (2 kernels)");
+	KT_CONTAINS(out, "Score: none (--no-timing: kernels were run and checked, not timed)");
+	KT_NOT_CONTAINS(out, "nothing was run");
+	ks_free(out);
+}
+
 static const kt_test tests[] = {
+	KT(test_gpu_no_timing_summary_says_the_kernels_ran),
 	KT(test_gpu_bundled_example_gets_its_expected_verdicts),
 	KT(test_gpu_stored_baseline_replaces_live_golden_timing),
 	KT(test_gpu_timing_catches_planted_cheats_and_spares_honest_kernels),

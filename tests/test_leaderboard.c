@@ -57,7 +57,8 @@ static void test_ranking_rule(void)
 		KT_CONTAINS(csv, "rank,team,folder,status,mode,score,exec_accuracy,call_accuracy,compile_accuracy");
 		KT_CONTAINS(csv, "1,\"'=HYPERLINK(\"\"x\"\")\",s-high,scored,gpu,9.5,0.1,0.1,1,0,0,");
 		KT_CONTAINS(csv, "\r\n8,compile-high,compile-high,scored,compile-only,,,,0.9,");
-		KT_CONTAINS(csv, "\r\n12,failed-b,failed-b,failed,,,,,,,,,,\r\n");
+		KT_CONTAINS(csv, "\r\n12,failed-b,failed-b,failed,,,,,,,,,,,,\r\n");
+		KT_CONTAINS(csv, ",commit_time,reason,unscored_answers,unscored_note\r\n");
 		KT_EQ_STR(gets_(j, "deadline"), DEADLINE);
 		KT_EQ_INT(cJSON_GetArraySize(t), 12);
 		KT_EQ_STR(gets_(cJSON_GetArrayItem(t, 1), "team"), "s-low-exec-high");
@@ -70,7 +71,45 @@ static void test_ranking_rule(void)
 		ks_leaderboard_row_clear(&rows[i]);
 }
 
+/* A team whose answers could not be scored for their language says so in both files, read from
+ * its score.json by the same row loader the batch uses. */
+static void test_unscored_answers_are_noted(void)
+{
+	ks_leaderboard_row rows[2];
+	put("tri/batch.json", "{\"schema\": \"kscore.batch-team/1\", \"status\": \"scored\"}");
+	put("tri/score.json", "{\"mode\": \"compile-only\", \"summary\": {\"kernels\": 3, "
+	    "\"compile_accuracy\": 0}, \"kernels\": ["
+	    "{\"reason\": \"not_cuda\", \"detail\": \"the answer is Triton (Python), not CUDA: ...\"},"
+	    "{\"reason\": \"not_cuda\", \"detail\": \"the answer is Triton (Python), not CUDA: ...\"},"
+	    "{\"reason\": \"not_cuda\", \"detail\": \"the answer is Triton (Python), not CUDA: ...\"}]}");
+	put("cu/batch.json", "{\"schema\": \"kscore.batch-team/1\", \"status\": \"scored\"}");
+	put("cu/score.json", "{\"mode\": \"compile-only\", \"summary\": {\"kernels\": 1, "
+	    "\"compile_accuracy\": 1}, \"kernels\": [{\"reason\": \"not_run\", \"compiled\": true}]}");
+	ks_leaderboard_row_load(&rows[0], kt_tmpdir(), "tri", "tri");
+	ks_leaderboard_row_load(&rows[1], kt_tmpdir(), "cu", "cu");
+	KT_EQ_INT(rows[0].unscored.unscored, 3);
+	KT_EQ_INT(rows[1].unscored.unscored, 0);
+	ks_leaderboard_rank(rows, 2);
+	KT_EQ_INT(ks_leaderboard_write(kt_tmpdir(), rows, 2, 1756079999LL), 0);
+	{
+		char *csv = slurp("leaderboard.csv");
+		cJSON *j = json_file("leaderboard.json");
+		const cJSON *t = get(j, "teams");
+		KT_EQ_STR(gets_(cJSON_GetArrayItem(t, 0), "team"), "cu");
+		KT_EQ_INT(get(cJSON_GetArrayItem(t, 0), "unscored_answers")->valuedouble, 0);
+		KT_ASSERT(cJSON_IsNull(get(cJSON_GetArrayItem(t, 0), "unscored_note")));
+		KT_EQ_INT(get(cJSON_GetArrayItem(t, 1), "unscored_answers")->valuedouble, 3);
+		KT_EQ_STR(gets_(cJSON_GetArrayItem(t, 1), "unscored_note"),
+			  "3 of 3 answers are Triton (Python), which this run could not score");
+		KT_CONTAINS(csv, ",3,\"3 of 3 answers are Triton (Python), which this run could not score\"\r\n");
+		cJSON_Delete(j);
+		ks_free(csv);
+	}
+	ks_leaderboard_row_clear(&rows[0]);
+	ks_leaderboard_row_clear(&rows[1]);
+}
+
 static const kt_test tests[] = {
-	KT(test_ranking_rule), { 0 }
+	KT(test_ranking_rule), KT(test_unscored_answers_are_noted), { 0 }
 };
 KT_MAIN("leaderboard", tests)

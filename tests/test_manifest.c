@@ -20,6 +20,12 @@ static void test_times(void)
 	KT_EQ_INT(t, 1756079999LL);
 	KT_EQ_INT(ks_manifest_parse_time(&t, "2025-02-30T00:00:00Z"), KS_EINVALID);
 	KT_EQ_INT(ks_manifest_parse_time(&t, "2025-08-24T23:59:59"), KS_EINVALID); /* no zone: ambiguous */
+	/* the message says what is missing and how to write it */
+	KT_CONTAINS(ks_error_msg(), "\"2025-08-24T23:59:59\" has no UTC offset");
+	KT_CONTAINS(ks_error_msg(), "2025-08-24T23:59:59Z");
+	KT_CONTAINS(ks_error_msg(), "2025-08-24T23:59:59+08:00 for UTC+8");
+	KT_EQ_INT(ks_manifest_parse_time(&t, "2025-08-24T23:59:5"), KS_EINVALID);
+	KT_NOT_CONTAINS(ks_error_msg(), "UTC offset");
 	KT_EQ_INT(ks_manifest_parse_time(&t, "2025-08-24"), KS_EINVALID);
 	KT_EQ_INT(ks_manifest_parse_time(&t, "2025-08-24T24:00:00Z"), KS_EINVALID);
 	KT_CONTAINS(ks_error_msg(), "2025-08-24T23:59:59Z");

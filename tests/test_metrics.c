@@ -161,7 +161,42 @@ static void test_passk_over_passes(void)
 	}
 }
 
+/* The lines under a file's table say what the run did: a GPU run with --no-timing (as with
+ * --sanitize --no-timing) ran and checked its kernels, so it is no "compile-only" run. */
+static void test_summary_lines_say_what_ran(void)
+{
+	ks_kernel_result r[2] = { mk(0, "a", 1, 1, 1), mk(0, "b", 1, 1, 0) };
+	ks_file_metrics m;
+	ks_buf b = KS_BUF_INIT(4096);
+
+	ks_metrics_file(&m, r, 2);
+	ks_metrics_summary_lines(&b, &m, 2, 1, 0);
+	KT_CONTAINS(b.ptr, "Call Accuracy: 1  Exec Accuracy: 0.5  (2 kernels)\n");
+	KT_CONTAINS(b.ptr, "Score: none (--no-timing: kernels were run and checked, not timed)");
+	KT_NOT_CONTAINS(b.ptr, "compile-only");
+	KT_NOT_CONTAINS(b.ptr, "nothing was run");
+	ks_buf_reset(&b);
+	ks_metrics_summary_lines(&b, &m, 2, 1, 1);  /* timing on, but no kernel was timed */
+	KT_CONTAINS(b.ptr, "Score: 0 (no kernel was timed)");
+	KT_NOT_CONTAINS(b.ptr, "nothing was run");
+	ks_buf_reset(&b);
+	r[0].timed = 1;
+	r[0].speedup = r[0].score = 1.5;
+	ks_metrics_file(&m, r, 2);
+	ks_metrics_summary_lines(&b, &m, 2, 1, 1);
+	KT_CONTAINS(b.ptr, "Score: 1.5000 (sum of speedups)");
+	ks_buf_reset(&b);
+	r[0].ran = r[1].ran = 0;
+	ks_metrics_file(&m, r, 2);
+	ks_metrics_summary_lines(&b, &m, 2, 0, 1);
+	KT_EQ_STR(b.ptr, "Compile Accuracy: 1  (2 kernels; compile-only: nothing was run)\n");
+	ks_buf_free(&b);
+	ks_kernel_result_clear(&r[0]);
+	ks_kernel_result_clear(&r[1]);
+}
+
 static const kt_test tests[] = {
+	KT(test_summary_lines_say_what_ran),
 	KT(test_pass_at_k_hand_computed), KT(test_file_accuracy_counts_problems_once),
 	KT(test_compile_only_has_no_call_accuracy), KT(test_passk_over_passes),
 	KT(test_duplicates_count_nowhere), { 0 }

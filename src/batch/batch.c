@@ -440,11 +440,48 @@ done:
 	return rc;
 }
 
+/* Over the teams of this run that have a result: the answers that could not be scored for their
+ * language, and how many teams hold some (*nteams) of how many with a result (*nresults). */
+static void unscored_total(const bt_batch *b, ks_unscored *all, size_t *nteams, size_t *nresults)
+{
+	size_t i;
+	memset(all, 0, sizeof(*all));
+	*nteams = *nresults = 0;
+	for (i = 0; b->rows && i < b->m->nteams; i++) {
+		const ks_leaderboard_row *r = &b->rows[i];
+		if (!r->has_result || (!b->o.collect && !team_selected(b, &b->m->teams[i])))
+			continue;
+		(*nresults)++;
+		*nteams += r->unscored.unscored > 0;
+		ks_unscored_merge(all, &r->unscored);
+	}
+}
+
+/* The batch's last word on them: a team of answers nobody could score looks like a team of zeros
+ * on the leaderboard, so it is said even with -q. */
+static void print_unscored(const bt_batch *b)
+{
+	ks_unscored all;
+	size_t nteams, nresults;
+	char *langs;
+	unscored_total(b, &all, &nteams, &nresults);
+	if (!nteams)
+		return;
+	langs = ks_unscored_languages(&all);
+	fprintf(stderr, "score batch: warning: %zu of %zu teams have answers this run could not score "
+		"(%zu answer%s: %s): they count as failed kernels, and each team's line and the "
+		"leaderboard say how many\n", nteams, nresults, all.unscored, all.unscored == 1 ? "" : "s",
+		langs);
+	ks_free(langs);
+}
+
 /* The --json report: kscore.batch-report/1. */
 static void print_report(const bt_batch *b, cJSON *teams, int rc)
 {
 	cJSON *root = cJSON_CreateObject();
 	char *s, ts[32];
+	ks_unscored all;
+	size_t nteams, nresults;
 	cJSON_AddStringToObject(root, "schema", "kscore.batch-report/1");
 	cJSON_AddStringToObject(root, "scorer", "kscore " KS_VERSION);
 	if (b->mode)
@@ -461,6 +498,9 @@ static void print_report(const bt_batch *b, cJSON *teams, int rc)
 	cJSON_AddNumberToObject(root, "already_scored", (double)b->nskipped);
 	cJSON_AddNumberToObject(root, "late", (double)b->nlate);
 	cJSON_AddNumberToObject(root, "failed", (double)b->nfailed);
+	unscored_total(b, &all, &nteams, &nresults);
+	cJSON_AddNumberToObject(root, "unscored_teams", (double)nteams);
+	cJSON_AddNumberToObject(root, "unscored_answers", (double)all.unscored);
 	cJSON_AddNumberToObject(root, "exit_status", rc);
 	s = ks_json_print(root, 1);
 	printf("%s\n", s ? s : "null");
@@ -568,6 +608,7 @@ int ks_batch_run(const ks_batch_options *o)
 	else
 		fprintf(stderr, "score batch: %s%zu scored, %zu already scored, %zu late, %zu failed\n",
 			b.o.sharded ? "this shard: " : "", b.nscored, b.nskipped, b.nlate, b.nfailed);
+	print_unscored(&b);
 	if (b.o.sharded && !b.o.quiet)
 		fprintf(stderr, "score batch: shard %u/%u done; `score batch ... --collect` builds the "
 			"leaderboard once every shard has ended\n", b.o.shard.index, b.o.shard.count);

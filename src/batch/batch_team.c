@@ -643,7 +643,7 @@ int bt_process_team(bt_batch *b, size_t idx)
 	ks_submission sub;
 	ks_scored sc;
 	cJSON *old = NULL, *rec, *jt;
-	char *dir = NULL;
+	char *dir = NULL, *note = NULL;
 	struct timespec t0, t1;
 	int rc = 0;
 
@@ -700,6 +700,11 @@ int bt_process_team(bt_batch *b, size_t idx)
 		upload_one(b, t, &o);
 	}
 
+	/* the leaderboard follows every team, so a stopped batch leaves a current one */
+	ks_leaderboard_row_clear(&b->rows[idx]);
+	ks_leaderboard_row_load(&b->rows[idx], b->o.out, t->name, t->folder);
+	if (o.status == KS_LEADERBOARD_SCORED || o.status == KS_LEADERBOARD_ALREADY_SCORED)
+		note = ks_unscored_note(&b->rows[idx].unscored);
 	bt_progress_clear(b);
 	if (o.status == KS_LEADERBOARD_FAILED) {
 		/* -q keeps these: a team that cannot be scored is an error to look at */
@@ -719,8 +724,13 @@ int bt_process_team(bt_batch *b, size_t idx)
 			b->nscored++;
 		else
 			b->nskipped++;
-		if (b->o.quiet)
+		/* -q keeps a team of answers this run could not score: it looks like a team of zeros */
+		if (b->o.quiet) {
+			if (note)
+				fprintf(stderr, "score batch: [%zu/%zu] %s: %swarning%s: %s\n", b->ndone + 1,
+					b->ntodo, t->name, col(b, "\033[33m"), col(b, "\033[0m"), note);
 			goto report;
+		}
 		fprintf(stderr, "score batch: [%zu/%zu] %s: %s%s%s: commit %.12s (%s), %s", b->ndone + 1,
 			b->ntodo, t->name, col(b, o.status == KS_LEADERBOARD_SCORED ? "\033[32m" : "\033[36m"),
 			o.status == KS_LEADERBOARD_SCORED ? "scored" : "already scored", col(b, "\033[0m"),
@@ -730,6 +740,8 @@ int bt_process_team(bt_batch *b, size_t idx)
 				o.pick.later_total == 1 ? "" : "s");
 		if (o.slot && o.slot->warning)
 			fprintf(stderr, "; warning: %s", o.slot->warning);
+		if (note)
+			fprintf(stderr, "; %s%s%s", col(b, "\033[33m"), note, col(b, "\033[0m"));
 		fputc('\n', stderr);
 	}
 report:
@@ -748,12 +760,14 @@ report:
 	ks_json_add_str(jt, "upload", o.upload);
 	if (o.kept)
 		cJSON_AddBoolToObject(jt, "earlier_result_kept", 1);
+	if (b->rows[idx].has_result)
+		cJSON_AddNumberToObject(jt, "unscored_answers", (double)b->rows[idx].unscored.unscored);
+	else
+		cJSON_AddNullToObject(jt, "unscored_answers");
+	ks_json_add_str(jt, "unscored_note", note);
 	cJSON_AddItemToArray(b->jteams, jt);
-
-	/* the leaderboard follows every team, so a stopped batch leaves a current one */
-	ks_leaderboard_row_clear(&b->rows[idx]);
-	ks_leaderboard_row_load(&b->rows[idx], b->o.out, t->name, t->folder);
 done:
+	ks_free(note);
 	cJSON_Delete(old);
 	ks_scored_clear(&sc);
 	ks_free(sub.path);

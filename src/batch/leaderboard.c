@@ -107,6 +107,7 @@ void ks_leaderboard_row_load(ks_leaderboard_row *row, const char *out_dir, const
 		row->kernels = isnan(v) ? 0 : (long)v;
 		v = ks_json_numval(sum, "suspicious");
 		row->suspicious = !isnan(v) ? (long)v : cJSON_IsArray(susp) ? cJSON_GetArraySize(susp) : 0;
+		ks_unscored_add_score(&row->unscored, s);
 	}
 done:
 	cJSON_Delete(b);
@@ -221,10 +222,11 @@ int ks_leaderboard_write(const char *out_dir, const ks_leaderboard_row *rows, si
 	cJSON_AddStringToObject(o, "ranking", ranking_rule);
 	arr = cJSON_AddArrayToObject(o, "teams");
 	ks_buf_puts(&csv, "rank,team,folder,status,mode,score,exec_accuracy,call_accuracy,compile_accuracy,"
-		    "kernels,suspicious,commit,commit_time,reason\r\n");
+		    "kernels,suspicious,commit,commit_time,reason,unscored_answers,unscored_note\r\n");
 	for (i = 0; i < n; i++) {
 		const ks_leaderboard_row *r = &rows[i];
 		cJSON *t = cJSON_CreateObject();
+		char *note = ks_unscored_note(&r->unscored);
 		cJSON_AddNumberToObject(t, "rank", (double)r->rank);
 		cJSON_AddStringToObject(t, "team", r->team);
 		cJSON_AddStringToObject(t, "folder", r->folder);
@@ -248,10 +250,13 @@ int ks_leaderboard_write(const char *out_dir, const ks_leaderboard_row *rows, si
 		if (r->has_result) {
 			cJSON_AddNumberToObject(t, "kernels", (double)r->kernels);
 			cJSON_AddNumberToObject(t, "suspicious", (double)r->suspicious);
+			cJSON_AddNumberToObject(t, "unscored_answers", (double)r->unscored.unscored);
 		} else {
 			cJSON_AddNullToObject(t, "kernels");
 			cJSON_AddNullToObject(t, "suspicious");
+			cJSON_AddNullToObject(t, "unscored_answers");
 		}
+		ks_json_add_str(t, "unscored_note", note);
 		if (r->commit)
 			cJSON_AddStringToObject(t, "commit", r->commit);
 		else
@@ -283,7 +288,12 @@ int ks_leaderboard_write(const char *out_dir, const ks_leaderboard_row *rows, si
 		csv_num(&csv, r->has_result ? (double)r->suspicious : NAN, 1);
 		ks_buf_printf(&csv, ",%s,%s,", r->commit ? r->commit : "", ts);
 		csv_field(&csv, r->reason);
+		ks_buf_puts(&csv, ",");
+		csv_num(&csv, r->has_result ? (double)r->unscored.unscored : NAN, 1);
+		ks_buf_puts(&csv, ",");
+		csv_field(&csv, note);
 		ks_buf_puts(&csv, "\r\n");
+		ks_free(note);
 	}
 	rc = ks_json_write_file(jp, o, 1);
 	if (rc == 0)
@@ -326,6 +336,9 @@ void ks_leaderboard_print(FILE *f, const ks_leaderboard_row *rows, size_t n)
 				 r->compile_accuracy);
 		else if (r->reason)
 			snprintf(res, sizeof(res), "%s", r->reason);
+		if (r->has_result && r->unscored.unscored)
+			snprintf(res + strlen(res), sizeof(res) - strlen(res), " (%zu not scored)",
+				 r->unscored.unscored);
 		fprintf(f, "%-5zu ", r->rank);
 		/* names are people's: cut and aligned by characters and their width, never by bytes */
 		print_cell(f, r->team, 28);

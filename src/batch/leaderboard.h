@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <cJSON.h>
 #include "batch/manifest.h"
+#include "report/unscored.h"
 
 /* A team's status, in batch.json, the leaderboard and the --json report. The names are stable. */
 typedef enum {
@@ -40,6 +41,7 @@ typedef struct {
 	double score;          /* summary.score; NaN when absent */
 	double exec_accuracy, call_accuracy, compile_accuracy; /* NaN when absent */
 	long kernels, suspicious;
+	ks_unscored unscored;  /* answers its run could not score for their language (with a result) */
 	int64_t commit_time;   /* KS_MANIFEST_NO_DEADLINE when none */
 	size_t rank;           /* 1-based, set by ks_leaderboard_rank */
 } ks_leaderboard_row;
@@ -64,7 +66,8 @@ void ks_leaderboard_row_clear(ks_leaderboard_row *row);
 int ks_leaderboard_write(const char *out_dir, const ks_leaderboard_row *rows, size_t n,
 			 int64_t deadline);
 
-/* Prints ranked rows as a table on f (rank, team, status, result, commit). */
+/* Prints ranked rows as a table on f (rank, team, status, result, commit); a result says how many
+ * answers its run could not score for their language. */
 void ks_leaderboard_print(FILE *f, const ks_leaderboard_row *rows, size_t n);
 
 /* Reads and parses a JSON record of at most max bytes (batch.json, score.json): NULL when it is

@@ -39,12 +39,18 @@ int ks_manifest_parse_time(int64_t *out, const char *text)
 	const char *p = text;
 	time_t t;
 
-	if (!text || strlen(text) < 20 || digits(p, 4, &y) || p[4] != '-' || digits(p + 5, 2, &mo) ||
+	if (!text || strlen(text) < 19 || digits(p, 4, &y) || p[4] != '-' || digits(p + 5, 2, &mo) ||
 	    p[7] != '-' || digits(p + 8, 2, &d) || (p[10] != 'T' && p[10] != 't' && p[10] != ' ') ||
 	    digits(p + 11, 2, &h) || p[13] != ':' || digits(p + 14, 2, &mi) || p[16] != ':' ||
 	    digits(p + 17, 2, &s))
 		goto bad;
 	p += 19;
+	/* a local time without its offset names a different instant on every machine: say what to add */
+	if (!*p)
+		return ks_error_set(KS_EINVALID, "\"%s\" has no UTC offset, so it names no single instant: "
+				    "write the zone after the seconds, Z for UTC (%.19sZ) or the offset of "
+				    "local time (%.19s+08:00 for UTC+8, %.19s-07:00 for UTC-7)", text, text,
+				    text, text);
 	if ((*p == 'Z' || *p == 'z') && !p[1]) {
 		sign = 0;
 	} else if ((*p == '+' || *p == '-') && ((strlen(p) == 6 && p[3] == ':' && !digits(p + 1, 2, &oh) &&

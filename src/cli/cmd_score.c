@@ -245,16 +245,12 @@ static int score_one(const options *o, ks_pipeline *pl, const char *input, cJSON
 			printf("%sWARNING: %s%s\n", col("\033[33m"), ks_metrics_not_cuda_warning(&fm),
 			       col("\033[0m"));
 		print_table(sc.results, sc.nresults, gpu);
-		if (gpu)
-			printf("Call Accuracy: %.4g  Exec Accuracy: %.4g  (%zu kernels)\n",
-			       isnan(fm.call_accuracy) ? 0 : fm.call_accuracy,
-			       isnan(fm.exec_accuracy) ? 0 : fm.exec_accuracy, sc.nresults);
-		if (gpu && fm.timed)
-			printf("Score: %.4f (sum of speedups)  geomean speedup: %.3fx  fast_1: %.3g  fast_2: %.3g  "
-			       "suspicious: %zu\n", fm.score, fm.geomean_speedup, fm.fast_1, fm.fast_2, fm.suspicious);
-		else
-			printf("Compile Accuracy: %.4g  (%zu kernels; compile-only: nothing was run)\n",
-			       fm.compile_accuracy, sc.nresults);
+		{
+			ks_buf lines = KS_BUF_INIT(4096);
+			ks_metrics_summary_lines(&lines, &fm, sc.nresults, gpu, !o->so.pipeline.no_timing);
+			fputs(lines.ptr ? lines.ptr : "", stdout);
+			ks_buf_free(&lines);
+		}
 		printf("results: %s/\n\n", out);
 	}
 done:

@@ -51,6 +51,8 @@ cJSON *ks_export_data_leaderboard(const ks_export_model *m)
 		ks_json_add_num(x, "roofline_fraction", t->roofline);
 		ks_json_add_num(x, "kernels", t->has_result && t->nkernels >= 0 ? (double)t->nkernels : NAN);
 		ks_json_add_num(x, "suspicious", t->has_result && t->nsuspicious >= 0 ? (double)t->nsuspicious : NAN);
+		ks_json_add_num(x, "unscored_answers", t->has_result ? (double)t->unscored.unscored : NAN);
+		ks_json_add_str(x, "unscored_note", t->unscored_note);
 		ks_json_add_str(x, "commit", t->commit);
 		ks_json_add_str(x, "commit_time", t->commit_time);
 		ks_json_add_str(x, "commit_subject", t->commit_subject);
@@ -172,7 +174,8 @@ int ks_export_csv_leaderboard(ks_buf *b, const ks_export_model *m)
 {
 	size_t i;
 	ks_buf_puts(b, "rank,team,status,reason,mode,score,exec_accuracy,call_accuracy,compile_accuracy,fast_1,"
-		    "fast_2,geomean_speedup,roofline_fraction,kernels,suspicious,commit,commit_time,page\r\n");
+		    "fast_2,geomean_speedup,roofline_fraction,kernels,suspicious,commit,commit_time,page,"
+		    "unscored_answers,unscored_note\r\n");
 	for (i = 0; i < m->nteams; i++) {
 		const ks_export_team *t = &m->teams[i];
 		ks_buf_printf(b, "%zu,", t->rank);
@@ -207,7 +210,11 @@ int ks_export_csv_leaderboard(ks_buf *b, const ks_export_model *m)
 		ks_export_csv_field(b, t->commit);
 		comma(b);
 		ks_export_csv_field(b, t->commit_time);
-		ks_buf_printf(b, ",team-%s.html\r\n", t->slug);
+		ks_buf_printf(b, ",team-%s.html,", t->slug);
+		csv_num(b, t->has_result ? (double)t->unscored.unscored : NAN);
+		comma(b);
+		ks_export_csv_field(b, t->unscored_note);
+		ks_buf_puts(b, "\r\n");
 	}
 	return csv_done(b);
 }

@@ -140,15 +140,44 @@ size_t ks_html_utf8_len(const char *s)
 	return count;
 }
 
-/* Escapes s[0..n) and stops after max_chars code points; returns 1 when it stopped early. */
-static int text(ks_html *h, const char *s, size_t n, size_t max_chars)
+/* The bidirectional control characters that reorder how text is displayed (Trojan Source): LRE,
+ * RLE, PDF, LRO, RLO and LRI, RLI, FSI, PDI. Their names, for the placeholder's title. */
+static const char *bidi_name(unsigned cp)
+{
+	static const char *const embed[] = { "LEFT-TO-RIGHT EMBEDDING", "RIGHT-TO-LEFT EMBEDDING",
+					     "POP DIRECTIONAL FORMATTING", "LEFT-TO-RIGHT OVERRIDE",
+					     "RIGHT-TO-LEFT OVERRIDE" };
+	static const char *const isolate[] = { "LEFT-TO-RIGHT ISOLATE", "RIGHT-TO-LEFT ISOLATE",
+					       "FIRST STRONG ISOLATE", "POP DIRECTIONAL ISOLATE" };
+	if (cp >= 0x202A && cp <= 0x202E)
+		return embed[cp - 0x202A];
+	if (cp >= 0x2066 && cp <= 0x2069)
+		return isolate[cp - 0x2066];
+	return NULL;
+}
+
+size_t ks_html_bidi_count(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, n = s ? strlen(s) : 0, count = 0;
+	while (i < n) {
+		unsigned cp;
+		i += ks_html_utf8_next(u + i, n - i, &cp);
+		count += bidi_name(cp) != NULL;
+	}
+	return count;
+}
+
+/* Escapes s[0..n) and stops after max_chars code points; returns 1 when it stopped early. With
+ * bidi, each bidirectional control is shown as a marked placeholder instead, and counted there. */
+static int text(ks_html *h, const char *s, size_t n, size_t max_chars, size_t *bidi)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0, run = 0, chars = 0;
 	while (i < n) {
 		unsigned cp;
 		size_t len;
-		const char *rep = NULL;
+		const char *rep = NULL, *mark = NULL;
 		if (chars == max_chars) {
 			put(h, s + run, i - run);
 			return 1;
@@ -167,10 +196,19 @@ static int text(ks_html *h, const char *s, size_t n, size_t max_chars)
 			/* invalid bytes and controls (C0 except TAB/LF, DEL, C1) cannot render */
 			if (invalid(u + i, len, cp) || cp < 0x20 || (cp >= 0x7F && cp <= 0x9F))
 				rep = replacement;
+			else if (bidi && bidi_name(cp))
+				rep = mark = "";
 		}
 		if (rep) {
 			put(h, s + run, i - run);
 			ks_html_raw(h, rep);
+			if (mark) {
+				/* shown as what it is, where it is, as code hosts show it */
+				ks_html_rawf(h, "<span class=\"bidi\" title=\"U+%04X %s: a bidirectional control "
+					     "character; the code around it may read differently from what the "
+					     "compiler sees\">&lt;U+%04X&gt;</span>", cp, bidi_name(cp), cp);
+				(*bidi)++;
+			}
 			run = i + len;
 		}
 		i += len;
@@ -182,18 +220,26 @@ static int text(ks_html *h, const char *s, size_t n, size_t max_chars)
 void ks_html_textn(ks_html *h, const char *s, size_t n)
 {
 	if (s)
-		text(h, s, n, (size_t)-1);
+		text(h, s, n, (size_t)-1, NULL);
+}
+
+size_t ks_html_code_textn(ks_html *h, const char *s, size_t n)
+{
+	size_t bidi = 0;
+	if (s)
+		text(h, s, n, (size_t)-1, &bidi);
+	return bidi;
 }
 
 void ks_html_text(ks_html *h, const char *s)
 {
 	if (s)
-		text(h, s, strlen(s), (size_t)-1);
+		text(h, s, strlen(s), (size_t)-1, NULL);
 }
 
 void ks_html_text_cut(ks_html *h, const char *s, size_t max_chars)
 {
-	if (s && text(h, s, strlen(s), max_chars))
+	if (s && text(h, s, strlen(s), max_chars, NULL))
 		ks_html_raw(h, "\xE2\x80\xA6");
 }
 

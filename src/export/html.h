@@ -32,6 +32,17 @@ void ks_html_textn(ks_html *h, const char *s, size_t n);
 /* Formats, then escapes the result (for "%s" of untrusted strings mixed with numbers). */
 void ks_html_textf(ks_html *h, const char *fmt, ...) KS_PRINTF(2, 3);
 
+/* Appends code (a submission's source, a compile log quoting it, device output) as
+ * ks_html_textn does, except that every bidirectional control character (U+202A..U+202E,
+ * U+2066..U+2069), which would make the code read differently from what the compiler sees
+ * (Trojan Source), is shown as a visible, marked placeholder instead:
+ * <span class="bidi" title="U+202E RIGHT-TO-LEFT OVERRIDE: ...">&lt;U+202E&gt;</span>.
+ * Returns how many there were. */
+size_t ks_html_code_textn(ks_html *h, const char *s, size_t n);
+
+/* The number of bidirectional control characters in s (NULL: 0). */
+size_t ks_html_bidi_count(const char *s);
+
 /* Appends at most max_chars code points of s, escaped, and "…" when it was cut. */
 void ks_html_text_cut(ks_html *h, const char *s, size_t max_chars);
 

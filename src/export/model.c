@@ -202,7 +202,7 @@ static void team_clear(ks_export_team *t)
 			  &t->file, &t->deadline, &t->fetched_at, &t->fetch_warning, &t->created,
 			  &t->scorer_version, &t->seed, &t->submission_path, &t->submission_sha256,
 			  &t->no_gpu_reason, &t->device_name, &t->device_uuid, &t->driver_cuda,
-			  &t->compute_capability, &t->arch, &t->nvrtc, &t->golden_times };
+			  &t->compute_capability, &t->arch, &t->nvrtc, &t->golden_times, &t->unscored_note };
 	for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		ks_free(*strs[i]);
 	for (i = 0; i < t->nlater; i++) {
@@ -308,6 +308,8 @@ static void score_record(ks_export_team *t, const cJSON *s)
 		cJSON_ArrayForEach(x, a)
 			kernel_load(&t->kernels[t->nk++], x);
 	}
+	ks_unscored_add_score(&t->unscored, s);
+	t->unscored_note = ks_unscored_note(&t->unscored);
 	if (t->nkernels < 0)
 		t->nkernels = (long)t->nk;
 	if (t->nsuspicious < 0) {

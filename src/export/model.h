@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <cJSON.h>
+#include "report/unscored.h"
 
 typedef struct {
 	char *label;
@@ -68,6 +69,8 @@ typedef struct {
 	size_t rank;
 	double score, exec_acc, call_acc, compile_acc, geomean, fast_1, fast_2, roofline;
 	long nkernels, nsuspicious;
+	ks_unscored unscored;          /* answers its run could not score for their language */
+	char *unscored_note;           /* the note that says so (ks_unscored_note); NULL: none */
 	char *commit, *commit_time, *commit_subject;
 	int64_t commit_epoch;          /* INT64_MIN when none */
 	char *repository, *ref, *file, *deadline, *fetched_at, *fetch_warning;

@@ -201,7 +201,33 @@ static void status_cell(ks_html *h, const ks_export_team *t)
 		ks_html_raw(h, ": ");
 		ks_html_text(h, t->reason);
 	}
+	if (t->unscored_note) {
+		/* its zeros are not its kernels' failures: the reader is told so where the zeros are */
+		ks_html_raw(h, "<span class=\"warn unscored\">");
+		ks_html_text(h, t->unscored_note);
+		ks_html_raw(h, "</span>");
+	}
 	ks_html_raw(h, "</td>");
+}
+
+/* A paragraph above the leaderboard when some team's answers could not be scored. */
+static void unscored_lead(ks_html *h, const ks_export_model *m)
+{
+	size_t i, n = 0;
+	for (i = 0; i < m->nteams; i++)
+		n += m->teams[i].unscored_note != NULL;
+	if (!n)
+		return;
+	ks_html_rawf(h, "<p class=\"warn\" id=\"unscored\"><strong>%zu team%s</strong> ha%s answers this run "
+		     "could not score for their language (", n, n == 1 ? "" : "s", n == 1 ? "s" : "ve");
+	for (i = 0; i < m->nteams; i++) {
+		if (!m->teams[i].unscored_note)
+			continue;
+		ks_export_team_link(h, &m->teams[i]);
+		ks_html_raw(h, --n ? ", " : "");
+	}
+	ks_html_raw(h, "): they count as failed kernels in the scores below; the Status column says how "
+		    "many. See <a href=\"provenance.html#unscored\">Provenance</a>.</p>\n");
 }
 
 /* The speedups that count for fast_p: correct, not suspicious, timed. */
@@ -296,7 +322,9 @@ void ks_export_page_leaderboard(ks_html *h, const ks_export_model *m)
 	ks_html_text(h, m->generated);
 	ks_html_raw(h, ".</p>\n<p class=\"rule\" id=\"ranking-rule\">");
 	ks_html_text(h, ranking_rule);
-	ks_html_raw(h, "</p>\n<p class=\"tools\" hidden><label>Filter teams <input type=\"search\" "
+	ks_html_raw(h, "</p>\n");
+	unscored_lead(h, m);
+	ks_html_raw(h, "<p class=\"tools\" hidden><label>Filter teams <input type=\"search\" "
 		    "data-filter=\"leaderboard\" placeholder=\"team name\"></label></p>\n"
 		    "<div class=\"scroll\"><table class=\"sortable\" id=\"leaderboard\">\n<thead><tr>");
 	ks_export_th(h, "Rank", "num", NULL);

@@ -211,6 +211,41 @@ static void commits(ks_html *h, const ks_export_model *m)
 		ks_html_raw(h, "<p class=\"note\">None.</p>\n");
 }
 
+/* The answers each run could not score for their language or its toolchain: what a score of zero
+ * means for those teams. */
+static void unscored_table(ks_html *h, const ks_export_model *m)
+{
+	size_t i, any = 0;
+	for (i = 0; i < m->nteams; i++)
+		any += m->teams[i].unscored_note != NULL;
+	ks_html_raw(h, "<h2 id=\"unscored\">Answers not scored</h2>\n");
+	if (!any) {
+		ks_html_raw(h, "<p class=\"note\">None: every answer was in a language its run could score.</p>\n");
+		return;
+	}
+	ks_html_raw(h, "<p>Answers in a language the scoring run could not score (Triton answers where the "
+		    "run had no GPU or the host lacked Python, torch or Triton to trace them; Python without a "
+		    "Triton kernel; or, in results of earlier versions, anything but CUDA) count as failed "
+		    "kernels: these teams' scores are not the scores of their kernels.</p>\n<div class=\"scroll\">"
+		    "<table class=\"sortable\" id=\"unscored-teams\"><thead><tr>");
+	ks_export_th(h, "Team", "text", NULL);
+	ks_export_th(h, "Answers", "num", "answers that count (duplicates left out)");
+	ks_export_th(h, "Not scored", "num", NULL);
+	ks_export_th(h, "Note", "text", NULL);
+	ks_html_raw(h, "</tr></thead><tbody>\n");
+	for (i = 0; i < m->nteams; i++) {
+		const ks_export_team *t = &m->teams[i];
+		if (!t->unscored_note)
+			continue;
+		ks_export_row_team(h, t);
+		ks_export_td_num(h, (double)t->unscored.answers, 6, NULL);
+		ks_export_td_num(h, (double)t->unscored.unscored, 6, NULL);
+		ks_export_td_text(h, t->unscored_note);
+		ks_html_raw(h, "</tr>\n");
+	}
+	ks_html_raw(h, "</tbody></table></div>\n");
+}
+
 void ks_export_page_provenance(ks_html *h, const ks_export_model *m)
 {
 	ks_export_page_begin(h, m, "Provenance", "provenance");
@@ -225,6 +260,7 @@ void ks_export_page_provenance(ks_html *h, const ks_export_model *m)
 	ks_html_rawf(h, "</dd></div><div><dt>Teams</dt><dd>%zu</dd></div><div><dt>Problems</dt><dd>%zu</dd></div></dl>\n",
 		     m->nteams, m->nproblems);
 	runs_table(h, m);
+	unscored_table(h, m);
 	ceilings_table(h, m);
 	protocol(h, m);
 	commits(h, m);

@@ -11,6 +11,11 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The title of the mark on a kernel whose code holds bidirectional text (an attribute: escaped). */
+static const char bidi_title[] = "the code holds bidirectional control characters (U+202A-U+202E, "
+				 "U+2066-U+2069): as displayed it can differ from what the compiler reads "
+				 "(Trojan Source); they are shown as &lt;U+...&gt;";
+
 /* One fact of the summary: <div><dt>term</dt><dd>, closed by dd_end. */
 static void dt(ks_html *h, const char *term)
 {
@@ -64,6 +69,13 @@ static void summary(ks_html *h, const ks_export_team *t)
 	dd_text(h, "Detail", t->detail);
 	dd_text(h, "Mode", t->mode);
 	dd_text(h, "Why no GPU", t->no_gpu_reason);
+	if (t->unscored_note) {
+		dt(h, "Not scored");
+		ks_html_raw(h, "<span class=\"warn unscored\">");
+		ks_html_text(h, t->unscored_note);
+		ks_html_raw(h, "</span>");
+		dd_end(h);
+	}
 	dd_num(h, "Score", t->score, " (sum of the speedups of correct, non-suspicious kernels)");
 	dd_pct(h, "Exec accuracy", t->exec_acc);
 	dd_pct(h, "Call accuracy", t->call_acc);
@@ -101,6 +113,18 @@ static void summary(ks_html *h, const ks_export_team *t)
 		dt(h, "Later commits");
 		ks_html_rawf(h, "<a href=\"provenance.html#later-%s\">%ld not scored</a>", t->slug, t->later_total);
 		dd_end(h);
+	}
+	{
+		size_t i, n = 0;
+		for (i = 0; i < t->nk; i++)
+			n += ks_html_bidi_count(t->kernels[i].code) > 0;
+		if (n) {
+			dt(h, "Bidirectional text");
+			ks_html_rawf(h, "<span class=\"warn\">%zu kernel%s hold%s bidirectional control "
+				     "characters: review %s code (marked <span class=\"badge b-bidi\">bidi</span> "
+				     "below)</span>", n, n == 1 ? "" : "s", n == 1 ? "s" : "", n == 1 ? "its" : "their");
+			dd_end(h);
+		}
 	}
 	dd_text(h, "Submission sha256", t->submission_sha256);
 	dd_text(h, "Scored", t->created);
@@ -185,6 +209,8 @@ static void kernel_table(ks_html *h, const ks_export_team *t)
 		ks_html_text(h, k->problem ? k->problem : (k->file ? k->file : "?"));
 		ks_html_rawf(h, "</a></td><td data-v=\"%s\">", v);
 		ks_export_badge(h, k);
+		if (ks_html_bidi_count(k->code))
+			ks_html_rawf(h, " <span class=\"badge b-bidi\" title=\"%s\">bidi</span>", bidi_title);
 		ks_html_raw(h, "</td>");
 		ks_export_td_text(h, k->reason && strcmp(k->reason, "ok") ? k->reason : NULL);
 		ks_export_td_num(h, k->speedup, 4, "\xC3\x97");
@@ -199,11 +225,26 @@ static void kernel_table(ks_html *h, const ks_export_team *t)
 	ks_html_raw(h, "</tbody></table></div>\n");
 }
 
+/* A log or output quotes code: its bidirectional controls are shown, not obeyed, as in the code. */
 static void pre_block(ks_html *h, const char *cls, const char *text)
 {
 	ks_html_rawf(h, "<pre class=\"%s\">", cls);
-	ks_html_text(h, text);
+	ks_html_code_textn(h, text, strlen(text));
 	ks_html_raw(h, "</pre>\n");
+}
+
+/* The flag code hosts show on a file with bidirectional text, above its code. */
+static void bidi_warning(ks_html *h, const ks_export_kernel *k)
+{
+	size_t n = ks_html_bidi_count(k->code);
+	if (!n)
+		return;
+	ks_html_rawf(h, "<p class=\"reason warn bidi-warning\"><strong>Bidirectional text</strong>: this "
+		     "code holds %zu bidirectional control character%s (U+202A&ndash;U+202E, "
+		     "U+2066&ndash;U+2069), shown below as <span class=\"bidi\">&lt;U+&hellip;&gt;</span>. "
+		     "They reorder how text is displayed, so the code as a reader sees it can differ from "
+		     "the code the compiler read (Trojan Source): review it before trusting its "
+		     "comments and strings.</p>\n", n, n == 1 ? "" : "s");
 }
 
 /* Code with line numbers: each line is a span, numbered by a CSS counter, so copying the code
@@ -231,7 +272,7 @@ static void code_block(ks_html *h, const ks_export_kernel *k)
 		nl = strchr(p, '\n');
 		n = nl ? (size_t)(nl - p) : strlen(p);
 		ks_html_raw(h, "<span class=\"l\">");
-		ks_html_textn(h, p, n);
+		ks_html_code_textn(h, p, n);
 		ks_html_raw(h, "</span>\n");
 		p += n;
 		if (*p == '\n')
@@ -292,6 +333,8 @@ static void kernel_section(ks_html *h, const ks_export_model *m, const ks_export
 	}
 	ks_html_raw(h, " ");
 	ks_export_badge(h, k);
+	if (ks_html_bidi_count(k->code))
+		ks_html_rawf(h, " <span class=\"badge b-bidi\" title=\"%s\">bidirectional text</span>", bidi_title);
 	ks_html_rawf(h, "</h3>\n<p class=\"meta\">pass %ld, entry %ld", k->pass, k->index);
 	if (k->file) {
 		ks_html_raw(h, ", file ");
@@ -392,6 +435,7 @@ static void kernel_section(ks_html *h, const ks_export_model *m, const ks_export
 		}
 		ks_html_raw(h, "</ul>\n");
 	}
+	bidi_warning(h, k);
 	code_block(h, k);
 	ks_html_raw(h, "</section>\n");
 }

@@ -184,3 +184,23 @@ const char *ks_metrics_not_cuda_warning(const ks_file_metrics *m)
 	return "most entries are Python/Triton, not CUDA: kscore scores CUDA C++ device code only, so "
 	       "they all score 0 (reason not_cuda; see docs/submission-format.md)";
 }
+
+void ks_metrics_summary_lines(ks_buf *out, const ks_file_metrics *m, size_t nkernels, int gpu, int timing)
+{
+	if (!gpu) {
+		ks_buf_printf(out, "Compile Accuracy: %.4g  (%zu kernels; compile-only: nothing was run)\n",
+			      m->compile_accuracy, nkernels);
+		return;
+	}
+	ks_buf_printf(out, "Call Accuracy: %.4g  Exec Accuracy: %.4g  (%zu kernels)\n",
+		      isnan(m->call_accuracy) ? 0 : m->call_accuracy,
+		      isnan(m->exec_accuracy) ? 0 : m->exec_accuracy, nkernels);
+	if (m->timed)
+		ks_buf_printf(out, "Score: %.4f (sum of speedups)  geomean speedup: %.3fx  fast_1: %.3g  "
+			      "fast_2: %.3g  suspicious: %zu\n", m->score, m->geomean_speedup, m->fast_1,
+			      m->fast_2, m->suspicious);
+	else if (!timing)
+		ks_buf_puts(out, "Score: none (--no-timing: kernels were run and checked, not timed)\n");
+	else
+		ks_buf_puts(out, "Score: 0 (no kernel was timed)\n");
+}

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include "run/result.h"
+#include "util/buf.h"
 
 typedef struct {
 	size_t entries;             /* every result given, duplicates included */
@@ -32,6 +33,12 @@ typedef struct {
 /* The warning a file deserves when most of its counted entries are not CUDA (an organizer must not
  * publish a leaderboard of zeros without noticing), or NULL. Static string. */
 const char *ks_metrics_not_cuda_warning(const ks_file_metrics *m);
+
+/* The summary lines `score` prints under a file's table (each ends with '\n'), from m over
+ * nkernels results: call and exec accuracy when kernels ran on a GPU, then the score, or why there
+ * is none: compile-only (nothing ran), --no-timing (run and checked, not timed: `timing` 0), or no
+ * kernel timed. */
+void ks_metrics_summary_lines(ks_buf *out, const ks_file_metrics *m, size_t nkernels, int gpu, int timing);
 
 /* Metrics of one file's results (all r[i] of the same pass). */
 void ks_metrics_file(ks_file_metrics *m, const ks_kernel_result *r, size_t n);

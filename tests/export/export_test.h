@@ -545,8 +545,10 @@ FX int fx_is_generated(const char *results)
 static const fx_entry fx_hostile_entries[] = {
 	{ "sin_kernel", 1.5, KS_REASON_OK, NULL,
 	  "```cuda\n// </code></pre><script>alert('code')</script>\n"
-	  "extern \"C\" __global__ void sin_kernel(const float *x, float *y, int n) { /* a < b && c > d */ }\n```\n",
-	  "<img src=x onerror=alert('output')></pre><script>alert(3)</script>\n" },
+	  "extern \"C\" __global__ void sin_kernel(const float *x, float *y, int n) { /* a < b && c > d */ }\n"
+	  /* Trojan Source: shown as "if (n < 0) return;" in a comment, compiled as a comment */
+	  "/* \xE2\x80\xAE } \xE2\x81\xA6if (n < 0)\xE2\x81\xA9 \xE2\x81\xA6 skip */\n```\n",
+	  "<img src=x onerror=alert('output')></pre><script>alert(3)</script> \xE2\x81\xA7rtl\n" },
 	{ "matrix_transpose", NAN, KS_REASON_MISMATCH, "case <b>m=1</b>: \"quoted\" & 'single' </td></tr>",
 	  NULL, NULL },
 };

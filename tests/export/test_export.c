@@ -480,6 +480,11 @@ static void test_site_of_the_recorded_gpu_batch(void)
 	{
 		char *delta = fx_read("site/team-team.html"), *late = fx_read("site/team-echo.html");
 		KT_CONTAINS(delta, "not_cuda");
+		/* the team of Triton answers: its zeros are noted where the organizer looks */
+		KT_CONTAINS(delta, "7 of 10 answers are Triton (Python), which this run could not score");
+		KT_CONTAINS(index, "7 of 10 answers are Triton (Python), which this run could not score");
+		KT_CONTAINS(prov, "<h2 id=\"unscored\">Answers not scored</h2>");
+		KT_CONTAINS(prov, "7 of 10 answers are Triton (Python)");
 		KT_ASSERT_MSG(strstr(late, "no_commit_before_deadline") || strstr(late, "late"),
 			      "the late team's page names no reason");
 		ks_free(delta);
@@ -557,6 +562,24 @@ static void test_hostile_and_broken_input(void)
 	KT_CONTAINS(t, "case &lt;b&gt;m=1&lt;/b&gt;: &quot;quoted&quot; &amp; &#39;single&#39; &lt;/td&gt;");
 	KT_CONTAINS(t, "<title>&lt;script&gt;alert(1)&lt;/script&gt; \xE2\x80\x94 kscore</title>");
 	KT_CONTAINS(t, "<span class=\"l\">extern &quot;C&quot; __global__");
+	/* Trojan Source: every bidirectional control in the code is a visible, marked placeholder (none
+	 * acts on the page), and the kernel is flagged in the team's facts, its table row and its
+	 * section, as code hosts flag such a file */
+	KT_CONTAINS(t, "<span class=\"l\">/* <span class=\"bidi\" title=\"U+202E RIGHT-TO-LEFT OVERRIDE: a "
+		       "bidirectional control character;");
+	KT_CONTAINS(t, "&lt;U+202E&gt;</span> } <span class=\"bidi\" title=\"U+2066 LEFT-TO-RIGHT ISOLATE");
+	KT_CONTAINS(t, "&lt;U+2069&gt;</span>");
+	KT_CONTAINS(t, "<strong>Bidirectional text</strong>: this code holds 4 bidirectional control characters");
+	KT_CONTAINS(t, "<dt>Bidirectional text</dt><dd><span class=\"warn\">1 kernel holds bidirectional control");
+	KT_CONTAINS(t, "<span class=\"badge b-bidi\"");
+	KT_CONTAINS(t, "&lt;U+2067&gt;</span>rtl");  /* the device output too */
+	KT_NOT_CONTAINS(t, "\xE2\x80\xAE");
+	KT_NOT_CONTAINS(t, "\xE2\x81\xA6");
+	KT_NOT_CONTAINS(t, "\xE2\x81\xA7");
+	KT_NOT_CONTAINS(t, "\xE2\x81\xA9");
+	/* only that kernel: the other one's section carries no flag */
+	KT_ASSERT(strstr(t, "Bidirectional text</strong>") < strstr(t, "id=\"k-0-1\""));
+	KT_NOT_CONTAINS(strstr(t, "id=\"k-0-1\""), "Bidirectional text</strong>");
 	ks_free(t);
 	t = fx_read("site/team-bad_name.html");
 	KT_CONTAINS(t, "&lt;/title&gt;&lt;script&gt;alert(&#39;subject&#39;)&lt;/script&gt; \xE2\x80\xA8 "

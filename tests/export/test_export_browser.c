@@ -416,6 +416,13 @@ static void test_hostile_input_in_a_browser(void)
 	KT_CONTAINS(g_dom, "<h1>&lt;script&gt;alert(1)&lt;/script&gt;</h1>");
 	KT_CONTAINS(g_dom, "&lt;/code&gt;&lt;/pre&gt;&lt;script&gt;alert('code')&lt;/script&gt;");
 	KT_CONTAINS(g_dom, "&lt;img src=x onerror=alert('output')&gt;");
+	/* Trojan Source: in the page the browser built, the code shows each bidirectional control as
+	 * its placeholder, in order, and none is left to reorder the text around it */
+	KT_CONTAINS(g_dom, "&lt;U+202E&gt;</span> } <span class=\"bidi\"");
+	KT_CONTAINS(g_dom, "if (n &lt; 0)<span class=\"bidi\"");
+	KT_CONTAINS(g_dom, "Bidirectional text</strong>: this code holds 4");
+	KT_NOT_CONTAINS(g_dom, "\xE2\x80\xAE");
+	KT_NOT_CONTAINS(g_dom, "\xE2\x81\xA6");
 	screenshot("site/team-script_alert_1_script.html", "hostile-team", 1000, 800);
 	ks_free(res);
 }

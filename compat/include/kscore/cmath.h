@@ -40,6 +40,47 @@
 #define M_SQRT1_2 0.70710678118654752440
 #endif
 
+/* Mixed argument types. nvcc sees the host's <cmath>, whose templates (std::pow(T, U) and its
+ * kin, brought into the global namespace by <math.h>) promote mixed arithmetic arguments to double:
+ * pow(float, double) and pow(2, n) resolve to them, and so does fmax(int, int), a constexpr host
+ * template that device code may call because PyTorch's extension build passes nvcc
+ * --expt-relaxed-constexpr. NVRTC has only the float and double overloads, which are ambiguous
+ * for these arguments (and rejects both that option and __host__ functions), so kscore gives
+ * device code the same promotion. It applies only where those overloads cannot decide: an integer
+ * with a float keeps resolving to the float overload, as it did, so no code that compiled changes
+ * its precision. The trailing parameter pack (always empty) makes these the least specialized
+ * candidates, so an exact template of the source's own or of libcu++ (cuda::std::pow) still wins,
+ * and the cast arguments call the built-in double overload, never these again. */
+namespace __kscore_math {
+template <class T> struct kind { static constexpr int v = 0; }; /* not arithmetic */
+template <> struct kind<float> { static constexpr int v = 1; };
+template <> struct kind<double> { static constexpr int v = 2; };
+#define KSCORE_INTEGER_KIND(T)                                                                     \
+	template <> struct kind<T> { static constexpr int v = 3; };
+KSCORE_INTEGER_KIND(bool) KSCORE_INTEGER_KIND(char) KSCORE_INTEGER_KIND(signed char)
+KSCORE_INTEGER_KIND(unsigned char) KSCORE_INTEGER_KIND(wchar_t) KSCORE_INTEGER_KIND(char16_t)
+KSCORE_INTEGER_KIND(char32_t) KSCORE_INTEGER_KIND(short) KSCORE_INTEGER_KIND(unsigned short)
+KSCORE_INTEGER_KIND(int) KSCORE_INTEGER_KIND(unsigned) KSCORE_INTEGER_KIND(long)
+KSCORE_INTEGER_KIND(unsigned long) KSCORE_INTEGER_KIND(long long) KSCORE_INTEGER_KIND(unsigned long long)
+#undef KSCORE_INTEGER_KIND
+template <bool B> struct double_if {};
+template <> struct double_if<true> { typedef double type; };
+template <class A, class B, class... Extra>
+struct promoted : double_if<sizeof...(Extra) == 0 && kind<A>::v && kind<B>::v &&
+			    !(kind<A>::v == kind<B>::v && kind<A>::v < 3) &&
+			    !((kind<A>::v == 1 && kind<B>::v == 3) || (kind<A>::v == 3 && kind<B>::v == 1))> {};
+}
+#define KSCORE_PROMOTE2(f)                                                                         \
+	template <class A, class B, class... E>                                                    \
+	__host__ __device__ inline typename __kscore_math::promoted<A, B, E...>::type f(A a, B b, E...) \
+	{                                                                                          \
+		return f((double)a, (double)b);                                                    \
+	}
+KSCORE_PROMOTE2(pow) KSCORE_PROMOTE2(fmax) KSCORE_PROMOTE2(fmin) KSCORE_PROMOTE2(fdim)
+KSCORE_PROMOTE2(fmod) KSCORE_PROMOTE2(atan2) KSCORE_PROMOTE2(hypot) KSCORE_PROMOTE2(copysign)
+KSCORE_PROMOTE2(nextafter) KSCORE_PROMOTE2(remainder)
+#undef KSCORE_PROMOTE2
+
 namespace std {
 using ::abs; using ::labs; using ::llabs; using ::fabs; using ::fabsf;
 using ::sqrt; using ::sqrtf; using ::cbrt; using ::cbrtf;

@@ -186,6 +186,181 @@ char *ks_compat_normalise_log(const char *log)
 	return ks_buf_take(&b, NULL);
 }
 
+/* ---- the source ---- */
+
+#define KS_FIX_MAX_MARKS 64  /* `inline`s remembered in one declaration */
+#define KS_FIX_MAX_DEPTH 256 /* braces whose kind is remembered; deeper ones are blocks */
+
+static int ident_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static int ident_byte(char c)
+{
+	return ident_start(c) || (c >= '0' && c <= '9');
+}
+
+/* The end of a literal opened by quote q at p[0] (escapes skipped; a line end closes it). */
+static const char *skip_literal(const char *p, char q)
+{
+	for (p++; *p && *p != q && *p != '\n'; p++)
+		if (*p == '\\' && p[1])
+			p++;
+	return *p == q ? p + 1 : p;
+}
+
+/* p at the '"' of a raw string R"delim(...)delim": its end. */
+static const char *skip_raw(const char *p)
+{
+	const char *open = p + 1, *paren = open;
+	while (*paren && *paren != '(' && paren - open <= 16 && !strchr(" )\\\t\n", *paren))
+		paren++;
+	if (*paren != '(')
+		return skip_literal(p, '"');
+	for (p = paren + 1; *p; p++)
+		if (*p == ')' && !strncmp(p + 1, open, (size_t)(paren - open)) && p[1 + (paren - open)] == '"')
+			return p + 2 + (paren - open);
+	return p;
+}
+
+/* An identifier that prefixes a literal: L'x', u8"x", R"(x)", LR"(x)", ... */
+static int literal_prefix(const char *s, size_t n, int *raw)
+{
+	*raw = n && s[n - 1] == 'R';
+	if (*raw)
+		n--;
+	return (n == 0 && *raw) || (n == 1 && strchr("LuU", s[0])) || (n == 2 && !strncmp(s, "u8", 2));
+}
+
+char *ks_compat_fix_source(const char *src, size_t *line)
+{
+	char *out = ks_strdup(src ? src : ""), *p = out;
+	struct {
+		char *at;
+		size_t len, line;
+	} marks[KS_FIX_MAX_MARKS];
+	unsigned char ns[KS_FIX_MAX_DEPTH]; /* per open brace: 1 a namespace's or extern "C"'s */
+	size_t nmarks = 0, i, ln = 1, depth = 0, idents = 0;
+	int shared = 0, space = 0, ext = 0;
+
+	*line = 0;
+	while (1) {
+		char c = *p;
+		/* a declaration's specifiers lie between two of these */
+		if (!c || strchr(";{}()=[", c)) {
+			/* in a function only: at namespace scope nvcc refuses it too */
+			int block = depth > 0 && (depth > KS_FIX_MAX_DEPTH || !ns[depth - 1]);
+			for (i = 0; shared && block && i < nmarks; i++) {
+				memset(marks[i].at, ' ', marks[i].len);
+				if (!*line)
+					*line = marks[i].line;
+			}
+			if (c == '{') {
+				if (depth < KS_FIX_MAX_DEPTH)
+					ns[depth] = space || (ext && idents == 1);
+				depth++;
+			} else if (c == '}' && depth) {
+				depth--;
+			}
+			nmarks = idents = 0;
+			shared = space = ext = 0;
+			if (!c)
+				break;
+			p++;
+		} else if (c == '\n') {
+			ln++;
+			p++;
+		} else if (c == '/' && p[1] == '/') {
+			p += strcspn(p, "\n");
+		} else if (c == '/' && p[1] == '*') {
+			char *e = strstr(p + 2, "*/");
+			for (e = e ? e + 2 : p + strlen(p); p < e; p++)
+				ln += *p == '\n';
+		} else if (c == '"' || c == '\'') {
+			p = (char *)skip_literal(p, c);
+		} else if (ident_start(c)) {
+			char *s = p;
+			size_t n;
+			int raw;
+			while (ident_byte(*p))
+				p++;
+			n = (size_t)(p - s);
+			if ((*p == '"' || *p == '\'') && literal_prefix(s, n, &raw)) {
+				const char *e = raw && *p == '"' ? skip_raw(p) : skip_literal(p, *p);
+				for (; p < e; p++)
+					ln += *p == '\n';
+			} else if (++idents && n == 10 && !strncmp(s, "__shared__", n)) {
+				shared = 1;
+			} else if (n == 9 && !strncmp(s, "namespace", n)) {
+				space = 1;
+			} else if (n == 6 && !strncmp(s, "extern", n)) {
+				ext = 1;
+			} else if (((n == 6 && !strncmp(s, "inline", n)) || (n == 8 && !strncmp(s, "__inline", n)) ||
+				    (n == 10 && !strncmp(s, "__inline__", n))) && nmarks < KS_FIX_MAX_MARKS) {
+				marks[nmarks].at = s;
+				marks[nmarks].len = n;
+				marks[nmarks++].line = ln;
+			}
+		} else if (c >= '0' && c <= '9') {
+			/* a number, its digit separators (1'000) included */
+			while (ident_byte(*p) || *p == '.' || (*p == '\'' && ident_byte(p[1])))
+				p++;
+		} else {
+			p++;
+		}
+	}
+	return out;
+}
+
+/* A byte that may continue a file name: a directory matched before one of these is only the
+ * start of a longer name ("/opt/cuda/include2"), not the directory. */
+static int name_byte(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+	       c == '_' || c == '-' || c == '+' || (unsigned char)c >= 0x80;
+}
+
+char *ks_compat_hide_paths(const char *log, const char *const *dirs, const char *const *names, size_t n)
+{
+	const char *p = log ? log : "";
+	size_t *order = ks_calloc(n + 1, sizeof(*order)), i, j, len = strlen(p), longest = 0;
+	ks_buf b;
+
+	/* longest first: a folder inside another (CUDA's include/cccl) keeps its own name */
+	for (i = 0; i < n; i++) {
+		order[i] = i;
+		if (strlen(names[i]) > longest)
+			longest = strlen(names[i]);
+	}
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && strlen(dirs[order[j]]) > strlen(dirs[order[j - 1]]); j--) {
+			size_t t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	/* at most one name per two bytes of the log: the bound every replacement stays within */
+	ks_buf_init(&b, len + (len / 2 + 1) * longest + 1);
+	while (*p) {
+		size_t k = 0;
+		for (i = 0; i < n; i++) {
+			const char *d = dirs[order[i]];
+			k = d ? strlen(d) : 0;
+			if (k >= 2 && !strncmp(p, d, k) && !name_byte(p[k]))
+				break;
+		}
+		if (i < n) {
+			ks_buf_puts(&b, names[order[i]]);
+			p += k;
+		} else {
+			ks_buf_put(&b, p, 1);
+			p++;
+		}
+	}
+	ks_free(order);
+	return ks_buf_take(&b, NULL);
+}
+
 int ks_compat_missing_header(char **name, char **where, const char *log)
 {
 	const char *p = log ? log : "";

@@ -50,6 +50,31 @@ int ks_compat_hash(char out[65], const char *dir);
  * file name's closing quote. */
 char *ks_compat_normalise_log(const char *log);
 
+/* What the compile helper does besides NVRTC and the headers (paths in the log written as names,
+ * the source fix-ups of ks_compat_fix_source): part of the compile-cache key, so that a result
+ * cached by a helper that did otherwise is never reused. Change it with any of them. */
+#define KS_COMPAT_HELPER_REVISION "kscore-compile 2: log paths as names; inline on __shared__ dropped"
+
+/* nvcc accepts `inline` on a __shared__ variable declared in a function (`extern __shared__
+ * inline float s[];`, a warning: "inline" is not allowed) and ignores it; NVRTC refuses it with an
+ * error that neither an option nor a pragma turns into a warning. Returns a copy of src (caller
+ * frees) in which every `inline` (`__inline__`, `__inline`) of a declaration inside a function
+ * that is also `__shared__` is blanked with spaces, so lines and columns stay those of the source,
+ * and sets *line to the line of the first one (0: none; then the copy equals src). At namespace
+ * scope nvcc refuses it too, and so it is left. Comments, string and character literals are left
+ * alone. */
+char *ks_compat_fix_source(const char *src, size_t *line);
+
+/* How a compile log names kscore's compatibility headers' folder: a log says
+ * "<kscore-compat>/vector(9): error: ...", never the installation's path (docs/sandbox.md). */
+#define KS_COMPAT_LOG_NAME "<kscore-compat>"
+
+/* Returns a copy of log (caller frees) in which every occurrence of a directory dirs[i] (a path
+ * followed by '/' or by a character that cannot continue a file name) is written names[i], the
+ * longest directory first, so that a log never carries a path of the host (the compatibility
+ * headers' installation, CUDA's). Directories shorter than two bytes are ignored. */
+char *ks_compat_hide_paths(const char *log, const char *const *dirs, const char *const *names, size_t n);
+
 /* The first "cannot open source file" diagnostic of a log: the header's name as written, and
  * where it was included ("submission.cu line 3"). Returns 1 and sets both (caller frees), or 0
  * when there is none. */

@@ -426,6 +426,7 @@ static void make_key(char key[65], const ks_ctx *c, const ks_compile_job *j)
 	snprintf(tmp, sizeof(tmp), "%d", KS_COMPILE_PROTO_VERSION);
 	ks_sha256_update_str(h, tmp);
 	ks_sha256_update_str(h, c->version);
+	ks_sha256_update_str(h, KS_COMPAT_HELPER_REVISION);
 	ks_sha256_update_str(h, c->o.arch);
 	snprintf(tmp, sizeof(tmp), "%zu", c->nnvopts);
 	ks_sha256_update_str(h, tmp);

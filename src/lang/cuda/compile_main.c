@@ -506,7 +506,16 @@ static void compile(ks_outcome *o, const ks_args *a)
 		goto done;
 	}
 
-	run_nvrtc(o, a, src, compat, real);
+	{
+		/* what nvcc ignores with a warning and NVRTC refuses (ks_compat_fix_source) */
+		size_t line = 0;
+		char *fixed = compat ? ks_compat_fix_source(src, &line) : NULL;
+		run_nvrtc(o, a, fixed ? fixed : src, compat, real);
+		if (line)
+			say(o, o->status, "note: %s line %zu: `inline` on a __shared__ variable is ignored, as "
+			    "nvcc ignores it (with a warning: \"inline\" is not allowed)", KS_SOURCE_NAME, line);
+		ks_free(fixed);
+	}
 	/* kscore never compiles less than NVRTC alone: a source that conflicts with the
 	 * compatibility headers (its own `typedef long int64_t`, say) compiles without them. */
 	if (compat && o->status == KS_COMPILE_ERROR) {
@@ -529,6 +538,32 @@ done:
 		ks_free(real[i]);
 	ks_free(compat);
 	ks_free(src);
+}
+
+/* The log with the headers' folders written as names, never as this host's paths: kscore's
+ * headers as <kscore-compat>, CUDA's include folder as <cuda>/include (the notation of score.json's
+ * compile_options), a folder inside it as <cuda>/include/<rest>. Caller frees. */
+static char *hide_paths(const char *log, const char *compat, char *const *real, size_t ninclude)
+{
+	const char *dirs[KS_MAX_INCLUDES + 1];
+	char *names[KS_MAX_INCLUDES + 1], *out;
+	size_t n = 0, i, base = ninclude ? strlen(real[0]) : 0;
+
+	if (compat) {
+		dirs[n] = compat;
+		names[n++] = ks_strdup(KS_COMPAT_LOG_NAME);
+	}
+	for (i = 0; i < ninclude; i++) {
+		dirs[n] = real[i];
+		if (i == 0 || (!strncmp(real[i], real[0], base) && real[i][base] == '/'))
+			names[n++] = ks_asprintf("<cuda>/include%s", real[i] + (i ? base : strlen(real[i])));
+		else
+			names[n++] = ks_asprintf("<include %zu>", i);
+	}
+	out = ks_compat_hide_paths(log, dirs, (const char *const *)names, n);
+	for (i = 0; i < n; i++)
+		ks_free(names[i]);
+	return out;
 }
 
 static void run_nvrtc(ks_outcome *o, const ks_args *a, const char *src, const char *compat,
@@ -560,7 +595,8 @@ static void run_nvrtc(ks_outcome *o, const ks_args *a, const char *src, const ch
 		/* The same log whether a header the sandbox hides exists or not. */
 		norm = ks_compat_normalise_log(o->nvlog);
 		ks_free(o->nvlog);
-		o->nvlog = norm;
+		o->nvlog = hide_paths(norm, compat, real, a->ninclude);
+		ks_free(norm);
 		o->nvlog_len = strlen(o->nvlog);
 	}
 
