@@ -134,6 +134,7 @@ def _field(obj, key, kinds, where, required=True, default=None):
             raise BadRequest("%s: missing \"%s\"" % (where, key))
         return default
     value = obj[key]
+    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
     if isinstance(value, bool) and bool not in kinds:
         raise BadRequest("%s: \"%s\" has the wrong type" % (where, key))
     if not isinstance(value, kinds):
