@@ -181,26 +181,32 @@ def finalize(rec, case_buffers, returned=None):
     return buffers, steps
 
 
-def _describe_step(step):
-    if step["op"] == "launch":
-        return "a launch of grid %s" % step["grid"]
-    return "a %s" % step["op"]
+def _launch_key(step, buffer_bytes):
+    """What must match between the two calls: kernel, geometry, and each argument's kind, buffer
+    (with a scratch buffer's size) and offset, or scalar type and value."""
+    args = []
+    for a in step["args"]:
+        if "buffer" in a:
+            args.append((a["buffer"], buffer_bytes.get(a["buffer"]), a["offset"]))
+        else:
+            args.append(tuple(sorted(a.items())))
+    return (step["kernel"], tuple(step["grid"]), tuple(step["block"]), step["shared"], tuple(args))
 
 
 def compare(first, second):
-    """None when two calls' steps are the same, else the reason, e.g. "the first call launched 2
-    kernels, the second 1"."""
-    launches = [sum(1 for s in steps if s["op"] == "launch") for steps in (first, second)]
-    if launches[0] != launches[1]:
-        return "the first call launched %d kernel%s, the second %d" % (launches[0], "" if launches[0] == 1 else "s",
-                                                                        launches[1])
-    if len(first) != len(second):
-        return "the first call did %d launches, fills and copies, the second %d" % (len(first), len(second))
-    for i, (a, b) in enumerate(zip(first, second)):
-        if a != b:
-            what = "kernel" if a.get("kernel") != b.get("kernel") else "grid" if a.get("grid") != b.get("grid") else "arguments"
-            if a["op"] != b["op"]:
-                what = "kind"
-            return "step %d differs between the two calls (%s: %s, then %s)" % (
-                i + 1, what, _describe_step(a), _describe_step(b))
+    """None when two calls launched the same kernels the same way, else the reason, e.g. "the
+    first call launched 2 kernels, the second 1". Each argument is (buffers, steps) from
+    finalize(). Fills and copies are not compared: the first call may also reset buffers for
+    the autotuner, which the second does not."""
+    keys = []
+    for buffers, steps in (first, second):
+        sizes = {b["name"]: b.get("bytes") for b in buffers}
+        keys.append([_launch_key(s, sizes) for s in steps if s["op"] == "launch"])
+    a, b = keys
+    if len(a) != len(b):
+        return "the first call launched %d kernel%s, the second %d" % (len(a), "" if len(a) == 1 else "s", len(b))
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            what = "kernel" if x[0] != y[0] else "grid" if x[1] != y[1] else "arguments"
+            return "launch %d differs between the two calls (%s)" % (i + 1, what)
     return None

@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 
-from . import confine, limits, schema
+from . import confine, limits, schema, warm
 from .check import Refusal, check_source
 from .protocol import BadRequest, clean_text, encode, parse_request, response
 
@@ -37,6 +37,8 @@ class Server:
         self.versions = None
         self.unavailable = None
         self.import_s = None
+        self.warm_s = None
+        self.stub_cache = None
         self.package_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
     # ---- start-up ----
@@ -61,6 +63,10 @@ class Server:
             self.unavailable = clean_text("torch and triton cannot be imported by %s: %s: %s"
                                           % (sys.executable, type(e).__name__, e), limits.MAX_REASON)
         self.import_s = round(time.monotonic() - t0, 3)
+        if self.unavailable is None:
+            t1 = time.monotonic()
+            warm.warm_server(self)
+            self.warm_s = round(time.monotonic() - t1, 3)
 
     # ---- the loop ----
 
@@ -115,7 +121,8 @@ class Server:
             return response(req.id, "ok", **fields)
         if self.unavailable:
             return response(req.id, "unavailable", reason=self.unavailable, **fields)
-        return response(req.id, "ok", versions=self.versions, import_s=self.import_s, **fields)
+        return response(req.id, "ok", versions=self.versions, import_s=self.import_s, warm_s=self.warm_s,
+                        stub_cache=self.stub_cache is not None, **fields)
 
     # ---- trace ----
 
@@ -149,6 +156,8 @@ class Server:
         answer = os.path.join(private, "answer.py")
         with open(answer, "w", encoding="utf-8") as f:
             f.write(req.source)
+        if self.stub_cache:
+            shutil.copytree(self.stub_cache, os.path.join(private, "triton-cache"))
         ctx = ChildContext(private, answer, self.allow_unsandboxed, [self.package_dir])
         t0 = time.monotonic()
         rfd, wfd = os.pipe()

@@ -19,7 +19,7 @@ import traceback
 
 from . import limits
 from .protocol import clean_text
-from .record import Recording, Region, TraceStop
+from .record import Region, TraceStop
 from .spec import dtype_name
 
 
