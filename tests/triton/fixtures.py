@@ -167,9 +167,9 @@ def record(outdir, python=sys.executable):
             env[name] = os.environ[name]
     proc = subprocess.Popen([python, "-I", HELPER, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
     log = []
-    for i, name in enumerate(names()):
+    for name in names():
         t1 = time.monotonic()
-        proc.stdin.write((json.dumps(request(name, req_id=i + 1)) + "\n").encode())
+        proc.stdin.write((json.dumps(request(name)) + "\n").encode())
         proc.stdin.flush()
         line = proc.stdout.readline()
         obj = json.loads(line)

@@ -28,6 +28,17 @@ class Region:
         self.strides = list(strides)
 
 
+def dense(sizes, strides):
+    """True when a view with these sizes and strides (in elements, non-negative) covers one
+    contiguous run of its storage with no element twice, in some order of its dimensions."""
+    expected = 1
+    for stride, size in sorted((st, sz) for sz, st in zip(sizes, strides) if sz != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
 class Recording:
     """The steps of one call. `known` maps a storage base to (name, kind) for the storages that
     exist before the call (inputs, in-place outputs); `allocs` maps the bases the call allocated

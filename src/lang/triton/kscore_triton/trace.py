@@ -19,7 +19,7 @@ import traceback
 
 from . import limits
 from .protocol import clean_text
-from .record import Region, TraceStop
+from .record import Region, TraceStop, dense
 from .spec import dtype_name
 
 
@@ -292,7 +292,7 @@ def _fill(rec, func, t, value):
         return
     if not rec.is_known(_base(t)):
         rec.fail("untraceable", "%s fills a tensor the entry did not allocate in this call" % func, answer_line())
-    if not t.is_non_overlapping_and_dense():
+    if not dense(t.shape, t.stride()):
         rec.fail("untraceable", "%s fills a non-contiguous view, which kscore cannot replay" % func, answer_line())
     isz = t.element_size()
     rec.fill(_base(t), t.storage_offset() * isz, t.numel() * isz, dtype_name(STATE.torch, t.dtype), value)
