@@ -44,7 +44,13 @@ class Server:
     # ---- start-up ----
 
     def load_torch(self):
-        """Imports torch and triton (serve mode). On failure, traces answer `unavailable`."""
+        """Imports torch and triton (serve mode). On failure, traces answer `unavailable`.
+        Whatever torch writes to the temporary folder (its inductor cache folder, created when
+        the dispatch machinery is first used) lands in the server's own folder, removed at exit."""
+        tmp = os.path.join(self.workdir, "tmp")
+        os.makedirs(tmp, exist_ok=True)
+        os.environ["TMPDIR"] = tmp
+        tempfile.tempdir = tmp
         t0 = time.monotonic()
         try:
             import platform
