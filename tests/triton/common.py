@@ -1,5 +1,6 @@
 """Shared helpers of the Triton helper's tests."""
 
+import errno
 import json
 import os
 import sys
@@ -34,3 +35,17 @@ def have_torch_gpu():
     if not os.path.exists("/dev/nvidiactl"):
         return False, "no NVIDIA device"
     return True, ""
+
+
+def attempt(out, name, fn):
+    """Runs fn(); out[name] becomes "ok" or the errno name of the OSError it raised."""
+    try:
+        fn()
+        out[name] = "ok"
+    except OSError as e:
+        out[name] = errno.errorcode.get(e.errno, str(e.errno))
+
+
+def read_one_byte(path):
+    with open(path, "rb") as f:
+        f.read(1)

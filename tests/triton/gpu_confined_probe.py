@@ -1,8 +1,7 @@
-"""Run by test_gpu.py in a fresh process: does what a trace child does before the answer runs
+"""Run by test_gpu.py in a fresh process (`python3 -I gpu_confined_probe.py`): does what a trace child does before the answer runs
 (environment, CUDA, Landlock, seccomp), then checks that Triton still compiles and launches while
 the host stays out of reach. Prints one JSON object."""
 
-import errno
 import json
 import os
 import socket
@@ -10,9 +9,10 @@ import sys
 import tempfile
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, sys.argv[1])
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from kscore_triton import child, confine  # noqa: E402
+from common import PACKAGE, attempt, read_one_byte  # noqa: E402  (common puts the package on sys.path)
+from kscore_triton import child  # noqa: E402
 
 KERNEL = '''
 import triton
@@ -27,22 +27,9 @@ def add_one(x_ptr, n, BLOCK: tl.constexpr):
 '''
 
 
-def attempt(out, name, fn):
-    try:
-        fn()
-        out[name] = "ok"
-    except OSError as e:
-        out[name] = errno.errorcode.get(e.errno, str(e.errno))
-
-
-def read(path):
-    with open(path, "rb") as f:
-        f.read(1)
-
-
 def main():
     private = tempfile.mkdtemp(prefix="kscore-gpu-probe-")
-    ctx = child.ChildContext(private, os.path.join(private, "answer.py"), False, [sys.argv[1]])
+    ctx = child.ChildContext(private, os.path.join(private, "answer.py"), False, [PACKAGE, os.path.dirname(os.path.abspath(__file__))])
     with open(ctx.answer_path, "w") as f:
         f.write(KERNEL)
     child._environment(ctx)
@@ -51,7 +38,7 @@ def main():
     out["confinement"] = child._confine(ctx)
     for path in ("/etc/passwd", "/etc/hostname", "/root", "/proc/1/environ", "/proc/%d/environ" % os.getppid(),
                  "/sys/class/net", "/tmp", "/home"):
-        attempt(out, "open " + path, lambda p=path: os.listdir(p) if os.path.isdir(p) else read(p))
+        attempt(out, "open " + path, lambda p=path: os.listdir(p) if os.path.isdir(p) else read_one_byte(p))
     attempt(out, "socket AF_INET", lambda: socket.socket(socket.AF_INET).close())
     import importlib.util
     spec = importlib.util.spec_from_file_location("probe_answer", ctx.answer_path)

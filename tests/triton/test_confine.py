@@ -1,6 +1,5 @@
 """Confinement of a trace child: Landlock and seccomp applied in a forked child, then probed."""
 
-import errno
 import json
 import os
 import socket
@@ -9,7 +8,7 @@ import sys
 import tempfile
 import unittest
 
-import common  # noqa: F401
+import common
 from kscore_triton import confine
 
 HAVE_LANDLOCK = confine.landlock_abi() >= 1
@@ -20,15 +19,8 @@ def _probe(private):
     out = {}
 
     def attempt(name, fn):
-        try:
-            fn()
-            out[name] = "ok"
-        except OSError as e:
-            out[name] = errno.errorcode.get(e.errno, str(e.errno))
-
-    def read(path):
-        with open(path, "rb") as f:
-            f.read(1)
+        common.attempt(out, name, fn)
+    read = common.read_one_byte
 
     def write(path):
         with open(path, "w") as f:

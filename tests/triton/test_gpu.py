@@ -3,6 +3,7 @@ a trace child with CUDA initialised. Skipped by name elsewhere (CI has neither t
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -41,13 +42,18 @@ class GpuTrace(unittest.TestCase):
         finally:
             proc.stdin.close()
             proc.wait(timeout=60)
-        self.assertEqual(os.listdir(home), [], "the helper must leave nothing behind")
+        left = os.listdir(home)
+        shutil.rmtree(home, ignore_errors=True)
+        self.assertEqual(left, [], "the helper must leave nothing behind")
 
     def test_confined_child_compiles_and_launches_but_sees_no_host(self):
         probe = os.path.join(common.HERE, "gpu_confined_probe.py")
         home = tempfile.mkdtemp(prefix="kscore-gpu-probe-home-")
-        proc = subprocess.run([sys.executable, "-I", probe, common.PACKAGE], capture_output=True, timeout=300,
-                              env=helper_env(home))
+        try:
+            proc = subprocess.run([sys.executable, "-I", probe], capture_output=True, timeout=300,
+                                  env=helper_env(home))
+        finally:
+            shutil.rmtree(home, ignore_errors=True)
         self.assertEqual(proc.returncode, 0, proc.stderr.decode(errors="replace")[-2000:])
         out = json.loads(proc.stdout.splitlines()[-1])
         self.assertIsNone(out["cuda_init_error"])
