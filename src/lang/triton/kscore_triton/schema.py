@@ -13,7 +13,7 @@ import hashlib
 from . import limits
 from .protocol import DTYPES, STATUSES
 
-BUFFER_KINDS = ("input", "output", "inout", "scratch")
+BUFFER_KINDS = ("input", "output", "scratch")
 _MAX_GRID = ((1 << 31) - 1, 65535, 65535)
 
 
