@@ -53,6 +53,17 @@ class Parse(unittest.TestCase):
         self.assertEqual(req.cases[0].tensor("x").dist, ("normal", 0.0, 1.0))
         self.assertEqual((req.device, req.timeout_s), (0, limits.DEFAULT_TIMEOUT_S))
 
+    def test_optional_fields_may_be_null(self):
+        r = sin_request()
+        r["cases"][0]["label"] = None
+        r["cases"][0]["tensors"][0]["dist"] = None
+        r["entry"]["kwargs"] = None
+        r["entry"]["made_by_entry"] = None
+        req = parse_request(json.dumps(r))
+        self.assertEqual(req.cases[0].label, "")
+        self.assertEqual(req.cases[0].tensor("x").dist, ("normal", 0.0, 1.0))
+        self.assertEqual((req.entry.kwargs, req.entry.made_by_entry), ({}, []))
+
     def test_other_ops(self):
         self.assertEqual(parse_request('{"op":"check","id":"a","source":"x = 1"}').id, "a")
         self.assertEqual(parse_request('{"op":"quit"}').op, "quit")

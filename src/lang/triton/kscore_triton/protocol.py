@@ -129,7 +129,9 @@ def response(req_id, status, **fields):
 # ---- requests coming in ----
 
 def _field(obj, key, kinds, where, required=True, default=None):
-    if key not in obj:
+    """obj[key] checked against `kinds`; an optional field may be missing or null (kscore's cJSON
+    writes null for an absent label)."""
+    if key not in obj or (obj[key] is None and not required):
         if required:
             raise BadRequest("%s: missing \"%s\"" % (where, key))
         return default
