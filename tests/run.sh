@@ -25,18 +25,26 @@ for t in build/test/test_*; do
 	passed=$((passed + $1)); failed=$((failed + $2)); skipped=$((skipped + $3))
 	[ "$rc" -ne 0 ] && [ "$2" -eq 0 ] && { broken="$broken $t"; failed=$((failed + 1)); }
 done
-# the fuzz targets: a few seconds each and their regression inputs (fuzz/run.sh; skipped by name
-# where clang's libFuzzer runtime is missing)
-out=$(sh fuzz/run.sh smoke 2>&1)
-printf '%s\n' "$out"
-line=$(printf '%s\n' "$out" | grep -E '^fuzz: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' | tail -n 1)
-if [ -z "$line" ]; then
-	broken="$broken fuzz/run.sh"
-	failed=$((failed + 1))
-else
+# add_summary NAME CMD...: runs CMD, prints its output and adds its "NAME: N passed, N failed,
+# N skipped" line to the totals (a missing line counts as a failure)
+add_summary() {
+	name=$1; shift
+	out=$("$@" 2>&1)
+	printf '%s\n' "$out"
+	line=$(printf '%s\n' "$out" | grep -E "^$name: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped\$" | tail -n 1)
+	if [ -z "$line" ]; then
+		broken="$broken $*"
+		failed=$((failed + 1))
+		return
+	fi
 	set -- $(printf '%s\n' "$line" | sed -E 's/^[^:]+: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/')
 	passed=$((passed + $1)); failed=$((failed + $2)); skipped=$((skipped + $3))
-fi
+}
+# the fuzz targets: a few seconds each and their regression inputs (fuzz/run.sh; skipped by name
+# where clang's libFuzzer runtime is missing)
+add_summary fuzz sh fuzz/run.sh smoke
+# the Triton helper's Python tests (tests using torch, triton or a GPU skip by name without them)
+add_summary triton_py python3 tests/triton/run.py
 [ -n "$broken" ] && echo "test binaries that crashed or printed no summary:$broken"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

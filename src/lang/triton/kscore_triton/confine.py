@@ -1,0 +1,363 @@
+"""Self-confinement of a trace child, with ctypes only: rlimits, Landlock, a seccomp filter.
+
+Order in the child (child.py): `process_setup()` (own process group, die with the server,
+no_new_privs), `set_rlimits()`, CUDA initialised by kscore's own code, then `landlock()` and
+`seccomp()` before the first line of the answer runs.
+
+Landlock (mirrors util/sandbox.c): every access right the kernel knows is handled; granted are
+read and execute beneath the Python installation and the system's program and library folders,
+read and write on the GPU and a few harmless character devices, everything beneath the request's
+private folder, and reading the child's own /proc entry. Everything else is denied: /etc (but the
+loader's cache), /home, /root, /tmp, /run, the scorer's /proc entries, TCP, abstract UNIX
+sockets and signals outside the sandbox (as far as the kernel's ABI allows).
+
+Seccomp: sockets other than AF_UNIX, connect(), ptrace, process_vm_*, io_uring, bpf,
+perf_event_open, mounts, namespaces (unshare, setns, clone with CLONE_NEW*), kexec, modules,
+keyrings, setsid/setpgid (leaving the process group the server kills) and a few other privileged
+calls fail with an errno; clone3 fails with ENOSYS so that
+the C library falls back to clone, whose flags the filter can read.
+"""
+
+import ctypes
+import ctypes.util
+import errno
+import os
+import platform
+import resource
+import signal
+import stat
+import struct
+
+# ---- Landlock ----
+
+_LL_CREATE_RULESET_VERSION = 1
+_LL_RULE_PATH_BENEATH = 1
+FS_EXECUTE = 1 << 0
+FS_WRITE_FILE = 1 << 1
+FS_READ_FILE = 1 << 2
+FS_READ_DIR = 1 << 3
+_FS_ABI1 = (1 << 13) - 1  # EXECUTE .. MAKE_SYM
+_FS_REFER = 1 << 13  # ABI 2
+_FS_TRUNCATE = 1 << 14  # ABI 3
+_FS_IOCTL_DEV = 1 << 15  # ABI 5
+_NET_TCP = (1 << 0) | (1 << 1)  # ABI 4: bind, connect
+_SCOPE_ALL = (1 << 0) | (1 << 1)  # ABI 6: abstract UNIX sockets, signals
+_RESTRICT_SELF_TSYNC = 1 << 3  # ABI 8: apply to every thread of the process
+
+READ = FS_READ_FILE | FS_READ_DIR
+READ_EXEC = READ | FS_EXECUTE
+_FILE_RIGHTS = FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | _FS_TRUNCATE | _FS_IOCTL_DEV
+
+_SYSCALLS = {
+    # name: (x86_64, aarch64)
+    "landlock_create_ruleset": (444, 444), "landlock_add_rule": (445, 445),
+    "landlock_restrict_self": (446, 446), "seccomp": (317, 277),
+}
+
+_libc = None
+
+
+class ConfineError(Exception):
+    """Confinement could not be applied; the message says which step and why."""
+
+
+def _c():
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        _libc.syscall.restype = ctypes.c_long
+        _libc.prctl.restype = ctypes.c_int
+    return _libc
+
+
+def _arch():
+    machine = platform.machine()
+    return {"x86_64": 0, "amd64": 0, "aarch64": 1, "arm64": 1}.get(machine.lower())
+
+
+def _syscall(name, *args):
+    arch = _arch()
+    if arch is None:
+        raise ConfineError("unsupported architecture %s" % platform.machine())
+    ctypes.set_errno(0)
+    rc = _c().syscall(ctypes.c_long(_SYSCALLS[name][arch]), *args)
+    return rc, ctypes.get_errno()
+
+
+def landlock_abi():
+    """The running kernel's Landlock ABI version, or -1 when Landlock is missing or disabled."""
+    try:
+        rc, _ = _syscall("landlock_create_ruleset", None, ctypes.c_size_t(0),
+                         ctypes.c_uint32(_LL_CREATE_RULESET_VERSION))
+    except (ConfineError, OSError, AttributeError):
+        return -1
+    return int(rc) if rc > 0 else -1
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
+                ("scoped", ctypes.c_uint64)]
+
+
+class _PathBeneath(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+def _ruleset_attr(abi):
+    attr = _RulesetAttr(_FS_ABI1, 0, 0)
+    size = 8
+    if abi >= 2:
+        attr.handled_access_fs |= _FS_REFER
+    if abi >= 3:
+        attr.handled_access_fs |= _FS_TRUNCATE
+    if abi >= 4:
+        attr.handled_access_net = _NET_TCP
+        size = 16
+    if abi >= 5:
+        attr.handled_access_fs |= _FS_IOCTL_DEV
+    if abi >= 6:
+        attr.scoped = _SCOPE_ALL
+        size = 24
+    return attr, size
+
+
+def _add_rule(ruleset, path, access, handled):
+    """Grants `access` beneath `path` (a file gets file rights only). Missing paths are skipped:
+    the lists are built from what may exist."""
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISDIR(os.fstat(fd).st_mode):
+            access &= _FILE_RIGHTS
+        rule = _PathBeneath(access & handled, fd)
+        rc, err = _syscall("landlock_add_rule", ctypes.c_int(ruleset), ctypes.c_int(_LL_RULE_PATH_BENEATH),
+                           ctypes.byref(rule), ctypes.c_uint32(0))
+        if rc < 0:
+            raise ConfineError("cannot allow %s in the Landlock ruleset: %s" % (path, os.strerror(err)))
+        return True
+    finally:
+        os.close(fd)
+
+
+def no_new_privs():
+    if _c().prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+        raise ConfineError("PR_SET_NO_NEW_PRIVS failed: %s" % os.strerror(ctypes.get_errno()))
+
+
+def landlock(rules):
+    """Restricts this process to `rules`, a list of (path, access) with access built from the
+    FS_* bits (ALL_ACCESS for a writable folder). Returns the ABI used. Raises ConfineError when
+    Landlock is missing or a step fails."""
+    abi = landlock_abi()
+    if abi < 1:
+        raise ConfineError("Landlock is not available on this kernel")
+    attr, size = _ruleset_attr(abi)
+    rc, err = _syscall("landlock_create_ruleset", ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
+    if rc < 0:
+        raise ConfineError("cannot create a Landlock ruleset (ABI %d): %s" % (abi, os.strerror(err)))
+    ruleset = int(rc)
+    try:
+        for path, access in rules:
+            _add_rule(ruleset, path, access, attr.handled_access_fs)
+        no_new_privs()
+        flags = _RESTRICT_SELF_TSYNC if abi >= 8 else 0
+        rc, err = _syscall("landlock_restrict_self", ctypes.c_int(ruleset), ctypes.c_uint32(flags))
+        if rc < 0 and flags:
+            rc, err = _syscall("landlock_restrict_self", ctypes.c_int(ruleset), ctypes.c_uint32(0))
+        if rc < 0:
+            raise ConfineError("landlock_restrict_self failed: %s" % os.strerror(err))
+    finally:
+        os.close(ruleset)
+    return abi
+
+
+def all_access(abi=None):
+    """Every filesystem right Landlock knows (for the private folder)."""
+    attr, _ = _ruleset_attr(abi if abi is not None else max(landlock_abi(), 1))
+    return attr.handled_access_fs
+
+
+# ---- seccomp ----
+
+_AUDIT_ARCH = (0xC000003E, 0xC00000B7)  # x86_64, aarch64
+_X32_BIT = 0x40000000
+_RET_ALLOW = 0x7FFF0000
+_RET_KILL_PROCESS = 0x80000000
+_RET_ERRNO = 0x00050000
+_CLONE_NEW_MASK = 0x7E020000  # CLONE_NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET
+_AF_UNIX = 1
+
+# (x86_64, aarch64) numbers of calls that fail with EPERM
+_DENIED = {
+    "connect": (42, 203), "ptrace": (101, 117), "process_vm_readv": (310, 270),
+    "process_vm_writev": (311, 271), "io_uring_setup": (425, 425), "io_uring_enter": (426, 426),
+    "io_uring_register": (427, 427), "bpf": (321, 280), "perf_event_open": (298, 241),
+    "mount": (165, 40), "umount2": (166, 39), "pivot_root": (155, 41), "chroot": (161, 51),
+    "setns": (308, 268), "unshare": (272, 97), "kexec_load": (246, 104),
+    "kexec_file_load": (320, 294), "init_module": (175, 105), "finit_module": (313, 273),
+    "delete_module": (176, 106), "keyctl": (250, 219), "add_key": (248, 217),
+    "request_key": (249, 218), "reboot": (169, 142), "swapon": (167, 224), "swapoff": (168, 225),
+    "acct": (163, 89), "userfaultfd": (323, 282), "open_by_handle_at": (304, 265),
+    "kcmp": (312, 272), "pidfd_getfd": (438, 438), "open_tree": (428, 428),
+    "move_mount": (429, 429), "fsopen": (430, 430), "fsconfig": (431, 431), "fsmount": (432, 432),
+    "fspick": (433, 433), "mount_setattr": (442, 442),
+    # leaving the process group the server kills
+    "setsid": (112, 157), "setpgid": (109, 154),
+}
+_SOCKET = (41, 198)
+_CLONE = (56, 220)
+_CLONE3 = (435, 435)
+
+_LD_W_ABS = 0x20
+_JEQ_K = 0x15
+_JGE_K = 0x35
+_JSET_K = 0x45
+_RET_K = 0x06
+
+
+def _insn(code, k, jt=0, jf=0):
+    return struct.pack("HBBI", code, jt, jf, k & 0xFFFFFFFF)
+
+
+def seccomp_program(arch):
+    """The filter for `arch` (0 x86_64, 1 aarch64) as packed sock_filter instructions."""
+    prog = [
+        _insn(_LD_W_ABS, 4),  # seccomp_data.arch
+        _insn(_JEQ_K, _AUDIT_ARCH[arch], 1, 0),
+        _insn(_RET_K, _RET_KILL_PROCESS),
+        _insn(_LD_W_ABS, 0),  # seccomp_data.nr
+    ]
+    if arch == 0:  # x32 system calls reach the same kernel entry with bit 30 set
+        prog += [_insn(_JGE_K, _X32_BIT, 0, 1), _insn(_RET_K, _RET_ERRNO | errno.ENOSYS)]
+    for numbers in _DENIED.values():
+        prog += [_insn(_JEQ_K, numbers[arch], 0, 1), _insn(_RET_K, _RET_ERRNO | errno.EPERM)]
+    prog += [_insn(_JEQ_K, _CLONE3[arch], 0, 1), _insn(_RET_K, _RET_ERRNO | errno.ENOSYS)]
+    # socket(domain, ...): AF_UNIX only (the low 32 bits of args[0] at offset 16)
+    prog += [_insn(_JEQ_K, _SOCKET[arch], 0, 4), _insn(_LD_W_ABS, 16),
+             _insn(_JEQ_K, _AF_UNIX, 0, 1), _insn(_RET_K, _RET_ALLOW),
+             _insn(_RET_K, _RET_ERRNO | errno.EAFNOSUPPORT)]
+    # clone(flags, ...): no new namespaces
+    prog += [_insn(_JEQ_K, _CLONE[arch], 0, 4), _insn(_LD_W_ABS, 16),
+             _insn(_JSET_K, _CLONE_NEW_MASK, 0, 1), _insn(_RET_K, _RET_ERRNO | errno.EPERM),
+             _insn(_RET_K, _RET_ALLOW)]
+    prog.append(_insn(_RET_K, _RET_ALLOW))
+    return b"".join(prog)
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def seccomp():
+    """Installs the filter on every thread of the process (SECCOMP_FILTER_FLAG_TSYNC). Raises
+    ConfineError."""
+    arch = _arch()
+    if arch is None:
+        raise ConfineError("seccomp: unsupported architecture %s" % platform.machine())
+    no_new_privs()
+    code = seccomp_program(arch)
+    buf = ctypes.create_string_buffer(code, len(code))
+    prog = _SockFprog(len(code) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    rc, err = _syscall("seccomp", ctypes.c_uint(1), ctypes.c_uint(1), ctypes.byref(prog))
+    if rc != 0:
+        raise ConfineError("seccomp filter refused: %s" % os.strerror(err or errno.EINVAL))
+
+
+# ---- process setup and rlimits ----
+
+def process_setup():
+    """Own process group (the server kills the group), death with the server, no new privileges."""
+    os.setpgid(0, 0)
+    _c().prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    if os.getppid() == 1:
+        os._exit(70)  # the server died before PDEATHSIG was set
+    no_new_privs()
+
+
+def _limit(which, soft):
+    _, hard = resource.getrlimit(which)
+    if hard != resource.RLIM_INFINITY:
+        soft = min(soft, hard)
+    resource.setrlimit(which, (soft, soft))
+
+
+def set_rlimits(cpu_s, fsize, nofile, data=None):
+    """Core dumps off, CPU seconds, file size and descriptors capped; `data` (bytes), when given,
+    caps RLIMIT_DATA. RLIMIT_AS is never set: CUDA reserves far more address space than it uses."""
+    _limit(resource.RLIMIT_CORE, 0)
+    _limit(resource.RLIMIT_CPU, int(cpu_s))
+    _limit(resource.RLIMIT_FSIZE, int(fsize))
+    _limit(resource.RLIMIT_NOFILE, int(nofile))
+    if data:
+        _limit(resource.RLIMIT_DATA, int(data))
+
+
+# ---- the paths a trace child may use ----
+
+SYSTEM_READ_EXEC = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin")
+SYSTEM_READ_FILES = ("/etc/ld.so.cache",)
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+           "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset",
+           "/dev/nvidia-caps")
+
+
+def _real(path):
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return None
+
+
+def python_paths(sys_module):
+    """Folders of the Python installation: the prefixes and every sys.path entry."""
+    paths = [sys_module.prefix, sys_module.base_prefix, sys_module.exec_prefix, sys_module.base_exec_prefix]
+    paths += [p for p in sys_module.path if p]
+    return paths
+
+
+def mapped_library_dirs(maps_path="/proc/self/maps"):
+    """Folders of every file mapped into this process (libcuda and what it loaded)."""
+    dirs = set()
+    try:
+        with open(maps_path, "r", errors="replace") as f:
+            for line in f:
+                parts = line.split(None, 5)
+                if len(parts) == 6 and parts[5].startswith("/"):
+                    name = parts[5].strip()
+                    if name.endswith(" (deleted)"):
+                        continue
+                    dirs.add(os.path.dirname(name))
+    except OSError:
+        pass
+    return sorted(d for d in dirs if not d.startswith(("/dev", "/proc", "/sys", "/tmp", "/run", "/memfd")))
+
+
+def gpu_devices():
+    try:
+        names = os.listdir("/dev")
+    except OSError:
+        return []
+    return ["/dev/" + n for n in sorted(names) if n.startswith("nvidia") and n[6:].isdigit()]
+
+
+def child_rules(sys_module, private_dir, extra_read_exec=(), abi=None):
+    """The Landlock rules of a trace child: (path, access) pairs."""
+    rules = []
+    for path in list(SYSTEM_READ_EXEC) + python_paths(sys_module) + list(extra_read_exec) + mapped_library_dirs():
+        real = _real(path)
+        if real and real != "/" and os.path.exists(real):
+            rules.append((real, READ_EXEC))
+    rules += [(p, FS_READ_FILE) for p in SYSTEM_READ_FILES]
+    device_rights = FS_READ_FILE | FS_WRITE_FILE | _FS_IOCTL_DEV
+    rules += [(p, device_rights | (FS_READ_DIR if os.path.isdir(p) else 0)) for p in list(DEVICES) + gpu_devices()]
+    rules.append(("/proc/%d" % os.getpid(), READ))
+    rules.append((_real(private_dir), all_access(abi)))
+    seen, out = set(), []
+    for path, access in rules:
+        if path and (path, access) not in seen:
+            seen.add((path, access))
+            out.append((path, access))
+    return out

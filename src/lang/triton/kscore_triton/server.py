@@ -1,0 +1,293 @@
+"""The request loop: one JSON request per line on stdin, one JSON response per line on stdout.
+
+`check` mode needs no torch. `serve` mode imports torch and triton once at start (never
+initialising CUDA: the children fork from this process) and forks one child per trace request;
+the server enforces the request's wall-clock limit, kills the child's process group when the
+child is done or late, checks the child's reply against the response schema and removes the
+request's private folder.
+
+Only `Server.respond` writes to the protocol descriptor; the process's own fd 1 is pointed at
+stderr at start, so nothing a library prints can reach the protocol stream.
+"""
+
+import json
+import os
+import select
+import shutil
+import signal
+import sys
+import tempfile
+import time
+
+from . import confine, limits, schema, warm
+from .check import Refusal, check_source
+from .protocol import BadRequest, clean_text, encode, parse_request, response
+
+
+class Server:
+    """One helper process. `runner(req, tree, notes, ctx, wfd)` runs in the forked child and must
+    never return (child.run_child by default; the tests pass stand-ins)."""
+
+    def __init__(self, mode, proto_out, allow_unsandboxed=False, runner=None, workdir=None):
+        self.mode = mode
+        self.out = proto_out
+        self.allow_unsandboxed = allow_unsandboxed
+        self.runner = runner
+        self.workdir = workdir or tempfile.mkdtemp(prefix="kscore-triton-")
+        self.versions = None
+        self.unavailable = None
+        self.import_s = None
+        self.warm_s = None
+        self.stub_cache = None
+        self.package_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+    # ---- start-up ----
+
+    def load_torch(self):
+        """Imports torch and triton (serve mode). On failure, traces answer `unavailable`.
+        Whatever torch writes to the temporary folder (its inductor cache folder, created when
+        the dispatch machinery is first used) lands in the server's own folder, removed at exit."""
+        tmp = os.path.join(self.workdir, "tmp")
+        os.makedirs(tmp, exist_ok=True)
+        os.environ["TMPDIR"] = tmp
+        tempfile.tempdir = tmp
+        t0 = time.monotonic()
+        try:
+            import platform
+            import torch
+            import triton
+            import triton.language  # noqa: F401  (warm what a child would import)
+            import triton.compiler.compiler  # noqa: F401
+            import triton.runtime.autotuner  # noqa: F401
+            import torch.utils._python_dispatch  # noqa: F401
+            from . import child, trace  # noqa: F401
+            self.versions = {"python": platform.python_version(), "torch": str(torch.__version__).split("+")[0],
+                             "triton": str(triton.__version__)}
+            if self.runner is None:
+                self.runner = child.run_child
+        except BaseException as e:  # ImportError, or a broken installation raising anything
+            self.unavailable = clean_text("torch and triton cannot be imported by %s: %s: %s"
+                                          % (sys.executable, type(e).__name__, e), limits.MAX_REASON)
+        self.import_s = round(time.monotonic() - t0, 3)
+        if self.unavailable is None:
+            t1 = time.monotonic()
+            warm.warm_server(self)
+            self.warm_s = round(time.monotonic() - t1, 3)
+
+    # ---- the loop ----
+
+    def respond(self, obj):
+        data = encode(obj)
+        view = memoryview(data)
+        while view:
+            n = os.write(self.out, view)
+            view = view[n:]
+
+    def serve(self, inp):
+        """Reads requests from the binary stream `inp` until EOF or `quit`."""
+        while True:
+            line = inp.readline(limits.MAX_REQUEST_LINE + 1)
+            if not line:
+                return 0
+            if len(line) > limits.MAX_REQUEST_LINE and not line.endswith(b"\n"):
+                while line and not line.endswith(b"\n"):
+                    line = inp.readline(1 << 20)
+                self.respond(response(None, "bad_request", reason="the request line is over %d bytes"
+                                      % limits.MAX_REQUEST_LINE))
+                continue
+            if not line.strip():
+                continue
+            try:
+                req = parse_request(line)
+            except BadRequest as e:
+                self.respond(response(e.id, "bad_request", reason=clean_text(e.reason, limits.MAX_REASON)))
+                continue
+            if req.op == "quit":
+                return 0
+            self.respond(self.handle(req))
+
+    def handle(self, req):
+        if req.op == "check":
+            return self.handle_check(req)
+        if req.op == "version":
+            return self.handle_version(req)
+        return self.handle_trace(req)
+
+    def handle_check(self, req):
+        try:
+            _, notes = check_source(req.source)
+        except Refusal as e:
+            return response(req.id, "refused", line=e.line, reason=clean_text(e.reason, limits.MAX_REASON))
+        return response(req.id, "ok", notes=notes or None)
+
+    def handle_version(self, req):
+        abi = confine.landlock_abi()
+        fields = {"protocol": limits.PROTOCOL_VERSION, "mode": self.mode, "landlock_abi": abi}
+        if self.mode == "check":
+            return response(req.id, "ok", **fields)
+        if self.unavailable:
+            return response(req.id, "unavailable", reason=self.unavailable, **fields)
+        return response(req.id, "ok", versions=self.versions, import_s=self.import_s, warm_s=self.warm_s,
+                        stub_cache=self.stub_cache is not None, **fields)
+
+    # ---- trace ----
+
+    def _refuse_trace(self, req):
+        """A response when the trace cannot run at all, else None."""
+        if self.mode != "serve":
+            return response(req.id, "unavailable", reason="kscore-triton was started in check mode")
+        if self.unavailable:
+            return response(req.id, "unavailable", reason=self.unavailable)
+        if confine.landlock_abi() < 1 and not self.allow_unsandboxed:
+            return response(req.id, "unavailable", reason="Landlock is not available on this kernel, so a trace "
+                            "cannot be confined (serve --allow-unsandboxed runs trusted answers without it)")
+        return None
+
+    def handle_trace(self, req):
+        refused = self._refuse_trace(req)
+        if refused is not None:
+            return refused
+        try:
+            tree, notes = check_source(req.source)
+        except Refusal as e:
+            return response(req.id, "refused", line=e.line, reason=clean_text(e.reason, limits.MAX_REASON))
+        private = tempfile.mkdtemp(prefix="req-", dir=self.workdir)
+        try:
+            return self._fork_trace(req, tree, notes, private)
+        finally:
+            shutil.rmtree(private, ignore_errors=True)
+
+    def _fork_trace(self, req, tree, notes, private):
+        from .child import ChildContext
+        answer = os.path.join(private, "answer.py")
+        with open(answer, "w", encoding="utf-8") as f:
+            f.write(req.source)
+        if self.stub_cache:
+            shutil.copytree(self.stub_cache, os.path.join(private, "triton-cache"))
+        ctx = ChildContext(private, answer, self.allow_unsandboxed, [self.package_dir])
+        t0 = time.monotonic()
+        rfd, wfd = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(rfd)
+            self.runner(req, tree, notes, ctx, wfd)
+            os._exit(72)  # a runner must not return
+        os.close(wfd)
+        try:
+            os.setpgid(pid, pid)
+        except OSError:
+            pass  # the child did it first, or already exited
+        data, timed_out, status = collect(rfd, pid, t0 + req.timeout_s)
+        os.close(rfd)
+        out = self._reply(req, data, timed_out, status, os.path.join(private, "output.log"))
+        out["seconds"] = dict(out.get("seconds") or {}, total=round(time.monotonic() - t0, 4))
+        return out
+
+    def _reply(self, req, data, timed_out, status, log_path):
+        if timed_out:
+            return response(req.id, "timeout", reason="the trace ran past its %g s limit" % req.timeout_s,
+                            stderr=_log_head(log_path))
+        if data is None:
+            return response(req.id, "error", reason="the trace process sent more than %d bytes"
+                            % limits.MAX_CHILD_REPLY)
+        if not data:
+            return response(req.id, "error", reason="the trace process %s without a reply" % _describe_status(status),
+                            stderr=_log_head(log_path))
+        try:
+            obj = json.loads(data)
+        except ValueError:
+            obj = None
+        problem = schema.check_reply(obj) if isinstance(obj, dict) else "not a JSON object"
+        if problem:
+            return response(req.id, "error", reason=clean_text("the trace process sent a malformed reply: %s"
+                                                               % problem, limits.MAX_REASON),
+                            stderr=_log_head(log_path))
+        obj["id"] = req.id
+        return dict([("id", req.id), ("status", obj["status"])] + [(k, v) for k, v in obj.items()
+                                                                    if k not in ("id", "status")])
+
+
+def _log_head(path):
+    from .child import read_head
+    return clean_text(read_head(path, limits.MAX_OUTPUT), limits.MAX_OUTPUT)
+
+
+def _describe_status(status):
+    if status is None:
+        return "ended"
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = "signal %d" % sig
+        return "was killed by %s" % name
+    return "exited with status %d" % os.WEXITSTATUS(status)
+
+
+def _kill_group(pid):
+    for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+        try:
+            target()
+        except OSError:
+            pass
+
+
+def _exited(pid):
+    """True once the child has exited (not reaped, so its process group still exists)."""
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
+
+
+def collect(rfd, pid, deadline):
+    """Reads the child's reply until EOF or the deadline. Once the child has exited, its process
+    group is killed, so nothing it started can hold the pipe open; the group is killed in every
+    case and the child reaped. Returns (data, timed_out, wait status): data is None when the reply
+    was over the cap."""
+    chunks, size = [], 0
+    timed_out = over = False
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            timed_out = True
+            break
+        ready, _, _ = select.select([rfd], [], [], min(left, 0.25))
+        if not ready:
+            if _exited(pid):
+                _kill_group(pid)
+            continue
+        chunk = os.read(rfd, 1 << 20)
+        if not chunk:
+            break
+        size += len(chunk)
+        if size > limits.MAX_CHILD_REPLY:
+            over = True
+            break
+        chunks.append(chunk)
+    if not timed_out and not over:
+        grace = min(time.monotonic() + limits.CHILD_EXIT_GRACE_S, deadline)
+        while not _exited(pid) and time.monotonic() < grace:
+            time.sleep(0.005)
+    _kill_group(pid)
+    try:
+        _, status = os.waitpid(pid, 0)
+    except ChildProcessError:
+        status = None
+    if timed_out:
+        return b"", True, status
+    return (None if over else b"".join(chunks)), False, status
+
+
+def protect_stdio():
+    """Moves the protocol streams to private descriptors: returns (requests in, responses out).
+    Afterwards fd 0 reads /dev/null and fd 1 is a copy of stderr."""
+    proto_in = os.dup(0)
+    proto_out = os.dup(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return os.fdopen(proto_in, "rb", buffering=1 << 16), proto_out

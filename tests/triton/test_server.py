@@ -1,0 +1,173 @@
+"""The request loop and the fork server, with stand-in trace children (no torch needed), and the
+launcher script end to end in check mode."""
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import common
+from kscore_triton import limits
+from kscore_triton.protocol import encode
+from kscore_triton.server import Server
+
+
+def trace_line(timeout=5, source=None, req_id=1):
+    r = common.fixture_json("sin_kernel.request.json")
+    r["id"], r["timeout_s"] = req_id, timeout
+    if source is not None:
+        r["source"] = source
+    return (json.dumps(r) + "\n").encode()
+
+
+def serve(lines, runner, mode="serve"):
+    """Runs a Server over `lines` with `runner` as the trace child; returns the responses."""
+    r, w = os.pipe()
+    server = Server(mode, w, allow_unsandboxed=True, runner=runner)
+    server.versions = {"python": "x", "torch": "x", "triton": "x"}
+    try:
+        server.serve(io.BytesIO(b"".join(lines)))
+    finally:
+        os.close(w)
+    data = b""
+    while True:
+        chunk = os.read(r, 1 << 20)
+        if not chunk:
+            break
+        data += chunk
+    os.close(r)
+    leftovers = os.listdir(server.workdir)
+    os.rmdir(server.workdir)
+    return [json.loads(x) for x in data.splitlines()], leftovers
+
+
+def alive(pid):
+    """False once `pid` is gone or a zombie (killed, waiting to be reaped by whoever adopted it)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def reply_runner(obj_or_bytes):
+    def runner(req, tree, notes, ctx, wfd):
+        data = obj_or_bytes if isinstance(obj_or_bytes, bytes) else encode(obj_or_bytes)
+        os.write(wfd, data)
+        os._exit(0)
+    return runner
+
+
+class ForkServer(unittest.TestCase):
+    def test_reply_is_passed_on_with_id_and_time(self):
+        got, left = serve([trace_line(req_id=9)], reply_runner({"status": "host_op", "reason": "r", "line": 3,
+                                                                "stdout": "", "stderr": ""}))
+        self.assertEqual(got[0]["id"], 9)
+        self.assertEqual((got[0]["status"], got[0]["line"]), ("host_op", 3))
+        self.assertIn("total", got[0]["seconds"])
+        self.assertEqual(left, [], "the request's private folder must be removed")
+
+    def test_timeout_kills_the_whole_group(self):
+        marker = tempfile.mktemp(prefix="kscore-grandchild-")
+
+        def runner(req, tree, notes, ctx, wfd):
+            pid = os.fork()
+            if pid == 0:
+                time.sleep(60)
+                os._exit(0)
+            with open(marker, "w") as f:
+                f.write(str(pid))
+            time.sleep(60)
+            os._exit(0)
+        t0 = time.monotonic()
+        got, _ = serve([trace_line(timeout=1)], runner)
+        self.assertLess(time.monotonic() - t0, 10)
+        self.assertEqual(got[0]["status"], "timeout")
+        with open(marker) as f:
+            grandchild = int(f.read())
+        os.unlink(marker)
+        time.sleep(0.2)
+        self.assertFalse(alive(grandchild), "the trace child's own child outlived the timeout")
+
+    def test_a_crash_is_an_error(self):
+        got, _ = serve([trace_line()], lambda *a: os.kill(os.getpid(), signal.SIGSEGV))
+        self.assertEqual(got[0]["status"], "error")
+        self.assertIn("SIGSEGV", got[0]["reason"])
+
+    def test_malformed_replies(self):
+        for data, words in ((b"not json", "malformed"), (encode({"status": "ok", "kernels": []}), "malformed"),
+                            (encode({"status": "weird", "reason": "x"}), "status"), (b"", "without a reply")):
+            with self.subTest(data=data[:20]):
+                got, _ = serve([trace_line()], reply_runner(data))
+                self.assertEqual(got[0]["status"], "error")
+                self.assertIn(words, got[0]["reason"])
+
+    def test_reply_over_the_cap(self):
+        old = limits.MAX_CHILD_REPLY
+        limits.MAX_CHILD_REPLY = 1000
+        try:
+            got, _ = serve([trace_line()], reply_runner(b"x" * 5000))
+        finally:
+            limits.MAX_CHILD_REPLY = old
+        self.assertEqual(got[0]["status"], "error")
+        self.assertIn("more than 1000 bytes", got[0]["reason"])
+
+    def test_refused_answers_never_fork(self):
+        def runner(*a):
+            os._exit(99)
+        got, _ = serve([trace_line(source="import os")], runner)
+        self.assertEqual((got[0]["status"], got[0]["line"]), ("refused", 1))
+
+    def test_check_mode_does_not_trace(self):
+        got, _ = serve([trace_line()], reply_runner({"status": "ok"}), mode="check")
+        self.assertEqual(got[0]["status"], "unavailable")
+        self.assertIn("check mode", got[0]["reason"])
+
+    def test_loop_survives_bad_lines(self):
+        lines = [b"\n", b"{\n", b'{"op":"check","id":2,"source":"x = 1"}\n', b'{"op":"quit"}\n',
+                 b'{"op":"check","id":3,"source":"x = 1"}\n']
+        got, _ = serve(lines, reply_runner({"status": "ok"}))
+        self.assertEqual([g["status"] for g in got], ["bad_request", "ok"])
+
+
+class Launcher(unittest.TestCase):
+    def run_helper(self, mode, lines):
+        proc = subprocess.run([sys.executable, "-I", common.HELPER, mode], input="".join(lines).encode(),
+                              capture_output=True, timeout=60, env={"PATH": "/usr/bin:/bin"})
+        return proc.returncode, [json.loads(x) for x in proc.stdout.splitlines()], proc.stderr
+
+    def test_check_mode_answers_every_line_with_json(self):
+        req = json.dumps({"op": "check", "id": 1, "source": common.fixture_text("attack_forbidden_import.py")})
+        ok = json.dumps({"op": "check", "id": 2, "source": common.fixture_text("sin_kernel.py")})
+        rc, got, _ = self.run_helper("check", [req + "\n", ok + "\n", '{"op":"version","id":3}\n', "[]\n"])
+        self.assertEqual(rc, 0)
+        self.assertEqual([g["status"] for g in got], ["refused", "ok", "ok", "bad_request"])
+        self.assertEqual(got[0]["line"], 1)
+        self.assertIn("ignored", got[1]["notes"][0])
+        self.assertEqual(got[2]["protocol"], limits.PROTOCOL_VERSION)
+
+    def test_usage(self):
+        proc = subprocess.run([sys.executable, "-I", common.HELPER, "bogus"], capture_output=True, timeout=60)
+        self.assertEqual(proc.returncode, 2)
+        self.assertEqual(proc.stdout, b"")
+
+    def test_serve_without_torch_says_what_is_missing(self):
+        have, _ = common.have_torch_gpu()
+        try:
+            import torch  # noqa: F401
+            self.skipTest("torch is installed here")
+        except ImportError:
+            pass
+        rc, got, _ = self.run_helper("serve", [trace_line().decode(), '{"op":"version","id":5}\n'])
+        self.assertEqual(rc, 0)
+        self.assertEqual([g["status"] for g in got], ["unavailable", "unavailable"])
+        self.assertIn("torch", got[0]["reason"])
+
+
+if __name__ == "__main__":
+    unittest.main()
