@@ -3,7 +3,9 @@
 tests/gpu/validate_goldens.py --perf --json (golden times, throughput, library comparison) and
 score check-refs --json (self-checks, roofline fraction). Usage:
     scripts/problems-doc.py --validate V.json [--validate V2.json ...] --check-refs C.json \
-        --ceilings 'bandwidth=3002,f32=65.6,f16_tc=975,bf16_tc=975' > docs/problems.md"""
+        --ceilings 'bandwidth=3002,f32=65.6,f16_tc=975,bf16_tc=975' > docs/problems.md
+The last section, the Python entries of Triton answers, needs no measurement:
+    scripts/problems-doc.py --python-entries-only prints it alone."""
 import argparse, json, os, sys
 
 ap = argparse.ArgumentParser()
@@ -12,7 +14,48 @@ ap.add_argument("--validate", action="append", default=[])
 ap.add_argument("--check-refs")
 ap.add_argument("--ceilings", default="")
 ap.add_argument("--device", default="one NVIDIA H100 80GB HBM3")
+ap.add_argument("--python-entries-only", action="store_true")
 a = ap.parse_args()
+
+
+def pylit(v):
+    return {True: "True", False: "False", None: "None"}[v] if v is None or isinstance(v, bool) else json.dumps(v)
+
+
+def python_entries(root):
+    """The call each problem's `python` section makes (docs/problem-format.md, "The Python entry")."""
+    print("## Python entries (Triton answers)\n")
+    print("How the scorer calls a Triton answer's entry for each problem, in the names of the spec "
+          "(`score problems --export-prompts FILE --language triton` writes the whole instruction). "
+          "*made*: inputs the entry makes itself with a random op; an entry that returns nothing "
+          "writes its outputs in place.\n")
+    print("| problem | call | made | note |")
+    print("| --- | --- | --- | --- |")
+    for suite in sorted(os.listdir(root)):
+        sd = os.path.join(root, suite)
+        if not os.path.isdir(sd):
+            continue
+        for name in sorted(os.listdir(sd)):
+            pj = os.path.join(sd, name, "problem.json")
+            if not os.path.exists(pj):
+                continue
+            py = json.load(open(pj)).get("python")
+            if not py:
+                print(f"| {name} | (none) | | |")
+                continue
+            parts = [v if isinstance(v, str) else pylit(v["const"]) for v in py["args"]]
+            parts += [f"{k}={v if isinstance(v, str) else pylit(v['const'])}" for k, v in py.get("kwargs", {}).items()]
+            call = f"{py['entry']}({', '.join(parts)})"
+            if py.get("returns"):
+                call = f"{py['returns']} = {call}"
+            note = py.get("note", "").replace("|", "\\|")
+            print(f"| {name} | `{call}` | {', '.join(py.get('made_by_entry', []))} | {note} |")
+    print()
+
+
+if a.python_entries_only:
+    python_entries(a.root)
+    sys.exit(0)
 
 ceil = dict((k, float(v)) for k, v in (x.split("=") for x in a.ceilings.split(",") if x))
 val = {}
@@ -95,3 +138,5 @@ for suite in sorted(os.listdir(a.root)):
                   f"{ms:.4f} | {c.get('gbps', 0):.0f} | {c.get('tflops', 0):.1f} | {roof} | "
                   f"{'' if lib is None else f'{lib:.0f}'} | {check if i == 0 else ''} |")
     print()
+
+python_entries(a.root)

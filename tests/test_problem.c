@@ -259,10 +259,138 @@ static void test_set_reports_bad_folders_and_keeps_good_ones(void)
 	ks_problem_set_free(s);
 }
 
+
+/* A spec with tensors x (in), w (in), y (out) and the scalar n, whose `python` section is py. */
+static const char *py_spec(const char *name, const char *py)
+{
+	static char spec[4096];
+	snprintf(spec, sizeof(spec),
+		 "{\"name\": \"%s\", \"dims\": [\"n\"], \"args\": ["
+		 " { \"name\": \"x\", \"type\": \"f32*\", \"role\": \"in\", \"shape\": [\"n\"] },"
+		 " { \"name\": \"w\", \"type\": \"f32*\", \"role\": \"in\", \"shape\": [\"n\"] },"
+		 " { \"name\": \"y\", \"type\": \"f32*\", \"role\": \"out\", \"shape\": [\"n\"] },"
+		 " { \"name\": \"n\", \"type\": \"i32\", \"value\": \"n\" } ],"
+		 " \"launch\": {\"kernel\": \"k\", \"grid\": [1], \"block\": [32]}, %s%s" GOOD_TAIL "}",
+		 name, py ? py : "", py ? ", " : "");
+	return spec;
+}
+
+static void test_python_entry_loads(void)
+{
+	ks_problem *p = NULL;
+	cJSON *j;
+	char *s;
+	const char *dir = make_problem("pyok", py_spec("pyok", "\"python\": {\"entry\": \"scale\", "
+		"\"args\": [\"x\", {\"const\": 2.5}], \"kwargs\": {\"weight\": \"w\", \"n\": \"n\", "
+		"\"fast\": {\"const\": false}, \"mode\": {\"const\": \"rows\"}, \"extra\": {\"const\": null}}, "
+		"\"returns\": \"y\", \"made_by_entry\": [], \"note\": \"y = x * w\"}"));
+	KT_EQ_INT(ks_problem_load(&p, dir, "suite"), 0);
+	KT_EQ_STR(p->python.entry, "scale");
+	KT_EQ_INT(p->python.nargs, 2);
+	KT_EQ_INT(p->python.args[0].kind, KS_PYARG_NAME);
+	KT_EQ_STR(p->python.args[0].ref, "x");
+	KT_ASSERT(p->python.args[0].key == NULL);
+	KT_EQ_INT(p->python.args[1].kind, KS_PYARG_CONST);
+	KT_EQ_STR(p->python.args[1].json, "2.5");
+	KT_EQ_INT(p->python.nkwargs, 5);
+	KT_EQ_STR(p->python.kwargs[0].key, "weight");
+	KT_EQ_STR(p->python.kwargs[2].json, "false");
+	KT_EQ_STR(p->python.returns, "y");
+	KT_EQ_STR(p->python.note, "y = x * w");
+	/* the entry object of a trace request (the helper protocol), in the section's order */
+	j = ks_problem_python_json(p);
+	s = cJSON_PrintUnformatted(j);
+	KT_EQ_STR(s, "{\"name\":\"scale\",\"args\":[\"x\",{\"const\":2.5}],\"kwargs\":{\"weight\":\"w\","
+		     "\"n\":\"n\",\"fast\":{\"const\":false},\"mode\":{\"const\":\"rows\"},\"extra\":{\"const\":"
+		     "null}},\"returns\":\"y\",\"made_by_entry\":[]}");
+	cJSON_free(s);
+	cJSON_Delete(j);
+	ks_problem_free(p);
+
+	/* in place (returns null), an input the entry makes itself */
+	dir = make_problem("pyinplace", py_spec("pyinplace", "\"python\": {\"entry\": \"fill\", "
+		"\"args\": [\"n\", \"w\", \"y\"], \"returns\": null, \"made_by_entry\": [\"x\"]}"));
+	KT_EQ_INT(ks_problem_load(&p, dir, "suite"), 0);
+	KT_ASSERT(p->python.returns == NULL);
+	KT_EQ_INT(p->python.nmade, 1);
+	j = ks_problem_python_json(p);
+	s = cJSON_PrintUnformatted(j);
+	KT_EQ_STR(s, "{\"name\":\"fill\",\"args\":[\"n\",\"w\",\"y\"],\"kwargs\":{},\"returns\":null,"
+		     "\"made_by_entry\":[\"x\"]}");
+	cJSON_free(s);
+	cJSON_Delete(j);
+	ks_problem_free(p);
+}
+
+static void test_python_entry_is_optional(void)
+{
+	ks_problem *p = NULL;
+	const char *dir = make_problem("pynone", py_spec("pynone", NULL));
+	KT_EQ_INT(ks_problem_load(&p, dir, "suite"), 0);
+	KT_ASSERT(p->python.entry == NULL);
+	KT_ASSERT(ks_problem_python_json(p) == NULL);
+	ks_problem_free(p);
+	dir = make_problem("pynull", py_spec("pynull", "\"python\": null"));
+	KT_EQ_INT(ks_problem_load(&p, dir, "suite"), 0);
+	KT_ASSERT(p->python.entry == NULL);
+	ks_problem_free(p);
+}
+
+/* The spec's version covers the section: a changed entry is a new spec. */
+static void test_python_section_is_part_of_the_spec_version(void)
+{
+	ks_problem *a = NULL, *b = NULL;
+	const char *dir = make_problem("pysha", py_spec("pysha", "\"python\": {\"entry\": \"f\", "
+		"\"args\": [\"x\", \"w\"], \"returns\": \"y\", \"note\": \"one\"}"));
+	KT_EQ_INT(ks_problem_load(&a, dir, "suite"), 0);
+	dir = make_problem("pysha", py_spec("pysha", "\"python\": {\"entry\": \"f\", "
+		"\"args\": [\"x\", \"w\"], \"returns\": \"y\", \"note\": \"two\"}"));
+	KT_EQ_INT(ks_problem_load(&b, dir, "suite"), 0);
+	KT_ASSERT(strcmp(a->sha256, b->sha256) != 0);
+	ks_problem_free(a);
+	ks_problem_free(b);
+}
+
+/* Each way a section can contradict the spec is refused, naming the problem and the field. */
+static void test_python_entry_must_match_the_spec(void)
+{
+	static const struct {
+		const char *py, *want;
+	} bad[] = {
+		{ "\"args\": [\"x\", \"q\"], \"returns\": \"y\"", "python.args[1]: \"q\" is not an argument" },
+		{ "\"args\": [\"x\", \"w\"], \"kwargs\": {\"again\": \"x\"}, \"returns\": \"y\"",
+		  "python.kwargs.again: x is passed twice" },
+		{ "\"args\": [\"x\", \"w\"], \"returns\": \"x\"", "python.returns: \"x\" is not an out tensor" },
+		{ "\"args\": [\"x\", \"w\"], \"returns\": \"n\"", "python.returns: \"n\" is not an out tensor" },
+		{ "\"args\": [\"x\", \"w\", \"y\"], \"returns\": \"y\"", "python.returns: y is returned, so it" },
+		{ "\"args\": [\"w\"], \"returns\": \"y\", \"made_by_entry\": [\"y\"]",
+		  "python.made_by_entry: \"y\" is not an in tensor" },
+		{ "\"args\": [\"x\", \"w\"], \"returns\": \"y\", \"made_by_entry\": [\"x\"]",
+		  "python.made_by_entry: x is made by the entry, so it is not passed too" },
+		{ "\"args\": [\"x\"], \"returns\": \"y\"", "python: input w is neither passed to f nor in made_by_entry" },
+		{ "\"args\": [\"x\", \"w\"], \"returns\": null", "python: output y is neither returned nor passed" },
+		{ "\"args\": [\"x\", \"w\"]", "python.returns: missing" },
+		{ "\"args\": [\"x\", \"w\"], \"returns\": \"y\", \"retruns\": 1", "unknown field \"retruns\"" },
+	};
+	size_t i;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char name[32], py[512];
+		const char *m;
+		snprintf(name, sizeof(name), "pybad%zu", i);
+		snprintf(py, sizeof(py), "\"python\": {\"entry\": \"f\", %s}", bad[i].py);
+		m = load_err(name, py_spec(name, py));
+		KT_CONTAINS(m, name);
+		KT_CONTAINS(m, "/problem.json");
+		KT_CONTAINS(m, bad[i].want);
+	}
+}
+
 static const kt_test tests[] = {
 	KT(test_loads_fixture_suite), KT(test_env_and_counts), KT(test_valid_minimal_spec),
 	KT(test_rejects_bad_specs), KT(test_set_reports_bad_folders_and_keeps_good_ones),
 	KT(test_sm_count_is_the_devices), KT(test_sizes_that_wrap_are_refused),
-	KT(test_numbers_too_large_for_integers_are_refused), KT(test_a_dim_given_twice_is_refused), { 0 }
+	KT(test_numbers_too_large_for_integers_are_refused), KT(test_a_dim_given_twice_is_refused),
+	KT(test_python_entry_loads), KT(test_python_entry_is_optional),
+	KT(test_python_section_is_part_of_the_spec_version), KT(test_python_entry_must_match_the_spec), { 0 }
 };
 KT_MAIN("problem", tests)

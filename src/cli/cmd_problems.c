@@ -25,11 +25,12 @@ static int write_json(const char *path, cJSON *o, int pretty)
 
 int ks_catalog_main(int argc, char **argv)
 {
-	enum { OPT_JSON = 1, OPT_EXPORT, OPT_PLANS, OPT_SM_COUNT };
+	enum { OPT_JSON = 1, OPT_EXPORT, OPT_PLANS, OPT_SM_COUNT, OPT_LANGUAGE };
 	static const struct option lopts[] = {
 		KS_CLI_REFS_LONGOPTS,
 		{ "json", no_argument, 0, OPT_JSON },
 		{ "export-prompts", required_argument, 0, OPT_EXPORT },
+		{ "language", required_argument, 0, OPT_LANGUAGE },
 		{ "plans", required_argument, 0, OPT_PLANS },
 		{ "sm-count", required_argument, 0, OPT_SM_COUNT },
 		{ "help", no_argument, 0, 'h' },
@@ -37,7 +38,8 @@ int ks_catalog_main(int argc, char **argv)
 	};
 	ks_cli_refs ro = { 0 };
 	char *refs = NULL;
-	const char *export = NULL, *plans = NULL;
+	const char *export = NULL, *plans = NULL, *language = NULL;
+	ks_prompt_lang lang = KS_PROMPT_CUDA;
 	long sm_count = 0;
 	ks_problem_set *set = NULL;
 	int opt, json = 0, rc = KS_EXIT_OK;
@@ -57,6 +59,11 @@ int ks_catalog_main(int argc, char **argv)
 		case OPT_PLANS:
 			plans = optarg;
 			break;
+		case OPT_LANGUAGE:
+			language = optarg;
+			if (ks_prompt_lang_parse(&lang, optarg) < 0)
+				return ks_cli_usage_error(PROG, "--language: %s", ks_error_msg());
+			break;
 		case OPT_SM_COUNT: {
 			char *end;
 			sm_count = strtol(optarg, &end, 10);
@@ -66,11 +73,15 @@ int ks_catalog_main(int argc, char **argv)
 			break;
 		}
 		case 'h':
-			printf("Usage: score problems [--refs DIR] [--suite NAME] [--json] [--export-prompts FILE]\n"
+			printf("Usage: score problems [--refs DIR] [--suite NAME] [--json]\n"
+			       "                      [--export-prompts FILE [--language cuda|triton]]\n"
 			       "                      [--plans FILE [--sm-count N]]\n"
 			       "Lists the reference problems (suite, difficulty, tensors, cases, perf sizes).\n"
 			       "  --export-prompts FILE  write the agent instructions as a GEAK-style JSON array\n"
 			       "                         (instruction, file, difficulty) for an agent to answer\n"
+			       "  --language L           the language the answers are to be written in: cuda\n"
+			       "                         (device code, the default) or triton (Python: Triton\n"
+			       "                         kernels and the problem's entry function)\n"
 			       "  --plans FILE           write the golden launch plans of every case, resolved\n"
 			       "                         (kscore.plans/1: shapes, buffers, launches, source)\n"
 			       "  --sm-count N           the sm_count the plans use (default %d, an H100's)\n"
@@ -81,6 +92,8 @@ int ks_catalog_main(int argc, char **argv)
 			return KS_EXIT_USAGE;
 		}
 	}
+	if (language && !export)
+		return ks_cli_usage_error(PROG, "--language applies to --export-prompts");
 	if ((rc = ks_cli_refs_load(&set, &refs, &ro, PROG, 1)) != 0)
 		goto done;
 	for (i = 0; i < set->nerrors; i++)
@@ -93,10 +106,14 @@ int ks_catalog_main(int argc, char **argv)
 			fprintf(stderr, PROG ": wrote the plans of %zu problems to %s\n", set->n, plans);
 	}
 	if (export) {
-		if (write_json(export, ks_catalog_prompts(set), 1) < 0)
+		cJSON *a = ks_catalog_prompts(set, lang);
+		size_t n = (size_t)cJSON_GetArraySize(a);
+		if (write_json(export, a, 1) < 0)
 			rc = KS_EXIT_IOERR;
 		else if (!json)
-			fprintf(stderr, PROG ": wrote %zu instructions to %s\n", set->n, export);
+			fprintf(stderr, PROG ": wrote %zu %s instructions to %s%s\n", n,
+				lang == KS_PROMPT_TRITON ? "Triton" : "CUDA", export,
+				n < set->n ? " (problems without a Python entry left out)" : "");
 	}
 	if (json) {
 		cJSON *a = ks_catalog_list(set);

@@ -433,6 +433,65 @@ static int check_cases(const ks_problem *p, ks_case *cases, size_t n)
 	return 0;
 }
 
+/* The Python entry against the spec (the section's syntax is pyentry's): every name it passes is
+ * an argument of the spec, passed once; every input tensor is passed or made by the entry; every
+ * output tensor is returned or passed, so the trace can identify each buffer it sees. */
+static int check_python(const ks_problem *p)
+{
+	const ks_python_entry *e = &p->python;
+	int *used = ks_calloc(p->nargs + 1, sizeof(int)), ai;
+	size_t i;
+	int rc = 0;
+	for (i = 0; i < e->nargs + e->nkwargs && rc == 0; i++) {
+		const ks_pyarg *a = i < e->nargs ? &e->args[i] : &e->kwargs[i - e->nargs];
+		char what[96];
+		if (a->key)
+			snprintf(what, sizeof(what), "python.kwargs.%s", a->key);
+		else
+			snprintf(what, sizeof(what), "python.args[%zu]", i);
+		if (a->kind != KS_PYARG_NAME)
+			continue;
+		if ((ai = ks_problem_arg_index(p, a->ref)) < 0)
+			rc = ks_error_set(KS_EINVALID, "%s: \"%s\" is not an argument of the spec", what, a->ref);
+		else if (used[ai]++)
+			rc = ks_error_set(KS_EINVALID, "%s: %s is passed twice", what, a->ref);
+	}
+	if (rc == 0 && e->returns) {
+		if ((ai = ks_problem_arg_index(p, e->returns)) < 0 || p->args[ai].role != KS_ROLE_OUT)
+			rc = ks_error_set(KS_EINVALID, "python.returns: \"%s\" is not an out tensor of the spec",
+					  e->returns);
+		else if (used[ai]++)
+			rc = ks_error_set(KS_EINVALID, "python.returns: %s is returned, so it is not passed too",
+					  e->returns);
+	}
+	for (i = 0; i < e->nmade && rc == 0; i++) {
+		if ((ai = ks_problem_arg_index(p, e->made_by_entry[i])) < 0 || p->args[ai].role != KS_ROLE_IN)
+			rc = ks_error_set(KS_EINVALID, "python.made_by_entry: \"%s\" is not an in tensor of the "
+					  "spec", e->made_by_entry[i]);
+		else if (used[ai]++)
+			rc = ks_error_set(KS_EINVALID, "python.made_by_entry: %s is made by the entry, so it is "
+					  "not passed too", e->made_by_entry[i]);
+	}
+	for (i = 0; i < p->nargs && rc == 0; i++) {
+		const ks_arg *a = &p->args[i];
+		if (used[i] || a->role == KS_ROLE_SCALAR)
+			continue;
+		if (a->role == KS_ROLE_OUT)
+			rc = ks_error_set(KS_EINVALID, "python: output %s is neither returned nor passed to %s",
+					  a->name, e->entry);
+		else
+			rc = ks_error_set(KS_EINVALID, "python: input %s is neither passed to %s nor in "
+					  "made_by_entry", a->name, e->entry);
+	}
+	ks_free(used);
+	return rc;
+}
+
+cJSON *ks_problem_python_json(const ks_problem *p)
+{
+	return ks_pyentry_json(&p->python);
+}
+
 static int load_launch(ks_problem *p, ks_launch *l, const cJSON *v, const char *field)
 {
 	char what[256];
@@ -552,6 +611,10 @@ static int load_spec(ks_problem *p, const cJSON *j)
 		if (!outputs)
 			return ks_error_set(KS_EINVALID, "the problem has no out or inout tensor");
 	}
+	it = cJSON_GetObjectItemCaseSensitive(j, "python");
+	if (it && !cJSON_IsNull(it) &&
+	    ((rc = ks_pyentry_parse(&p->python, it)) < 0 || (rc = check_python(p)) < 0))
+		return rc;
 
 	it = cJSON_GetObjectItemCaseSensitive(j, "launch");
 	if (!it)
@@ -705,6 +768,7 @@ void ks_problem_free(ks_problem *p)
 	ks_free_strv(p->let_exprs, p->nlets);
 	ks_launch_clear(&p->launch);
 	ks_launch_clear(&p->golden_launch);
+	ks_pyentry_clear(&p->python);
 	ks_free(p->name);
 	ks_free(p->suite);
 	ks_free(p->dir);
@@ -798,10 +862,4 @@ void ks_problem_set_free(ks_problem_set *set)
 	ks_free_strv(set->errors, set->nerrors);
 	ks_free(set->root);
 	ks_free(set);
-}
-
-cJSON *ks_problem_python_json(const ks_problem *p)
-{
-	(void)p; /* TEMPORARY until the spec's python section is parsed (problems-py branch) */
-	return NULL;
 }

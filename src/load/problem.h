@@ -13,6 +13,7 @@
 #include "load/dtype.h"
 #include "load/expr.h"
 #include "load/launch.h"
+#include "load/pyentry.h"
 
 typedef enum { KS_ROLE_IN = 0, KS_ROLE_OUT, KS_ROLE_INOUT, KS_ROLE_SCALAR } ks_role;
 
@@ -67,6 +68,7 @@ typedef struct {
 	size_t ncorrectness, nperf;
 	char *golden_src;        /* golden.cu contents */
 	char *instruction;       /* instruction.md contents */
+	ks_python_entry python;  /* how a Triton answer's entry is called; entry NULL: none */
 	char sha256[65];         /* of problem.json and golden.cu: identifies the spec version */
 	int64_t sm_count;        /* the `sm_count` of expressions: the device's, once one is known */
 } ks_problem;
@@ -87,8 +89,9 @@ typedef struct {
 	size_t nerrors;
 } ks_problem_set;
 
-/* The problem's Python entry for Triton answers, as the `entry` object of a trace request
- * (docs/triton-protocol.md), or NULL when the problem has none. Caller frees with cJSON_Delete. */
+/* The problem's Python entry for Triton answers (its `python` section, load/pyentry.h), as the
+ * `entry` object of a trace request (docs/triton-protocol.md): {"name", "args", "kwargs",
+ * "returns", "made_by_entry"}; NULL when the problem has none. Caller frees with cJSON_Delete. */
 cJSON *ks_problem_python_json(const ks_problem *p);
 
 /* Loads and validates one problem folder. Caller frees with ks_problem_free. */

@@ -1,6 +1,5 @@
 /* catalog: see src/refs/catalog.h. */
 #include "refs/catalog.h"
-#include "lang/cuda/compat.h"
 #include "util/errors.h"
 #include "util/fsutil.h"
 #include "util/jsonutil.h"
@@ -11,25 +10,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-cJSON *ks_catalog_prompts(const ks_problem_set *set)
+cJSON *ks_catalog_prompts(const ks_problem_set *set, ks_prompt_lang lang)
 {
 	cJSON *a = cJSON_CreateArray();
 	size_t i;
 	for (i = 0; i < set->n; i++) {
 		const ks_problem *p = set->problems[i];
-		cJSON *o = cJSON_CreateObject();
-		char *file = ks_asprintf("%s.%s", p->name, strcmp(p->suite, "hackathon") ? "cu" : "py");
-		size_t len = strlen(p->instruction);
-		/* What may be included is the same for every problem: one note, appended here. */
-		char *text = ks_asprintf("%s%s\n%s\n", p->instruction,
-					 len && p->instruction[len - 1] == '\n' ? "" : "\n",
-					 KS_COMPAT_PROMPT_NOTE);
+		char *text = ks_prompt_text(p, lang), *file;
+		cJSON *o;
+		if (!text)
+			continue; /* a Triton export of a problem without a Python entry */
+		/* GEAK-eval's names keep their .py suffix; a Triton answer is Python whatever its suite */
+		file = ks_asprintf("%s.%s", p->name,
+				   lang == KS_PROMPT_TRITON || !strcmp(p->suite, "hackathon") ? "py" : "cu");
+		o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "instruction", text);
-		ks_free(text);
 		cJSON_AddStringToObject(o, "file", file);
 		cJSON_AddNumberToObject(o, "difficulty", p->difficulty);
 		cJSON_AddStringToObject(o, "suite", p->suite);
+		cJSON_AddStringToObject(o, "language", lang == KS_PROMPT_TRITON ? "triton" : "cuda");
 		cJSON_AddItemToArray(a, o);
+		ks_free(text);
 		ks_free(file);
 	}
 	return a;
@@ -71,6 +72,15 @@ cJSON *ks_catalog_list(const ks_problem_set *set)
 			char *s = case_text(p, &p->perf[k]);
 			cJSON_AddItemToArray(pf, cJSON_CreateString(s));
 			ks_free(s);
+		}
+		{
+			/* the Python entry's call, as the Triton prompt shows it; null without one */
+			char *call = ks_pyentry_call_text(&p->python);
+			char *line = call && p->python.returns ? ks_asprintf("%s = %s", p->python.returns, call)
+							       : NULL;
+			ks_json_add_str(o, "python", line ? line : call);
+			ks_free(line);
+			ks_free(call);
 		}
 		cJSON_AddStringToObject(o, "peak", p->peak);
 		cJSON_AddStringToObject(o, "bytes", p->bytes);

@@ -6,10 +6,13 @@
 
 #include <cJSON.h>
 #include "load/problem.h"
+#include "refs/prompt.h"
 
-/* The export of every problem in set (GEAK field names; `file` is "<name>.py" for the hackathon
- * suite, whose GEAK-eval names keep their suffix, and "<name>.cu" otherwise). Caller frees. */
-cJSON *ks_catalog_prompts(const ks_problem_set *set);
+/* The export of every problem in set, its instruction in lang (refs/prompt.h), with GEAK field
+ * names and `suite`, `language`: `file` is "<name>.py" for Triton and for the hackathon suite,
+ * whose GEAK-eval names keep their suffix, and "<name>.cu" otherwise. A Triton export leaves out
+ * the problems without a Python entry. Caller frees. */
+cJSON *ks_catalog_prompts(const ks_problem_set *set, ks_prompt_lang lang);
 
 /* One line-oriented listing entry per problem as JSON (name, suite, difficulty, dims, dtypes,
  * cases, perf sizes, peak, description). Caller frees. */
