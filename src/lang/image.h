@@ -14,8 +14,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "load/plan.h"
 
-#define KS_IMAGE_MAX_PARTS 16
+#define KS_IMAGE_MAX_PARTS KS_PLAN_MAX_FUNCS
 #define KS_IMAGE_MAGIC "KSIMGB01"
 
 typedef struct {

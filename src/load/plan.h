@@ -48,7 +48,7 @@ size_t ks_plan_param_size(ks_param_kind k);
 /* Kernels one plan may launch, and distinct functions one image may hold (a CUDA module's
  * kernels, or the CUBINs of a Triton answer's bundle, lang/image.h). */
 #define KS_PLAN_MAX_KERNELS 32
-#define KS_PLAN_MAX_FUNCS 16
+#define KS_PLAN_MAX_FUNCS 32
 
 /* Steps: a plan without steps launches its kernels in order. A plan with steps does what they say
  * in order: launch kernel k, fill a (strided) region of a buffer with one value, or copy a strided

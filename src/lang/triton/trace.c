@@ -332,6 +332,26 @@ static int buf_index(const ks_trace_case *c, const char *name, char *const *labe
 	return -1;
 }
 
+/* A float the helper sent: a number, or "nan", "inf", "-inf" (JSON has no non-finite numbers). */
+static int get_float(double *out, const cJSON *v)
+{
+	if (cJSON_IsNumber(v)) {
+		*out = v->valuedouble;
+		return 0;
+	}
+	if (!cJSON_IsString(v))
+		return -1;
+	if (!strcmp(v->valuestring, "nan"))
+		*out = NAN;
+	else if (!strcmp(v->valuestring, "inf"))
+		*out = INFINITY;
+	else if (!strcmp(v->valuestring, "-inf"))
+		*out = -INFINITY;
+	else
+		return -1;
+	return 0;
+}
+
 /* A scalar argument: Triton's signature type gives the parameter's kind and width. */
 static int read_scalar(ks_plan_param *pp, const cJSON *a)
 {
@@ -343,9 +363,8 @@ static int read_scalar(ks_plan_param *pp, const cJSON *a)
 	t = tv->valuestring;
 	if (!strcmp(t, "fp32") || !strcmp(t, "fp64") || !strcmp(t, "fp16") || !strcmp(t, "bf16")) {
 		double f;
-		if (!cJSON_IsNumber(vv))
+		if (get_float(&f, vv) < 0)
 			return -1;
-		f = vv->valuedouble;
 		if (!strcmp(t, "fp32")) {
 			pp->kind = KS_PARAM_F32;
 			pp->f = f;
@@ -439,9 +458,10 @@ static int fill_value(uint32_t *width, uint64_t *bits, const char *t, const cJSO
 {
 	ks_dtype d;
 	double f;
-	if (!cJSON_IsNumber(v) && !cJSON_IsBool(v))
+	if (cJSON_IsBool(v))
+		f = (double)cJSON_IsTrue(v);
+	else if (get_float(&f, v) < 0)
 		return -1;
-	f = cJSON_IsBool(v) ? (double)cJSON_IsTrue(v) : v->valuedouble;
 	if (!strcmp(t, "bool") || !strcmp(t, "i1")) {
 		*width = 1;
 		*bits = f != 0;
@@ -692,7 +712,7 @@ static char *confinement_of(const cJSON *c)
 	const cJSON *x;
 	cJSON_ArrayForEach(x, c)
 	{
-		if (o < sizeof(out) && x->string)
+		if (o < sizeof(out) && x->string && cJSON_IsBool(x))
 			o += (size_t)snprintf(out + o, sizeof(out) - o, "%s%.32s%s", o ? ", " : "", x->string,
 					      cJSON_IsTrue(x) ? "" : cJSON_IsFalse(x) ? " (unavailable)" : "");
 	}
@@ -727,7 +747,8 @@ int ks_trace_read(ks_trace *out, const cJSON *response, const ks_problem *p, con
 	out->versions = versions_of(cJSON_GetObjectItemCaseSensitive(response, "versions"));
 	out->confinement = confinement_of(cJSON_GetObjectItemCaseSensitive(response, "confinement"));
 	out->output = safe_text(response, "stdout");
-	out->seconds = ks_json_num_or(response, "seconds", 0);
+	x = cJSON_GetObjectItemCaseSensitive(response, "seconds");
+	out->seconds = cJSON_IsObject(x) ? ks_json_num_or(x, "total", 0) : ks_json_num_or(response, "seconds", 0);
 	if (get_u64(&line, response, "line", 1u << 30) == 0)
 		out->line = (int)line;
 	if (out->status == KS_TRACE_BROKEN) {

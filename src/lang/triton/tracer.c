@@ -411,6 +411,7 @@ int ks_tracer_check(int *ok, char **reason, int *line, const ks_tracer_options *
 	so.limits = (ks_sandbox_limits)KS_SANDBOX_LIMITS_INIT;
 	so.limits.cpu_seconds = 60;
 	so.limits.address_space_mb = 4096;
+	so.limits.file_size_mb = 64; /* Python probes its temporary folder by writing to it */
 	if ((rc = ks_spawn_run(&sr, &so)) < 0)
 		goto done;
 	nl = sr.out ? strchr(sr.out, '\n') : NULL;
@@ -418,8 +419,12 @@ int ks_tracer_check(int *ok, char **reason, int *line, const ks_tracer_options *
 		*nl = 0;
 	if (!sr.exited || !sr.out || ks_json_parse(&resp, sr.out, strlen(sr.out), 16, "the Triton check") < 0 ||
 	    ks_json_str(&st, resp, "status", 1) < 0) {
-		rc = ks_error_set(KS_ERROR, "the Triton static check did not answer%s%.300s",
-				  sr.err && *sr.err ? ": " : "", sr.err ? sr.err : "");
+		/* the end of what it wrote says why (a traceback ends with the exception) */
+		size_t n = sr.err ? strlen(sr.err) : 0;
+		while (n && (sr.err[n - 1] == '\n' || sr.err[n - 1] == ' '))
+			sr.err[--n] = 0;
+		rc = ks_error_set(KS_ERROR, "the Triton static check did not answer%s%s", n ? ": " : "",
+				  n > 300 ? sr.err + n - 300 : n ? sr.err : "");
 		goto done;
 	}
 	*ok = strcmp(st, "ok") == 0;
