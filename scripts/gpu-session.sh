@@ -1,7 +1,8 @@
 #!/bin/sh
 # One device call's worth of GPU work, from a build packed with gpu-pack into .gpu/:
 #   sh scripts/gpu-session.sh STEP...
-# Steps: calibrate (measure the ceilings), bench (make bench), trace (bench/trace-runs.sh: where the
+# Steps: calibrate (measure the ceilings), bench (make bench), triton (the Triton answers,
+# tests/gpu/triton.sh), trace (bench/trace-runs.sh: where the
 # wall time goes, from KSCORE_TRACE), tests (the GPU suite), example (score the bundled example), candidates (score every
 # honest candidate file), validate (prove the golden kernels against PyTorch and time them),
 # capture-nvtools and measure-nvtools (tests/gpu/: real ncu and compute-sanitizer output, and the cost
@@ -21,6 +22,11 @@ for step in "$@"; do
 	calibrate)
 		say "calibrate"
 		"$KSCORE_BIN" calibrate --force >>"$log" 2>&1
+		echo "exit status $?" >>"$log"
+		;;
+	triton)
+		say "Triton answers (tests/gpu/triton.sh)"
+		OUT="$work" WORK="$work" sh tests/gpu/triton.sh >>"$log" 2>&1
 		echo "exit status $?" >>"$log"
 		;;
 	tests)

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,6 +277,21 @@ static int read_line(ks_tracer *t, char **line, double deadline)
 	}
 }
 
+/* KSCORE_TRITON_KEEP=DIR keeps a copy of every request and response (<problem>-<n>.request.json,
+ * .response.json), for measuring and debugging on a GPU host (tests/gpu/triton.sh); never on by
+ * default. Best effort. */
+static void keep(const char *problem, unsigned long n, const char *kind, const char *text)
+{
+	const char *dir = getenv("KSCORE_TRITON_KEEP");
+	char *path;
+	if (!dir || !*dir || !text)
+		return;
+	path = ks_asprintf("%s/%s-%lu.%s.json", dir, problem, n, kind);
+	if (ks_fs_write_atomic(path, text, strlen(text)) < 0)
+		ks_error_clear();
+	ks_free(path);
+}
+
 /* The tail of a log the helper wrote in its folder, for a message (caller frees), or NULL. */
 static char *log_tail(const char *dir, const char *mode)
 {
@@ -303,10 +319,13 @@ static void fail_trace(ks_trace *out, const ks_problem *p, ks_trace_status st, c
 	(void)p;
 }
 
+static atomic_ulong kept_seq; /* numbers the kept files of all lanes */
+
 int ks_tracer_trace(ks_tracer *t, ks_trace *out, const ks_problem *p, const cJSON *entry, const char *source,
 		    const ks_plan_limits *lim)
 {
 	cJSON *req = NULL, *resp = NULL;
+	unsigned long kept = 0;
 	char *text = NULL, *line = NULL;
 	double deadline;
 	int rc = 0, e;
@@ -325,6 +344,8 @@ int ks_tracer_trace(ks_tracer *t, ks_trace *out, const ks_problem *p, const cJSO
 		goto done;
 	}
 	text = cJSON_PrintUnformatted(req);
+	kept = atomic_fetch_add(&kept_seq, 1);
+	keep(p->name, kept, "request", text);
 	/* the first answer of a server also waits for its imports */
 	deadline = now_s() + t->o.timeout_s + t->o.grace_s + (t->next_id == 1 ? t->o.start_timeout_s : 0);
 	if (write_all(t->in, text, strlen(text)) < 0 || write_all(t->in, "\n", 1) < 0) {
@@ -346,6 +367,7 @@ int ks_tracer_trace(ks_tracer *t, ks_trace *out, const ks_problem *p, const cJSO
 		stop_server(t); /* a fresh one for the next answer */
 		goto done;
 	}
+	keep(p->name, kept, "response", line);
 	if (ks_json_parse(&resp, line, strlen(line), 64, "the Triton helper's response") < 0) {
 		fail_trace(out, p, KS_TRACE_BROKEN, ks_error_msg());
 		ks_error_clear();
