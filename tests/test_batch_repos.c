@@ -124,6 +124,100 @@ static void test_late_pull_request_is_not_scored_on_the_base(void)
 	ks_free(base);
 }
 
+/* A hub made with `git init --bare` into which main was pushed: its HEAD names refs/heads/master,
+ * which does not exist. The base falls back to main, so the late pull request is late and never
+ * scored on the organizers' example. A hub with neither main nor master fails every pull request
+ * with bad_base, saying how to name the base; --base or pull_requests.base names it. */
+static void test_base_of_a_hub_whose_head_names_no_branch(void)
+{
+	cJSON *rep, *rec, *lb;
+	char *base;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	init_repo("work");
+	put_fixture("good.json", "work/sub/" SUB "_1.json");
+	commit("work", "2025-08-20T10:00:00Z", "organizer example");
+	base = git_out("work", "main");
+	sh("cd work && git checkout -q -b late");
+	put_fixture("sub.json", "work/sub/" SUB "_5.json");
+	commit("work", "2025-08-26T10:00:00Z", "[Team Late] submission");
+	sh("cd work && git checkout -q main && git checkout -q -b ontime");
+	put_fixture("sub.json", "work/sub/" SUB "_2.json");
+	commit("work", "2025-08-22T10:00:00Z", "[Team Ontime] submission");
+	sh("git -c init.defaultBranch=master init -q --bare hub.git && cd work && "
+	   "git push -q ../hub.git main late:refs/pull/1/head ontime:refs/pull/2/head");
+
+	KT_EQ_INT(batch("--compile-only --json --pull-requests hub.git --deadline " DEADLINE
+			" --submission '" PATTERN "'"), 0);
+	rep = report();
+	KT_EQ_STR(gets_(report_team(rep, "Team Late"), "status"), "late");
+	KT_EQ_STR(gets_(report_team(rep, "Team Ontime"), "status"), "scored");
+	cJSON_Delete(rep);
+	rec = record("Team_Late");
+	KT_ASSERT(cJSON_IsNull(get(rec, "commit")));  /* not the organizers' commit */
+	KT_EQ_STR(gets_(rec, "base"), "refs/heads/main");
+	KT_EQ_STR(gets_(rec, "base_commit"), base);
+	KT_ASSERT(!exists("results/Team_Late/score.json"));
+	cJSON_Delete(rec);
+	rec = record("Team_Ontime");
+	KT_EQ_STR(gets_(rec, "file"), "sub/" SUB "_2.json");
+	KT_EQ_STR(gets_(rec, "base_commit"), base);
+	cJSON_Delete(rec);
+
+	/* neither main nor master: no pull request is scored, each says how to name the base */
+	sh("git -c init.defaultBranch=master init -q --bare hub2.git && cd work && "
+	   "git push -q ../hub2.git main:trunk late:refs/pull/1/head ontime:refs/pull/2/head");
+	KT_EQ_INT(batch("--compile-only --json --out res2 --pull-requests hub2.git --deadline " DEADLINE
+			" --submission '" PATTERN "'"), 1);
+	rep = report();
+	KT_EQ_STR(gets_(report_team(rep, "Team Late"), "reason"), "bad_base");
+	KT_EQ_STR(gets_(report_team(rep, "Team Ontime"), "reason"), "bad_base");
+	KT_EQ_INT(get(rep, "failed")->valuedouble, 2);
+	cJSON_Delete(rep);
+	rec = json_file("res2/Team_Ontime/batch.json");
+	KT_EQ_STR(gets_(rec, "status"), "failed");
+	KT_ASSERT(cJSON_IsNull(get(rec, "commit")));
+	KT_CONTAINS(gets_(rec, "detail"), "refs/heads/main");
+	KT_CONTAINS(gets_(rec, "detail"), "--base");
+	KT_CONTAINS(gets_(rec, "detail"), "\"base\"");
+	cJSON_Delete(rec);
+	KT_ASSERT(!exists("res2/Team_Ontime/score.json"));
+	lb = json_file("res2/leaderboard.json");
+	KT_EQ_STR(gets_(board_row(lb, "Team Late"), "reason"), "bad_base");
+	KT_EQ_STR(gets_(board_row(lb, "Team Ontime"), "status"), "failed");
+	cJSON_Delete(lb);
+
+	/* named on the command line, then in the manifest */
+	KT_EQ_INT(batch("--compile-only --json --out res2 --base trunk --pull-requests hub2.git --deadline "
+			DEADLINE " --submission '" PATTERN "'"), 0);
+	rep = report();
+	KT_EQ_STR(gets_(report_team(rep, "Team Late"), "status"), "late");
+	KT_EQ_STR(gets_(report_team(rep, "Team Ontime"), "status"), "scored");
+	cJSON_Delete(rep);
+	rec = json_file("res2/Team_Ontime/batch.json");
+	KT_EQ_STR(gets_(rec, "base"), "trunk");
+	KT_EQ_STR(gets_(rec, "file"), "sub/" SUB "_2.json");
+	cJSON_Delete(rec);
+	put("pr2.json", "{\"schema\": \"kscore.batch/1\", \"deadline\": \"" DEADLINE "\", \"submission\": \""
+	    PATTERN "\", \"pull_requests\": {\"repo\": \"hub2.git\", \"base\": \"trunk\"}}");
+	KT_EQ_INT(batch("--compile-only --json --out res3 pr2.json"), 0);
+	rep = report();
+	KT_EQ_STR(gets_(report_team(rep, "Team Late"), "status"), "late");
+	cJSON_Delete(rep);
+	/* --base goes with pull-request mode only */
+	put("m.json", "{\"schema\": \"kscore.batch/1\", \"deadline\": \"" DEADLINE "\", \"submission\": \""
+	    PATTERN "\", \"teams\": [{\"name\": \"t\", \"repo\": \"hub2.git\", \"ref\": \"refs/pull/2/head\"}]}");
+	KT_EQ_INT(batch("--compile-only --out res4 --base trunk m.json"), 64);
+	KT_CONTAINS(g_err, "--base");
+	/* a team of teams with a pull-request ref: the same rule, naming the team's own "base" */
+	KT_EQ_INT(batch("--compile-only --json --out res4 m.json"), 1);
+	rep = report();
+	KT_EQ_STR(gets_(report_team(rep, "t"), "reason"), "bad_base");
+	KT_CONTAINS(gets_(report_team(rep, "t"), "detail"), "\"base\"");
+	cJSON_Delete(rep);
+	ks_free(base);
+}
+
 /* Two pull requests branched from an old base commit that holds the organizers' example. "Old"
  * commits only notes before the deadline: its tree still holds the example, which is not its
  * own. "Merge" adds iteration 2, then merges the base, which meanwhile added iteration 9: only
@@ -512,7 +606,8 @@ static void test_quiet_and_compile_only_wording(void)
 }
 
 static const kt_test tests[] = {
-	KT(test_late_pull_request_is_not_scored_on_the_base), KT(test_pull_requests_from_an_old_base_commit),
+	KT(test_late_pull_request_is_not_scored_on_the_base), KT(test_base_of_a_hub_whose_head_names_no_branch),
+	KT(test_pull_requests_from_an_old_base_commit),
 	KT(test_team_names_from_subjects), KT(test_submission_layouts), KT(test_repositories_missing_an_object),
 	KT(test_geak_result_folder), KT(test_quiet_and_compile_only_wording), { 0 }
 };

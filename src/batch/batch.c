@@ -144,6 +144,15 @@ static int load_teams(bt_batch *b)
 		ks_free(b->m->pull_repo);
 		b->m->pull_repo = ks_strdup(b->o.pull_repo);
 	}
+	if (b->o.base) {
+		if (!b->m->pull_repo) {
+			fprintf(stderr, "score batch: --base goes with pull-request mode (--pull-requests or "
+				"\"pull_requests\"); name a team's base as its \"base\" in the manifest\n");
+			return KS_EXIT_USAGE;
+		}
+		ks_free(b->m->pull_base);
+		b->m->pull_base = ks_strdup(b->o.base);
+	}
 	if (b->m->deadline == KS_MANIFEST_NO_DEADLINE) {
 		fprintf(stderr, "score batch: no deadline: set \"deadline\" in the manifest or use --deadline\n");
 		return b->o.manifest_path ? KS_EXIT_DATAERR : KS_EXIT_USAGE;

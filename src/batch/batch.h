@@ -27,6 +27,7 @@ typedef struct {
 	const char *manifest_path;    /* NULL: pull-request mode from the command line alone */
 	/* command-line overrides of the manifest (NULL, 0 or -1: not given) */
 	const char *pull_repo, *deadline;
+	const char *base;             /* --base: the base of every pull request (pull-request mode) */
 	const char *const *submissions;  /* --submission, repeated: tried in order */
 	size_t nsubmissions;
 	int name_from;                /* --name-from (ks_manifest_name_from), -1: the manifest's */

@@ -501,19 +501,28 @@ const ks_manifest_paths *bt_team_paths(const bt_batch *b, const ks_manifest_team
 }
 
 /* The history that is not the team's own: the base the manifest names, or for a pull request
- * the repository's default branch. 0 decided (o->base set, or no base), -1 the team failed. */
+ * the repository's default branch (HEAD, else main, else master). Without one no commit can be
+ * told to be the team's: the team fails, saying how to name its base. 0 decided (o->base set, or
+ * no base wanted), -1 the team failed. */
 static int find_base(outcome *o, const ks_manifest_team *t)
 {
-	int pull = !strncmp(t->ref, "refs/pull/", 10), rc;
+	const char *dflt = NULL;
+	int pull = !strncmp(t->ref, "refs/pull/", 10);
 	if (!t->base && !pull)
 		return 0;
-	o->base_ref = ks_strdup(t->base ? t->base : "HEAD");
-	rc = ks_repo_base(o->base, o->slot->repo, o->tip, o->base_ref);
-	if (rc == KS_ENOTFOUND && !t->base) {
-		ks_error_clear();  /* no default branch: a pull request's whole history counts */
-		return 0;
+	if (!t->base && ks_repo_default_branch(&dflt, o->slot->repo) < 0) {
+		char *msg = ks_asprintf("%s: the pull request's own commits cannot be told from the "
+					"organizers', so none is scored; name the branch it was made against "
+					"as its base: %s", ks_error_msg(),
+					t->pull ? "\"base\" in the manifest's \"pull_requests\" (or in "
+						  "teams_by_number), or --base BRANCH" :
+						  "the team's \"base\" in the manifest");
+		fail(o, t, "bad_base", msg);
+		ks_free(msg);
+		return -1;
 	}
-	if (rc < 0) {
+	o->base_ref = ks_strdup(t->base ? t->base : dflt);
+	if (ks_repo_base(o->base, o->slot->repo, o->tip, o->base_ref) < 0) {
 		fail(o, t, "bad_base", ks_error_msg());
 		return -1;
 	}

@@ -654,6 +654,36 @@ int ks_repo_pick_commit(ks_repo_pick *out, ks_repo *r, const char *tip, const ch
 	return walk(r, &chosen, base ? &hide : NULL, pick_step, &ps);
 }
 
+int ks_repo_default_branch(const char **ref, ks_repo *r)
+{
+	static const char *const tried[] = { "HEAD", "refs/heads/main", "refs/heads/master" };
+	git_reference *head = NULL;
+	char *names = NULL;
+	git_oid oid;
+	size_t i;
+	int found;
+
+	*ref = NULL;
+	for (i = 0; i < sizeof(tried) / sizeof(tried[0]); i++) {
+		if ((found = ref_commit(&oid, r, tried[i], tried[i])) < 0)
+			return found;
+		if (found) {
+			*ref = tried[i];
+			return 0;
+		}
+	}
+	/* say what HEAD names: "refs/heads/master" in a `git init --bare` hub that got only main */
+	if (git_reference_lookup(&head, r->git, "HEAD") == 0 && git_reference_type(head) == GIT_REFERENCE_SYMBOLIC)
+		names = ks_asprintf("its HEAD names %s, which it does not have", git_reference_symbolic_target(head));
+	git_reference_free(head);
+	git_error_clear();
+	found = ks_error_set(KS_ENOTFOUND, "repository %s: no default branch (%s, and it has neither "
+			     "refs/heads/main nor refs/heads/master)", r->display,
+			     names ? names : "its HEAD names no branch it has");
+	ks_free(names);
+	return found;
+}
+
 int ks_repo_base(char out[41], ks_repo *r, const char *tip, const char *base_ref)
 {
 	git_oid t, b, prev;
@@ -663,7 +693,9 @@ int ks_repo_base(char out[41], ks_repo *r, const char *tip, const char *base_ref
 	int rc, in;
 
 	out[0] = '\0';
-	if ((rc = ks_repo_resolve(id, r, base_ref ? base_ref : "HEAD")) < 0)
+	if (!base_ref && (rc = ks_repo_default_branch(&base_ref, r)) < 0)
+		return rc;
+	if ((rc = ks_repo_resolve(id, r, base_ref)) < 0)
 		return ks_error_wrap(rc, "the base of ref commit %.12s", tip);
 	if (git_oid_fromstr(&t, tip) < 0 || strlen(tip) != GIT_OID_HEXSZ)
 		return ks_error_set(KS_EINVALID, "repository %s: %s is not a full commit id", r->display, tip);
@@ -683,7 +715,7 @@ int ks_repo_base(char out[41], ks_repo *r, const char *tip, const char *base_ref
 		const git_oid *p1;
 		if (++steps > MAX_MAINLINE)
 			return ks_error_set(KS_ELIMIT, "repository %s: no merge of %.12s within %u commits of "
-					    "the base %s", r->display, tip, MAX_MAINLINE, base_ref ? base_ref : "HEAD");
+					    "the base %s", r->display, tip, MAX_MAINLINE, base_ref);
 		if (git_commit_lookup(&cm, r->git, &prev) < 0)
 			return rp_fail(r, KS_ERROR, "cannot read a commit of the base", base_ref);
 		p1 = git_commit_parentcount(cm) ? git_commit_parent_id(cm, 0) : NULL;

@@ -117,8 +117,15 @@ typedef struct {
 int ks_repo_pick_commit(ks_repo_pick *out, ks_repo *r, const char *tip, const char *base,
 			int64_t deadline, size_t max_later);
 
-/* The commit whose history is not the team's own, for ks_repo_pick_commit: `base_ref` (NULL:
- * "HEAD", the default branch) resolved, when it does not contain `tip` or is tip itself (then
+/* The repository's default branch, the base of a pull request that names none: "HEAD" when it
+ * leads to a commit, else "refs/heads/main", else "refs/heads/master" (a hub made with
+ * `git init --bare` into which main was pushed has a HEAD naming a master it does not have).
+ * *ref gets the name (a static string). KS_ENOTFOUND, with a message saying what HEAD names,
+ * when there is none. */
+int ks_repo_default_branch(const char **ref, ks_repo *r);
+
+/* The commit whose history is not the team's own, for ks_repo_pick_commit: `base_ref` (NULL: the
+ * default branch, ks_repo_default_branch) resolved, when it does not contain `tip` or is tip itself (then
  * nothing is the team's own). When it contains tip (the pull request was merged), the first parent of the merge that brought tip in, found along the base's
  * first parents. out gets 41 bytes. Fails with the message set: KS_ENOTFOUND (no such base),
  * KS_EINVALID when tip lies on the base's first-parent line itself (fast-forwarded: its own

@@ -30,6 +30,9 @@ static void usage(FILE *f)
 	      "  -o, --out DIR             results folder (default: %s)\n"
 	      "      --pull-requests REPO  score every refs/pull/N/head of REPO, one team each: only the\n"
 	      "                            pull request's own commits count (not the default branch's)\n"
+	      "      --base BRANCH         the branch the pull requests were made against (overrides\n"
+	      "                            pull_requests.base; default: the default branch, else main,\n"
+	      "                            else master)\n"
 	      "      --name-from RULE      name unmapped pull requests by subject (the whole subject),\n"
 	      "                            author or number (pr-N); default: a team name written in the\n"
 	      "                            head subject (\"[Team X]\", \"team: X\", ...), else pr-N\n"
@@ -120,6 +123,7 @@ int ks_batch_main(int argc, char **argv)
 		{ "dry-run", no_argument, 0, 14 },
 		{ "name-from", required_argument, 0, 15 },
 		{ "no-site", no_argument, 0, 16 },
+		{ "base", required_argument, 0, 17 },
 		{ "help", no_argument, 0, 'h' },
 		KS_SCOREOPTS_LONGOPTS,
 		{ 0, 0, 0, 0 }
@@ -229,6 +233,14 @@ int ks_batch_main(int argc, char **argv)
 			continue;
 		case 16:
 			o.no_site = 1;
+			continue;
+		case 17:
+			if (!*optarg) {
+				fprintf(stderr, "score batch: --base takes a branch, tag or commit\n");
+				rc = KS_EXIT_USAGE;
+				goto done;
+			}
+			o.base = optarg;
 			continue;
 		case 15: {
 			ks_manifest_name_from nf;
