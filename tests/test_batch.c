@@ -4,6 +4,7 @@
  * after a deleted result and after a kill, --rescore, and no secret in any file or log. */
 #include "batchtest.h"
 #include "batch/batch.h"
+#include "batch/batch_int.h"
 #include "util/buf.h"
 #include "util/errors.h"
 #include "util/fsutil.h"
@@ -672,11 +673,51 @@ static void test_progress_on_a_terminal(void)
 	ks_free(b);
 }
 
+/* One repository written two ways in a manifest ("../x" from another folder, and its absolute
+ * path) is one repository: opened and fetched once per run. */
+static void test_one_repository_two_ways_is_fetched_once(void)
+{
+	bt_batch b;
+	bt_repo_slot *s1, *s2;
+	char *rel, *abs, *conf;
+	cJSON *rep;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	init_repo("repos/x");
+	put_fixture("good.json", "repos/x/s.json");
+	commit("repos/x", "2025-08-20T10:00:00Z", "x");
+	memset(&b, 0, sizeof(b));
+	b.cache = tmp("cache-unit");
+	rel = tmp("conf/../repos/x");  /* what the manifest makes of "../repos/x" in conf/ */
+	abs = tmp("repos/x");
+	sh("mkdir -p conf");
+	s1 = bt_get_repo(&b, rel);
+	s2 = bt_get_repo(&b, abs);
+	KT_ASSERT_MSG(s1->error == NULL, "%s", s1->error);
+	KT_ASSERT(s1 == s2);
+	KT_EQ_INT(b.nslots, 1);
+	bt_slots_free(&b);
+	ks_free(b.cache);
+
+	conf = ks_asprintf("{\"schema\": \"kscore.batch/1\", \"deadline\": \"" DEADLINE "\", \"submission\": "
+			   "\"s.json\", \"teams\": [{\"name\": \"a\", \"repo\": \"../repos/x\"}, "
+			   "{\"name\": \"b\", \"repo\": \"%s\"}]}", abs);
+	put("conf/m.json", conf);
+	KT_EQ_INT(batch("--compile-only --json conf/m.json"), 0);
+	rep = report();
+	KT_EQ_STR(gets_(report_team(rep, "a"), "status"), "scored");
+	KT_EQ_STR(gets_(report_team(rep, "b"), "status"), "scored");
+	cJSON_Delete(rep);
+	ks_free(conf);
+	ks_free(rel);
+	ks_free(abs);
+}
+
 static const kt_test tests[] = {
 	KT(test_usage_and_manifest_errors), KT(test_teams_end_to_end),
 	KT(test_pull_requests_end_to_end), KT(test_resume_after_a_deleted_result_and_rescore),
 	KT(test_resume_after_a_kill), KT(test_cache_is_used_when_a_repository_goes_away),
 	KT(test_no_secret_in_any_file_or_log), KT(test_no_gpu_fallback_exit_code),
-	KT(test_progress_on_a_terminal), { 0 }
+	KT(test_progress_on_a_terminal), KT(test_one_repository_two_ways_is_fetched_once), { 0 }
 };
 KT_MAIN("batch", tests)

@@ -508,8 +508,25 @@ static void test_repositories_missing_an_object(void)
 	KT_EQ_INT(batch("--compile-only --json --no-fetch m.json"), 1);
 	rep = report();
 	KT_EQ_STR(gets_(report_team(rep, "holey"), "status"), "already_scored");
+	KT_CONTAINS(gets_(report_team(rep, "holey"), "fetch_warning"), blob);
 	KT_CONTAINS(gets_(report_team(rep, "broken"), "detail"), "lacked that object");
 	cJSON_Delete(rep);
+	/* fetched again (every ref up to date): what the repositories lack is still known, the cause
+	 * still right, and the warning still in the records */
+	KT_EQ_INT(batch("--compile-only --json --rescore m.json"), 1);
+	rep = report();
+	KT_EQ_STR(gets_(report_team(rep, "holey"), "status"), "scored");
+	KT_CONTAINS(gets_(report_team(rep, "holey"), "fetch_warning"), blob);
+	KT_CONTAINS(gets_(report_team(rep, "broken"), "detail"), "lacked that object when it was fetched");
+	cJSON_Delete(rep);
+	rec = record("holey");
+	KT_CONTAINS(gets_(rec, "fetch_warning"), "unrelated.txt");
+	cJSON_Delete(rec);
+	rec = record("broken");
+	KT_EQ_STR(gets_(rec, "missing_object"), own);
+	KT_NOT_CONTAINS(gets_(rec, "detail"), "incomplete");
+	KT_CONTAINS(gets_(rec, "fetch_warning"), own);
+	cJSON_Delete(rec);
 
 	/* pull-request mode: the hub lacks a blob of its main branch */
 	init_repo("work");

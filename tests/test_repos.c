@@ -562,6 +562,105 @@ static void test_a_repository_that_lacks_an_object(void)
 	ks_free(blob);
 }
 
+/* What the source lacks stays recorded across fetches of the same mirror (whichever way the later
+ * fetch goes), the message keeps its cause, and once the source has the object again the next
+ * fetch copies it and the record forgets it. */
+static void test_what_a_source_lacks_is_remembered(void)
+{
+	ks_repo *r;
+	char *tip, *blob, *meta, *data = NULL, *path = NULL;
+	int i;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	sh("git -c init.defaultBranch=main init -q holes");
+	put("holes/s.json", "[s]");
+	put("holes/gone.json", "[gone]");
+	commit("holes", "2025-08-20T10:00:00Z", "holes");
+	tip = git_text("git -C holes rev-parse HEAD%s", "");
+	blob = git_text("git -C holes rev-parse HEAD:gone.json%s", "");
+	sh("rm holes/.git/objects/%.2s/%s", blob, blob + 2);
+	for (i = 0; i < 3; i++) {
+		/* the second fetch finds every ref up to date; the third follows a new commit (made
+		 * without `git add`, which would write the missing blob again) */
+		if (i == 2)
+			sh("cd holes && GIT_COMMITTER_DATE=2025-08-21T10:00:00Z git commit -q --allow-empty -m more "
+			   "&& ! git cat-file -e %s", blob);
+		r = open_fetch("holes");
+		KT_ASSERT_MSG(ks_repo_fetch_note(r) != NULL, "fetch %d forgot what the source lacks", i + 1);
+		KT_CONTAINS(ks_repo_fetch_note(r), blob);
+		KT_CONTAINS(ks_repo_fetch_note(r), "gone.json");
+		meta = ks_path_join(ks_repo_path(r), "kscore-mirror.json");
+		{
+			char *text = NULL;
+			size_t n;
+			KT_EQ_INT(ks_fs_read(&text, &n, meta, 1 << 20), 0);
+			KT_CONTAINS(text, "missing_objects");
+			KT_CONTAINS(text, blob);
+			ks_free(text);
+		}
+		ks_free(meta);
+		KT_EQ_INT(ks_repo_read_file(&data, NULL, &path, r, tip, "gone.json", 1024), KS_ENOTFOUND);
+		KT_CONTAINS(ks_error_msg(), "lacked that object when it was fetched");
+		KT_NOT_CONTAINS(ks_error_msg(), "incomplete");
+		ks_repo_free(r);
+	}
+	/* opened without a fetch (--no-fetch), the mirror still says what it lacks */
+	{
+		ks_repo_options o = KS_REPO_OPTIONS_INIT;
+		char *cache = ks_asprintf("%s/cache", kt_tmpdir());
+		o.cache_dir = cache;
+		o.base_dir = kt_tmpdir();
+		KT_EQ_INT(ks_repo_open(&r, "holes", &o), 0);
+		KT_ASSERT(ks_repo_fetch_note(r) != NULL);
+		KT_CONTAINS(ks_repo_fetch_note(r), blob);
+		ks_repo_free(r);
+		ks_free(cache);
+	}
+	/* the source has it again: copied, and no longer recorded */
+	sh("cd holes && git hash-object -w gone.json");
+	r = open_fetch("holes");
+	KT_ASSERT(ks_repo_fetch_note(r) == NULL || !strstr(ks_repo_fetch_note(r), blob));
+	KT_EQ_INT(ks_repo_read_file(&data, NULL, &path, r, tip, "gone.json", 1024), 0);
+	KT_EQ_STR(data, "[gone]");
+	ks_free(data);
+	ks_free(path);
+	ks_repo_free(r);
+	ks_free(tip);
+	ks_free(blob);
+}
+
+/* One repository written two ways (relative with "..", absolute) is one location, one mirror. */
+static void test_one_repository_two_spellings(void)
+{
+	char *a, *b, *abs, *sub;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	sh("git -c init.defaultBranch=main init -q --bare x.git && mkdir -p sub");
+	abs = ks_asprintf("%s/x.git", kt_tmpdir());
+	sub = ks_asprintf("%s/sub", kt_tmpdir());
+	a = ks_repo_locate("../x.git", sub);
+	b = ks_repo_locate(abs, NULL);
+	KT_EQ_STR(a, b);
+	ks_free(a);
+	a = ks_repo_locate("./sub/../x.git", kt_tmpdir());
+	KT_EQ_STR(a, b);
+	ks_free(a);
+	/* a path that does not exist is folded by its letters */
+	a = ks_repo_locate("/no/such/./dir/../x.git//", NULL);
+	KT_EQ_STR(a, "/no/such/x.git");
+	ks_free(a);
+	a = ks_repo_locate("../../../..", "/a");
+	KT_EQ_STR(a, "/");
+	ks_free(a);
+	/* URLs are kept as given */
+	a = ks_repo_locate("https://tok@example.org/x.git", NULL);
+	KT_EQ_STR(a, "https://tok@example.org/x.git");
+	ks_free(a);
+	ks_free(b);
+	ks_free(abs);
+	ks_free(sub);
+}
+
 static const kt_test tests[] = {
 	KT(test_locations_are_redacted),
 	KT(test_refs_deadline_and_later_commits), KT(test_files_and_patterns),
@@ -569,6 +668,7 @@ static const kt_test tests[] = {
 	KT(test_pull_request_refs_in_a_bare_repository), KT(test_cache_is_reused_and_refreshed),
 	KT(test_unreachable_locations_fail_without_leaking_credentials), KT(test_fetch_size_cap),
 	KT(test_globstar_alternatives_and_pattern_lists), KT(test_pull_request_base_and_own_files),
-	KT(test_a_repository_that_lacks_an_object), { 0 }
+	KT(test_a_repository_that_lacks_an_object), KT(test_what_a_source_lacks_is_remembered),
+	KT(test_one_repository_two_spellings), { 0 }
 };
 KT_MAIN("repos", tests)

@@ -19,7 +19,7 @@
 
 /* A repository, opened and fetched once per run however many teams use it. */
 typedef struct {
-	char *location;
+	char *location;       /* canonical (ks_repo_locate): one slot however a manifest writes it */
 	ks_repo *repo;        /* NULL when it could not be opened */
 	char *error;          /* why it cannot be used (open or fetch failed, nothing cached) */
 	const char *reason;   /* the reason code that goes with error */

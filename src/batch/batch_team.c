@@ -9,6 +9,7 @@
 #include "util/mem.h"
 #include "report/outdir.h"
 #include "load/submission.h"
+#include "util/secret.h"
 #include "util/utf8.h"
 #include "util/version.h"
 
@@ -94,18 +95,22 @@ static void fail(outcome *o, const ks_manifest_team *t, const char *reason, cons
 	ks_free(text);
 }
 
-/* The repository of a location, opened and fetched once per run, however many teams use it. */
+/* The repository of a location, opened and fetched once per run, however many teams use it and
+ * however they write it ("../x.git" and its absolute path are one repository). */
 bt_repo_slot *bt_get_repo(bt_batch *b, const char *location)
 {
 	ks_repo_options ro = KS_REPO_OPTIONS_INIT;
 	bt_repo_slot *s;
+	char *key = ks_repo_locate(location, NULL);
 	size_t i;
 	for (i = 0; i < b->nslots; i++)
-		if (!strcmp(b->slots[i]->location, location))
+		if (!strcmp(b->slots[i]->location, key)) {
+			ks_secret_free(key);
 			return b->slots[i];
+		}
 	b->slots = ks_realloc(b->slots, (b->nslots + 1) * sizeof(*b->slots));
 	s = b->slots[b->nslots++] = ks_calloc(1, sizeof(*s));
-	s->location = ks_strdup(location);
+	s->location = key;
 	ro.cache_dir = b->cache;
 	if (ks_repo_open(&s->repo, location, &ro) < 0) {
 		s->error = ks_strdup(ks_error_msg());
@@ -117,6 +122,8 @@ bt_repo_slot *bt_get_repo(bt_batch *b, const char *location)
 			s->error = ks_asprintf("repository %s: not in the cache (%s) and --no-fetch was given",
 					       ks_repo_display(s->repo), ks_repo_path(s->repo));
 			s->reason = "unreachable";
+		} else if (ks_repo_fetch_note(s->repo)) {
+			s->warning = ks_strdup(ks_repo_fetch_note(s->repo));  /* what the mirror lacks */
 		}
 		return s;
 	}
@@ -126,9 +133,11 @@ bt_repo_slot *bt_get_repo(bt_batch *b, const char *location)
 	} else {
 		char *why = ks_strdup(ks_error_msg());
 		if (ks_repo_has_refs(s->repo)) {
+			const char *lacks = ks_repo_fetch_note(s->repo);
 			char ts[32];
 			ks_manifest_format_time(ts, (int64_t)ks_repo_fetched_at(s->repo));
-			s->warning = ks_asprintf("%s; using the copy cached at %s", why, ts);
+			s->warning = ks_asprintf("%s; using the copy cached at %s%s%s", why, ts, lacks ? "; " : "",
+						 lacks ? lacks : "");
 			ks_free(why);
 		} else {
 			s->error = why;
@@ -143,7 +152,7 @@ void bt_slots_free(bt_batch *b)
 	size_t i;
 	for (i = 0; i < b->nslots; i++) {
 		ks_repo_free(b->slots[i]->repo);
-		ks_free(b->slots[i]->location);
+		ks_secret_free(b->slots[i]->location);
 		ks_free(b->slots[i]->error);
 		ks_free(b->slots[i]->warning);
 		ks_free(b->slots[i]);

@@ -92,6 +92,38 @@ static void keep_secrets(ks_repo *r, const char *info, size_t len)
 		r->secret[1] = ks_strndup(colon + 1, len - (size_t)(colon + 1 - info));
 }
 
+/* An absolute path with "." and ".." components and repeated slashes folded away, by the
+ * letters alone: for a path that does not exist, which realpath cannot resolve. */
+static char *fold_dots(const char *abs)
+{
+	char *out = ks_malloc(strlen(abs) + 2);
+	const char *p = abs;
+	size_t n = 0;
+	while (*p) {
+		const char *end;
+		size_t len;
+		while (*p == '/')
+			p++;
+		end = p + strcspn(p, "/");
+		len = (size_t)(end - p);
+		if (len == 2 && p[0] == '.' && p[1] == '.') {
+			while (n > 0 && out[n - 1] != '/')
+				n--;
+			if (n > 0)
+				n--;
+		} else if (len && !(len == 1 && p[0] == '.')) {
+			out[n++] = '/';
+			memcpy(out + n, p, len);
+			n += len;
+		}
+		p = end;
+	}
+	if (!n)
+		out[n++] = '/';
+	out[n] = '\0';
+	return out;
+}
+
 static char *absolute(const char *path, const char *base)
 {
 	char *joined, *real, *cwd = NULL;
@@ -119,7 +151,14 @@ static char *absolute(const char *path, const char *base)
 		ks_free(joined);
 		return r;
 	}
-	return joined;
+	real = fold_dots(joined);
+	ks_free(joined);
+	return real;
+}
+
+char *ks_repo_locate(const char *location, const char *base_dir)
+{
+	return ks_repo_is_url(location) ? ks_strdup(location) : absolute(location, base_dir);
 }
 
 time_t ks_repo_fetched_at(const ks_repo *r)
@@ -152,13 +191,12 @@ int ks_repo_open(ks_repo **out, const char *location, const ks_repo_options *opt
 	git_libgit2_init(); /* reference-counted: ks_repo_free shuts it down */
 	r = ks_calloc(1, sizeof(*r));
 	r->opts = *opts;
+	r->location = ks_repo_locate(location, opts->base_dir);
 	if (ks_repo_is_url(location)) {
-		r->location = ks_strdup(location);
 		r->display = ks_repo_redact(location);
 		if (find_userinfo(location, &start, &len) && len > 1)
 			keep_secrets(r, location + start, len - 1);
 	} else {
-		r->location = absolute(location, opts->base_dir);
 		r->display = ks_strdup(r->location);
 	}
 	/* the key leaves credentials out: a new token must not orphan the mirror */
@@ -192,9 +230,15 @@ int ks_repo_open(ks_repo **out, const char *location, const ks_repo_options *opt
 	}
 	{
 		char *m = rp_meta_path(r);
+		cJSON *meta;
 		if (!ks_fs_exists(m))
 			rp_meta_write(r, 0, NULL);
 		ks_free(m);
+		/* what the mirror lacks is known before any fetch (a --no-fetch run says it too) */
+		meta = rp_meta_read(r);
+		r->fetch_note = rp_missing_note(r, cJSON_GetObjectItemCaseSensitive(meta, "missing_objects"), 0,
+						"it lacked", " when it was last fetched");
+		cJSON_Delete(meta);
 	}
 	*out = r;
 	r = NULL;
@@ -310,10 +354,16 @@ int ks_repo_fetch(ks_repo *r)
 	git_remote *remote = NULL;
 	git_buf head = { 0 };
 	fetch_state st;
+	cJSON *meta = NULL;
+	const cJSON *prev;
 	int rc = 0, have_head;
 
 	if (!ks_repo_is_url(r->location) && !ks_fs_exists(r->location))
 		return ks_error_set(KS_ERROR, "repository %s: no such folder", r->display);
+	/* what the last fetch found missing: a fetch that finds every ref up to date never meets
+	 * those objects, and must not forget them */
+	meta = rp_meta_read(r);
+	prev = cJSON_GetObjectItemCaseSensitive(meta, "missing_objects");
 	memset(&st, 0, sizeof(st));
 	st.r = r;
 	clock_gettime(CLOCK_MONOTONIC, &st.t0);
@@ -344,14 +394,12 @@ int ks_repo_fetch(ks_repo *r)
 	fo.proxy_opts = po;
 	if (git_remote_download(remote, &sa, &fo) < 0)
 		goto failed;
-	ks_free(r->fetch_note);
-	r->fetch_note = NULL;
 	git_remote_disconnect(remote);
 	if (git_remote_update_tips(remote, &cb, 0, GIT_REMOTE_DOWNLOAD_TAGS_NONE, "kscore fetch") < 0)
 		goto failed;
 	if (have_head && !strncmp(head.ptr, "refs/heads/", 11))
 		git_repository_set_head(r->git, head.ptr);
-	rp_meta_write(r, time(NULL), NULL);
+	rc = rp_missing_recheck(r, prev, local_source(r->location));
 	goto done;
 failed:
 	if (st.stopped == KS_ELIMIT)
@@ -369,7 +417,7 @@ failed:
 		char *why = ks_strdup(ks_error_msg());
 		git_remote_free(remote);
 		remote = NULL;
-		if (rp_copy_local(r) == 0) {
+		if (rp_copy_local(r, prev) == 0) {
 			rc = 0;
 		} else {
 			char *also = ks_strdup(ks_error_msg());
@@ -380,6 +428,7 @@ failed:
 		ks_free(why);
 	}
 done:
+	cJSON_Delete(meta);
 	git_buf_dispose(&head);
 	git_remote_free(remote);
 	return rc;

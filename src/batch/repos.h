@@ -44,6 +44,13 @@ char *ks_repo_redact(const char *location);
 /* 1 when `location` is a URL (has a scheme, or is scp-like user@host:path), 0 for a local path. */
 int ks_repo_is_url(const char *location);
 
+/* The location as it is fetched and as its mirror is keyed: a URL as given, a local path made
+ * absolute (a relative one against base_dir, itself relative to the working directory; NULL: the
+ * working directory) and canonical (realpath), so that "../x.git", "./sub/../x.git", a link to it
+ * and its absolute path are one repository; a path that does not exist has its "." and ".."
+ * folded by the letters. Caller frees (it may hold a URL's credentials). */
+char *ks_repo_locate(const char *location, const char *base_dir);
+
 /* Opens the cached mirror of `location`, creating an empty bare repository the first time. Does
  * not touch the network (ks_repo_fetch does). A relative local path is resolved against
  * opts->base_dir, so the cache key is the same from any working directory. Fails with KS_EIO when

@@ -1,7 +1,9 @@
 /* repos_copy: a local repository copied into its mirror object by object (repos_int.h), for when
  * libgit2's fetch cannot pack it because it lacks an object. Everything the repository has is
  * copied; what it lacks is recorded, so that only the teams whose files need it fail, each with
- * the object named. */
+ * the object named. The record outlives later fetches: they find the refs up to date (or the
+ * commits in the mirror already) and never meet the missing objects again, so each fetch carries
+ * over what the last one recorded and the source still lacks. */
 #include "batch/repos_int.h"
 #include "util/buf.h"
 #include "util/errors.h"
@@ -23,7 +25,6 @@ typedef struct {
 	git_oid *tips;              /* commits whose history was copied already: not walked again */
 	size_t ntips, tcap;
 	cJSON *record;              /* kscore-mirror.json "missing_objects" */
-	ks_buf note;                /* the first few, for ks_repo_fetch_note */
 	uint64_t bytes;
 	struct timespec t0;
 } copy_state;
@@ -62,9 +63,6 @@ static void record_missing(copy_state *c, const git_oid *oid, const char *type, 
 		cJSON_AddStringToObject(e, "commit", cid);
 		cJSON_AddItemToArray(c->record, e);
 	}
-	if (c->nmissing <= MAX_MISSING_NAMED)
-		ks_buf_printf(&c->note, "%s%s %s (%s, commit %.12s)", c->nmissing > 1 ? ", " : "", type, id,
-			      *path ? path : "/", cid);
 	git_error_clear();
 }
 
@@ -209,10 +207,129 @@ done:
 	return rc;
 }
 
-int rp_copy_local(ks_repo *r)
+char *rp_missing_note(const ks_repo *r, const cJSON *missing, size_t total, const char *before,
+		      const char *after)
+{
+	ks_buf b = KS_BUF_INIT(4096);
+	const cJSON *e;
+	size_t named = 0;
+	char *note;
+	if (!total)
+		total = (size_t)cJSON_GetArraySize(missing);
+	if (!total)
+		return NULL;
+	cJSON_ArrayForEach(e, missing) {
+		const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "type"));
+		const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "id"));
+		const char *path = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "path"));
+		const char *cid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "commit"));
+		if (named == MAX_MISSING_NAMED)
+			break;
+		ks_buf_printf(&b, "%s%s %s (%s, commit %.12s)", named++ ? ", " : "", type ? type : "object",
+			      id ? id : "?", path && *path ? path : "/", cid ? cid : "?");
+	}
+	note = ks_asprintf("repository %s: %s %zu object%s (%s%s)%s; teams whose submission needs "
+			   "one are reported, the others are scored", r->display, before, total,
+			   total == 1 ? "" : "s", b.ptr ? b.ptr : "", total > named ? ", ..." : "", after);
+	ks_buf_free(&b);
+	return note;
+}
+
+/* What the last fetch recorded as lacking: still lacking unless the mirror has it now or the
+ * source has it again (copied then). Keeps the record right however the fetch went. */
+static int carry_over(copy_state *c, const cJSON *prev)
+{
+	const cJSON *e;
+	cJSON_ArrayForEach(e, prev) {
+		const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "id"));
+		const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "type"));
+		const char *path = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "path"));
+		const char *cid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "commit"));
+		git_oid oid, commit;
+		int rc = 0;
+		if (!id || git_oid_fromstr(&oid, id) < 0 || git_odb_exists(c->dodb, &oid))
+			continue;
+		if (!cid || git_oid_fromstr(&commit, cid) < 0)
+			git_oid_cpy(&commit, &oid);
+		type = type && !strcmp(type, "tree") ? "tree" : "blob";
+		path = path ? path : "";
+		if (c->sodb && git_odb_exists(c->sodb, &oid)) {
+			if (!strcmp(type, "tree"))
+				rc = copy_tree(c, &oid, path, &commit);
+			else
+				rc = copy_raw(c, &oid);
+			if (rc < 0)
+				return rc;
+			if (git_odb_exists(c->dodb, &oid))
+				continue;
+		}
+		record_missing(c, &oid, type, path, &commit);
+	}
+	git_error_clear();
+	return 0;
+}
+
+/* Opens the local source and both object stores. */
+static int open_stores(copy_state *c, const char *path)
+{
+	if (git_repository_open_ext(&c->src, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+		return rp_fail(c->r, KS_ERROR, "cannot open", path);
+	if (git_repository_odb(&c->sodb, c->src) < 0)
+		return rp_fail(c->r, KS_ERROR, "cannot open the object stores of", path);
+	return 0;
+}
+
+static void copy_state_free(copy_state *c)
+{
+	cJSON_Delete(c->record);
+	ks_free(c->missing);
+	ks_free(c->tips);
+	git_odb_free(c->sodb);
+	git_odb_free(c->dodb);
+	git_repository_free(c->src);
+}
+
+static const char *source_path(const ks_repo *r)
+{
+	return strncmp(r->location, "file://", 7) ? r->location : r->location + 7;
+}
+
+int rp_missing_recheck(ks_repo *r, const cJSON *prev, int local)
+{
+	copy_state c;
+	int rc = 0;
+
+	memset(&c, 0, sizeof(c));
+	c.r = r;
+	c.record = cJSON_CreateArray();
+	clock_gettime(CLOCK_MONOTONIC, &c.t0);
+	ks_free(r->fetch_note);
+	r->fetch_note = NULL;
+	if (cJSON_GetArraySize(prev) > 0) {
+		if (git_repository_odb(&c.dodb, r->git) < 0) {
+			rc = rp_fail(r, KS_ERROR, "cannot open the object store of the mirror", r->path);
+			goto done;
+		}
+		/* a source that cannot be opened now (it was fetched a moment ago) is not looked at */
+		if (local && open_stores(&c, source_path(r)) < 0)
+			ks_error_clear();
+		if ((rc = carry_over(&c, prev)) < 0)
+			goto done;
+	}
+	r->fetch_note = rp_missing_note(r, c.record, c.nmissing, "it lacks",
+					", as found when it was fetched object by object");
+	rp_meta_write(r, time(NULL), c.nmissing ? c.record : NULL);
+	if (c.nmissing)
+		c.record = NULL;
+done:
+	copy_state_free(&c);
+	return rc;
+}
+
+int rp_copy_local(ks_repo *r, const cJSON *prev)
 {
 	static const char *const globs[] = { "refs/heads/*", "refs/tags/*", "refs/pull/*/head" };
-	const char *path = strncmp(r->location, "file://", 7) ? r->location : r->location + 7;
+	const char *path = source_path(r);
 	copy_state c;
 	git_reference *head = NULL;
 	size_t g, copied = 0, skipped = 0;
@@ -220,14 +337,11 @@ int rp_copy_local(ks_repo *r)
 
 	memset(&c, 0, sizeof(c));
 	c.r = r;
-	c.note = (ks_buf)KS_BUF_INIT(4096);
 	c.record = cJSON_CreateArray();
 	clock_gettime(CLOCK_MONOTONIC, &c.t0);
-	if (git_repository_open_ext(&c.src, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
-		rc = rp_fail(r, KS_ERROR, "cannot open", path);
+	if ((rc = open_stores(&c, path)) < 0)
 		goto done;
-	}
-	if (git_repository_odb(&c.sodb, c.src) < 0 || git_repository_odb(&c.dodb, r->git) < 0) {
+	if (git_repository_odb(&c.dodb, r->git) < 0) {
 		rc = rp_fail(r, KS_ERROR, "cannot open the object stores of", path);
 		goto done;
 	}
@@ -253,19 +367,19 @@ int rp_copy_local(ks_repo *r)
 				  r->display);
 		goto done;
 	}
-	rc = 0;
+	/* commits copied by an earlier fetch are not walked again: what they lacked comes from the
+	 * record */
+	if ((rc = carry_over(&c, prev)) < 0)
+		goto done;
 	if (git_reference_lookup(&head, c.src, "HEAD") == 0 && git_reference_type(head) == GIT_REFERENCE_SYMBOLIC &&
 	    !strncmp(git_reference_symbolic_target(head), "refs/heads/", 11))
 		git_repository_set_head(r->git, git_reference_symbolic_target(head));
 	git_error_clear();
 	ks_free(r->fetch_note);
 	if (c.nmissing)
-		r->fetch_note = ks_asprintf("repository %s: fetched object by object, as it cannot be "
-					    "fetched whole: it lacks %zu object%s (%s%s)%s; teams whose "
-					    "submission needs one are reported, the others are scored",
-					    r->display, c.nmissing, c.nmissing == 1 ? "" : "s", c.note.ptr,
-					    c.nmissing > MAX_MISSING_NAMED ? ", ..." : "",
-					    skipped ? ", and some of its refs could not be copied" : "");
+		r->fetch_note = rp_missing_note(r, c.record, c.nmissing, "fetched object by object, as it "
+						"cannot be fetched whole: it lacks", skipped ? ", and some of its refs "
+						"could not be copied" : "");
 	else
 		r->fetch_note = ks_asprintf("repository %s: fetched object by object, as it cannot be "
 					    "fetched whole (the objects it lacks were in the mirror already)%s",
@@ -274,12 +388,6 @@ int rp_copy_local(ks_repo *r)
 	c.record = NULL;
 done:
 	git_reference_free(head);
-	cJSON_Delete(c.record);
-	ks_buf_free(&c.note);
-	ks_free(c.missing);
-	ks_free(c.tips);
-	git_odb_free(c.sodb);
-	git_odb_free(c.dodb);
-	git_repository_free(c.src);
+	copy_state_free(&c);
 	return rc;
 }

@@ -46,9 +46,23 @@ int rp_missing_recorded(const ks_repo *r, const git_oid *oid);
 /* repos_copy.c: copies the refs of the local repository r->location that a fetch takes
  * (branches, tags, pull-request heads) and every object they reach that the source has, object
  * by object, into the mirror, and points the mirror's HEAD as the source's. Objects the source
- * lacks are left out and recorded (kscore-mirror.json "missing_objects"); r->fetch_note says
- * which. Fails (message set) when the source cannot be opened, a cap is passed, or no ref could
- * be copied. */
-int rp_copy_local(ks_repo *r);
+ * lacks are left out and recorded (kscore-mirror.json "missing_objects"), with those of `prev`
+ * (the last fetch's record, may be NULL) that the mirror still lacks and the source has not
+ * regained; r->fetch_note says which. Fails (message set) when the source cannot be opened, a cap
+ * is passed, or no ref could be copied. */
+int rp_copy_local(ks_repo *r, const cJSON *prev);
+
+/* After a fetch that succeeded whole: what `prev` (the last fetch's record, may be NULL) says the
+ * source lacked is still lacking unless the mirror has it now or, for a local source (`local`),
+ * the source has it again (then it is copied). Writes the mirror's record with the fetch time and
+ * what is still lacking, and sets r->fetch_note (NULL: nothing lacks). Fails only when the
+ * mirror's object store cannot be read or written. */
+int rp_missing_recheck(ks_repo *r, const cJSON *prev, int local);
+
+/* The sentence naming what a record says the repository lacks: `before` ("it lacks"), how many
+ * (total, or the record's size when 0), the first few with their paths and commits, `after`.
+ * NULL when nothing lacks. Caller frees. */
+char *rp_missing_note(const ks_repo *r, const cJSON *missing, size_t total, const char *before,
+		      const char *after);
 
 #endif
