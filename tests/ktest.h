@@ -182,4 +182,16 @@ static inline const char *kt_write(const char *name, const void *data, size_t le
 	return path;
 }
 
+/* A process id that no longer exists: a child that has exited and been waited for (for what a
+ * killed process leaves behind). */
+static inline long kt_dead_pid(void)
+{
+	pid_t p = fork();
+	if (p == 0)
+		_exit(0);
+	if (p < 0 || waitpid(p, NULL, 0) != p)
+		KT_FAIL("fork");
+	return (long)p;
+}
+
 #endif

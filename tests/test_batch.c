@@ -65,6 +65,16 @@ static void make_teams(void)
 	    " ]}\n");
 }
 
+/* One team, "solo", in repos/solo, and m.json naming it. */
+static void make_solo(void)
+{
+	init_repo("repos/solo");
+	put_fixture("good.json", "repos/solo/s.json");
+	commit("repos/solo", "2025-08-20T10:00:00Z", "solo");
+	put("m.json", "{\"schema\": \"kscore.batch/1\", \"deadline\": \"" DEADLINE "\", "
+	    "\"submission\": \"s.json\", \"teams\": [{\"name\": \"solo\", \"repo\": \"repos/solo\"}]}");
+}
+
 /* ---- end to end through the score binary ---- */
 
 static void test_usage_and_manifest_errors(void)
@@ -477,11 +487,7 @@ static void test_cache_is_used_when_a_repository_goes_away(void)
 	cJSON *rep;
 	if (!have_git())
 		KT_SKIP("git is not installed");
-	init_repo("repos/solo");
-	put_fixture("good.json", "repos/solo/s.json");
-	commit("repos/solo", "2025-08-20T10:00:00Z", "solo");
-	put("m.json", "{\"schema\": \"kscore.batch/1\", \"deadline\": \"" DEADLINE "\", "
-	    "\"submission\": \"s.json\", \"teams\": [{\"name\": \"solo\", \"repo\": \"repos/solo\"}]}");
+	make_solo();
 	KT_EQ_INT(batch("--compile-only --json m.json"), 0);
 	KT_ASSERT(exists("cache/kscore/repos"));
 	sh("mv repos/solo repos/moved");
@@ -628,11 +634,7 @@ static void test_no_gpu_fallback_exit_code(void)
 		KT_SKIP("this machine has a GPU; the fallback needs one without");
 	if (!have_git())
 		KT_SKIP("git is not installed");
-	init_repo("repos/solo");
-	put_fixture("good.json", "repos/solo/s.json");
-	commit("repos/solo", "2025-08-20T10:00:00Z", "solo");
-	put("m.json", "{\"schema\": \"kscore.batch/1\", \"deadline\": \"" DEADLINE "\", "
-	    "\"submission\": \"s.json\", \"teams\": [{\"name\": \"solo\", \"repo\": \"repos/solo\"}]}");
+	make_solo();
 	KT_EQ_INT(batch("m.json"), 3);
 	KT_CONTAINS(g_err, "no usable GPU");
 	KT_ASSERT(exists("results/solo/score.json"));
@@ -671,6 +673,88 @@ static void test_progress_on_a_terminal(void)
 	KT_NOT_CONTAINS(g_err, "fetching");
 	ks_free(cmd);
 	ks_free(b);
+}
+
+
+static void put_pid(const char *fmt, long pid, const char *text)
+{
+	char rel[512];
+	snprintf(rel, sizeof(rel), fmt, pid, pid);
+	put(rel, text);
+}
+
+static int exists_pid(const char *fmt, long pid)
+{
+	char rel[512];
+	snprintf(rel, sizeof(rel), fmt, pid, pid);
+	return exists(rel);
+}
+
+/* What a kill -9 leaves, at any point, is finished or removed by the next run: temporaries of the
+ * names kscore makes whose process is gone. A results folder that holds only such leftovers is
+ * taken. A live process's temporary, and anything kscore does not make, are left alone. */
+static void test_leftovers_of_killed_runs(void)
+{
+	long dead = kt_dead_pid(), live = (long)getpid();
+	cJSON *rep;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	make_solo();
+
+	/* killed at the start of a run, while the new results folder was being marked */
+	put_pid("fresh/.kscore-result.tmp.%ld", dead, "{\"schema\": \"kscore.ou");
+	put("fresh/.lock", "");
+	KT_EQ_INT(batch("--compile-only --json --out fresh m.json"), 0);
+	KT_ASSERT(!exists_pid("fresh/.kscore-result.tmp.%ld", dead));
+	KT_ASSERT(exists("fresh/solo/score.json"));
+	/* the same name written by a live process, or a name kscore does not make: still refused */
+	put_pid("fresh2/.kscore-result.tmp.%ld", live, "");
+	KT_EQ_INT(batch("--compile-only --out fresh2 m.json"), 73);
+	put_pid("fresh3/notes.tmp.%ld", dead, "mine");
+	KT_EQ_INT(batch("--compile-only --out fresh3 m.json"), 73);
+	KT_ASSERT(exists_pid("fresh3/notes.tmp.%ld", dead));
+
+	/* leftovers beside and inside the results and in the repository cache */
+	KT_EQ_INT(batch("--compile-only m.json"), 0);
+	put_pid("results/site.tmp-%ld-0/.kscore-result.tmp.%ld", dead, "{\"schema\": \"kscore.outdir/1\", \"ki");
+	put_pid("results/solo.tmp-%ld-0/.kscore-result", dead, "");
+	put_pid("results/solo.tmp-%ld-1/.kscore-result.tmp.%ld", dead, "");
+	put_pid("results/leaderboard.json.tmp.%ld", dead, "[");
+	put_pid("results/.kscore-result.tmp.%ld", dead, "");
+	put_pid("results/solo/batch.json.tmp.%ld", dead, "{");
+	sh("for d in cache/kscore/repos/*/; do echo '{' > \"$d/kscore-mirror.json.tmp.%ld\"; done", dead);
+	put_pid("results/solo.tmp-%ld-2/notes.txt", dead, "not kscore's");
+	put_pid("results/solo.tmp-%ld-0/.kscore-result", live, "");
+	KT_EQ_INT(batch("--compile-only --json m.json"), 0);
+	rep = report();
+	KT_EQ_STR(gets_(report_team(rep, "solo"), "status"), "already_scored");
+	cJSON_Delete(rep);
+	KT_ASSERT(!exists_pid("results/site.tmp-%ld-0", dead));
+	KT_ASSERT(!exists_pid("results/solo.tmp-%ld-0", dead));
+	KT_ASSERT(!exists_pid("results/solo.tmp-%ld-1", dead));
+	KT_ASSERT(!exists_pid("results/leaderboard.json.tmp.%ld", dead));
+	KT_ASSERT(!exists_pid("results/.kscore-result.tmp.%ld", dead));
+	KT_ASSERT(!exists_pid("results/solo/batch.json.tmp.%ld", dead));
+	sh("! ls cache/kscore/repos/*/kscore-mirror.json.tmp.%ld", dead);
+	KT_ASSERT(exists_pid("results/solo.tmp-%ld-2/notes.txt", dead));
+	KT_ASSERT(exists_pid("results/solo.tmp-%ld-0/.kscore-result", live));
+
+	/* killed between the two renames of a swap: the old folder is put back whole */
+	sh("mv results/solo results/solo.old-%ld-0", dead);
+	KT_EQ_INT(batch("--compile-only --json m.json"), 0);
+	rep = report();
+	KT_EQ_STR(gets_(report_team(rep, "solo"), "status"), "already_scored");
+	cJSON_Delete(rep);
+	KT_ASSERT(!exists_pid("results/solo.old-%ld-0", dead));
+	KT_ASSERT(exists("results/solo/score.json"));
+
+	/* killed while creating a mirror: removed when the mirror is next created */
+	sh("h=$(printf %%s \"$(realpath repos/solo)\" | sha256sum | cut -c1-64) && "
+	   "rm -rf cache/kscore/repos/$h && mkdir cache/kscore/repos/$h.tmp-%ld && "
+	   "touch cache/kscore/repos/$h.tmp-%ld/HEAD", dead, dead);
+	KT_EQ_INT(batch("--compile-only --json m.json"), 0);
+	sh("h=$(printf %%s \"$(realpath repos/solo)\" | sha256sum | cut -c1-64) && "
+	   "test -d cache/kscore/repos/$h && ! test -e cache/kscore/repos/$h.tmp-%ld", dead);
 }
 
 /* One repository written two ways in a manifest ("../x" from another folder, and its absolute
@@ -718,6 +802,7 @@ static const kt_test tests[] = {
 	KT(test_pull_requests_end_to_end), KT(test_resume_after_a_deleted_result_and_rescore),
 	KT(test_resume_after_a_kill), KT(test_cache_is_used_when_a_repository_goes_away),
 	KT(test_no_secret_in_any_file_or_log), KT(test_no_gpu_fallback_exit_code),
-	KT(test_progress_on_a_terminal), KT(test_one_repository_two_ways_is_fetched_once), { 0 }
+	KT(test_progress_on_a_terminal), KT(test_leftovers_of_killed_runs),
+	KT(test_one_repository_two_ways_is_fetched_once), { 0 }
 };
 KT_MAIN("batch", tests)

@@ -300,11 +300,165 @@ static void test_files_are_replaced_only_with_their_schema(void)
 	}
 }
 
+
+static char *with_pid(const char *fmt, long pid)
+{
+	return ks_asprintf(fmt, pid, pid);
+}
+
+static void test_temporary_names_are_recognised(void)
+{
+	size_t len = 0;
+	long pid = 0;
+	KT_EQ_INT(ks_outdir_temp_parse("batch.json.tmp.4242", &len, &pid), KS_OUTDIR_TEMP_FILE);
+	KT_EQ_INT(len, 10);
+	KT_EQ_INT(pid, 4242);
+	KT_EQ_INT(ks_outdir_temp_parse(".kscore-result.tmp.7", &len, &pid), KS_OUTDIR_TEMP_FILE);
+	KT_EQ_INT(len, 14);
+	KT_EQ_INT(ks_outdir_temp_parse("Team_A.tmp-99-3", &len, &pid), KS_OUTDIR_TEMP_BUILD);
+	KT_EQ_INT(len, 6);
+	KT_EQ_INT(pid, 99);
+	KT_EQ_INT(ks_outdir_temp_parse("a.tmp.b.tmp-5", &len, &pid), KS_OUTDIR_TEMP_BUILD);
+	KT_EQ_INT(len, 7);
+	KT_EQ_INT(ks_outdir_temp_parse("site.old-12-0", &len, &pid), KS_OUTDIR_TEMP_OLD);
+	KT_EQ_INT(len, 4);
+	/* not kscore's names */
+	KT_EQ_INT(ks_outdir_temp_parse("notes.txt", &len, &pid), KS_OUTDIR_TEMP_NONE);
+	KT_EQ_INT(ks_outdir_temp_parse("x.tmp.", &len, &pid), KS_OUTDIR_TEMP_NONE);
+	KT_EQ_INT(ks_outdir_temp_parse("x.tmp.12a", &len, &pid), KS_OUTDIR_TEMP_NONE);
+	KT_EQ_INT(ks_outdir_temp_parse("x.tmp.012", &len, &pid), KS_OUTDIR_TEMP_NONE);
+	KT_EQ_INT(ks_outdir_temp_parse("x.tmp.99999999999", &len, &pid), KS_OUTDIR_TEMP_NONE);
+	KT_EQ_INT(ks_outdir_temp_parse(".tmp.12", &len, &pid), KS_OUTDIR_TEMP_NONE);
+	KT_EQ_INT(ks_outdir_temp_parse("x.old-12", &len, &pid), KS_OUTDIR_TEMP_NONE);
+	KT_EQ_INT(ks_outdir_temp_parse("x.tmp.12-3", &len, &pid), KS_OUTDIR_TEMP_NONE);
+	KT_ASSERT(!ks_outdir_writer_gone((long)getpid()));
+	KT_ASSERT(ks_outdir_writer_gone(kt_dead_pid()));
+}
+
+/* A folder holding only the mark's temporary of a process that is gone (a kill while a new folder
+ * was being marked) is accepted; the same name of a live process, or another name, is not. */
+static void test_folders_holding_only_leftovers_are_accepted(void)
+{
+	long dead = kt_dead_pid(), live = (long)getpid();
+	char *rel;
+	rel = with_pid("a/.kscore-result.tmp.%ld", dead);
+	put(rel, "");
+	ks_free(rel);
+	KT_EQ_INT(check("a"), 0);
+	KT_EQ_INT(check_in("a", KS_OUTDIR_SITE, NULL, NULL), 0);
+	rel = with_pid("b/.kscore-result.tmp.%ld", dead);
+	put(rel, "{\"schema\": \"kscore.outdir/1\", \"kind\": \"batch\", \"scorer\": \"kscore 9.9\"}\n");
+	ks_free(rel);
+	put("b/.lock", "");
+	put("b/.lock-shard-0-of-2", "");
+	KT_EQ_INT(check_in("b", KS_OUTDIR_BATCH, NULL, NULL), 0);
+	KT_EQ_INT(check_in("b", KS_OUTDIR_RESULT, NULL, NULL), KS_EINVALID);  /* the lock: a batch's */
+	put("b/.lock", "x");  /* kscore never writes into its lock */
+	KT_EQ_INT(check_in("b", KS_OUTDIR_BATCH, NULL, NULL), KS_EINVALID);
+	rel = with_pid("c/.kscore-result.tmp.%ld", live);
+	put(rel, "");
+	ks_free(rel);
+	KT_EQ_INT(check("c"), KS_EINVALID);
+	rel = with_pid("d/notes.tmp.%ld", dead);
+	put(rel, "");
+	ks_free(rel);
+	KT_EQ_INT(check("d"), KS_EINVALID);
+	rel = with_pid("e/.kscore-result.tmp.%ld", dead);
+	put(rel, "not a mark");
+	ks_free(rel);
+	KT_EQ_INT(check("e"), KS_EINVALID);
+}
+
+static int want_res(const char *name, size_t len, void *ud)
+{
+	(void)ud;
+	return (len == 3 && !strncmp(name, "res", 3)) || (len == 8 && !strncmp(name, "res.json", 8)) ?
+	       (int)KS_OUTDIR_RESULT : -1;
+}
+
+/* What killed runs left for a name: removed, or an old folder put back; never a live process's,
+ * a foreign folder, or another name's. */
+static void test_tidy_finishes_or_removes_leftovers(void)
+{
+	long dead = kt_dead_pid(), live = (long)getpid();
+	char *dir = tmp("t"), *rel;
+	struct {
+		const char *fmt;
+		long pid;
+		const char *text;
+		int stays;
+	} items[] = {
+		{ "t/res.tmp-%ld-0/.kscore-result", 0, "", 0 },            /* an empty mark */
+		{ "t/res.tmp-%ld-1/.kscore-result.tmp.%ld", 0, "{\"sch", 0 }, /* a mark being written */
+		{ "t/res.tmp-%ld-2/.kscore-result", 0, "{\"schema\": \"kscore.outdir/1\", \"kind\": \"result\"}", 0 },
+		{ "t/res.json.tmp.%ld", 0, "[", 0 },
+		{ "t/res.tmp-%ld-3/notes.txt", 0, "someone's", 1 },          /* not kscore's folder */
+		{ "t/res.tmp-%ld-4/.kscore-result", 0, "x", 1 },             /* not a mark kscore writes */
+		{ "t/res.tmp-%ld-5/.kscore-result", 1, "", 1 },              /* a live process's */
+		{ "t/res.json.tmp.%ld", 1, "[", 1 },
+		{ "t/other.tmp-%ld-0/.kscore-result", 0, "", 1 },           /* a name not asked for */
+	};
+	size_t i;
+	for (i = 0; i < sizeof(items) / sizeof(items[0]); i++) {
+		rel = with_pid(items[i].fmt, items[i].pid ? live : dead);
+		put(rel, items[i].text);
+		ks_free(rel);
+	}
+	mkd("t/res.tmp-1-0");  /* a leftover of pid 1, which is alive */
+	KT_EQ_INT(ks_outdir_tidy(dir, want_res, NULL), 4);
+	for (i = 0; i < sizeof(items) / sizeof(items[0]); i++) {
+		rel = with_pid(items[i].fmt, items[i].pid ? live : dead);
+		KT_ASSERT_MSG(exists(rel) == items[i].stays, "%s %s", rel, items[i].stays ? "was removed" : "stays");
+		ks_free(rel);
+	}
+	KT_ASSERT(exists("t/res.tmp-1-0"));
+
+	/* killed between the two renames of a swap: the old folder goes back in place... */
+	for (i = 0; i < 2; i++) {
+		char fmt[64];
+		snprintf(fmt, sizeof(fmt), "t/res.old-%%ld-%zu/%s", i, i ? "out.json" : "score.json");
+		rel = with_pid(fmt, dead);
+		put(rel, "{}");
+		ks_free(rel);
+		snprintf(fmt, sizeof(fmt), "t/res.old-%%ld-%zu/" KS_OUTDIR_MARK, i);
+		rel = with_pid(fmt, dead);
+		put(rel, "{\"schema\": \"kscore.outdir/1\", \"kind\": \"result\", \"scorer\": \"kscore 0.1.0\"}\n");
+		ks_free(rel);
+	}
+	KT_EQ_INT(ks_outdir_tidy(dir, want_res, NULL), 2);
+	KT_ASSERT(exists("t/res/score.json"));  /* the first by name */
+	KT_ASSERT(!exists("t/res/out.json"));
+	rel = with_pid("t/res.old-%ld-0", dead);
+	KT_ASSERT(!exists(rel));
+	ks_free(rel);
+	rel = with_pid("t/res.old-%ld-1", dead);  /* ...once: another old one is removed */
+	KT_ASSERT(!exists(rel));
+	ks_free(rel);
+	/* ...and ks_outdir_begin does it before anything else */
+	{
+		ks_outdir_options oo = KS_OUTDIR_OPTIONS_INIT;
+		char *t = NULL, *target = tmp("t/res");
+		rel = with_pid("t/res.old-%ld-2", dead);
+		char *old = tmp(rel);
+		KT_EQ_INT(rename(target, old), 0);
+		ks_free(old);
+		KT_EQ_INT(ks_outdir_begin(&t, target, &oo), 0);
+		KT_ASSERT(exists("t/res/score.json"));
+		KT_ASSERT(!exists(rel));
+		ks_outdir_abort(t);
+		ks_free(t);
+		ks_free(rel);
+		ks_free(target);
+	}
+	ks_free(dir);
+}
+
 static const kt_test tests[] = {
 	KT(test_absent_and_empty_folders_are_accepted), KT(test_foreign_folders_and_files_are_refused),
 	KT(test_marked_and_legacy_folders_are_accepted), KT(test_inputs_are_never_replaced),
 	KT(test_links_and_the_working_directory_are_refused),
 	KT(test_begin_commit_replaces_a_kscore_folder_whole),
-	KT(test_files_are_replaced_only_with_their_schema), { 0 }
+	KT(test_files_are_replaced_only_with_their_schema), KT(test_temporary_names_are_recognised),
+	KT(test_folders_holding_only_leftovers_are_accepted), KT(test_tidy_finishes_or_removes_leftovers), { 0 }
 };
 KT_MAIN("outdir", tests)

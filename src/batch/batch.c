@@ -50,42 +50,50 @@ static void problems_fingerprint(char out[65], const ks_problem_set *ps)
 	ks_sha256_final(h, out);
 }
 
-/* Removes what a killed run left beside the team folders: "<folder>.tmp-<pid>" and
- * "<folder>.old-<pid>" (ks_report_write), "<file>.tmp.<pid>" (atomic writes). */
-static void remove_leftovers(const bt_batch *b)
+/* The kind of the names whose leftovers a run finishes or removes in the results folder: its
+ * teams' folders (a shard: its own teams' only, the others may be in use), and, for a whole
+ * batch, the site, the leaderboard files and the folder's own mark. */
+static int out_kind(const char *name, size_t len, void *ud)
 {
-	char **names = NULL;
-	size_t n = 0, i;
-	if (ks_fs_list(&names, &n, b->o.out, 1) < 0) {
-		ks_error_clear();
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		const char *dot = strchr(names[i], '.');
-		size_t k;
-		int known = 0;
-		if (!dot)
+	static const char *const files[] = { "leaderboard.json", "leaderboard.csv", KS_OUTDIR_MARK };
+	const bt_batch *b = ud;
+	size_t k;
+	for (k = 0; k < b->m->nteams; k++)
+		if (strlen(b->m->teams[k].folder) == len && !strncmp(name, b->m->teams[k].folder, len))
+			return !b->in_shard || b->in_shard[k] ? KS_OUTDIR_RESULT : -1;
+	if (b->o.sharded)
+		return -1;
+	if (len == 4 && !strncmp(name, "site", 4))
+		return KS_OUTDIR_SITE;
+	for (k = 0; k < sizeof(files) / sizeof(files[0]); k++)
+		if (strlen(files[k]) == len && !strncmp(name, files[k], len))
+			return KS_OUTDIR_BATCH;
+	return -1;
+}
+
+/* A team folder's record, written in place (the rest of the folder is renamed into place whole). */
+static int team_file_kind(const char *name, size_t len, void *ud)
+{
+	(void)ud;
+	return len == 10 && !strncmp(name, "batch.json", 10) ? KS_OUTDIR_RESULT : -1;
+}
+
+/* Finishes or removes what killed runs left (outdir.h, ks_outdir_tidy): "<folder>.tmp-PID-N",
+ * "<folder>.old-PID-N" (put back when the folder is gone), "<file>.tmp.PID", inside the team
+ * folders too; only names kscore makes, of processes that are gone. */
+static void remove_leftovers(bt_batch *b)
+{
+	size_t k;
+	ks_outdir_tidy(b->o.out, out_kind, b);
+	for (k = 0; k < b->m->nteams; k++) {
+		char *dir;
+		if (b->in_shard && !b->in_shard[k])
 			continue;
-		if (strncmp(dot, ".tmp-", 5) && strncmp(dot, ".old-", 5) &&
-		    strncmp(dot, ".json.tmp.", 10) && strncmp(dot, ".csv.tmp.", 9))
-			continue;
-		/* a shard removes only its own teams' leftovers: the others may be in use */
-		for (k = 0; !known && k < b->m->nteams; k++)
-			known = strlen(b->m->teams[k].folder) == (size_t)(dot - names[i]) &&
-				!strncmp(names[i], b->m->teams[k].folder, (size_t)(dot - names[i])) &&
-				(!b->in_shard || b->in_shard[k]);
-		known |= !b->o.sharded && !strncmp(names[i], "leaderboard.", 12);
-		if (known) {
-			char *p = ks_path_join(b->o.out, names[i]);
-			ks_outdir_options oo = KS_OUTDIR_OPTIONS_INIT;
-			/* a leftover folder is removed only when it is provably kscore's */
-			if (!ks_fs_is_dir(p) || ks_outdir_check(p, &oo) == 0)
-				ks_fs_rm_rf(p);
-			ks_error_clear();
-			ks_free(p);
-		}
+		dir = bt_team_dir(b, &b->m->teams[k]);
+		if (ks_fs_is_dir(dir))
+			ks_outdir_tidy(dir, team_file_kind, NULL);
+		ks_free(dir);
 	}
-	ks_free_strv(names, n);
 }
 
 static void upload_log(const char *line, void *ud)
@@ -540,10 +548,11 @@ static int run_teams(bt_batch *b)
 		ks_free(folders);
 	}
 	if (!b->o.collect) {
-		int rc = check_out(b, 1);
-		if (rc != 0)
-			return rc;
+		int rc;
+		/* first: an old folder put back is then checked like the others */
 		remove_leftovers(b);
+		if ((rc = check_out(b, 1)) != 0)
+			return rc;
 	}
 	b->rows = ks_calloc(b->m->nteams + 1, sizeof(*b->rows));
 	for (i = 0; i < b->m->nteams; i++) {

@@ -5,6 +5,7 @@
 #include "util/hash.h"
 #include "util/jsonutil.h"
 #include "util/mem.h"
+#include "report/outdir.h"
 #include "util/secret.h"
 #include "util/utf8.h"
 
@@ -174,6 +175,34 @@ time_t ks_repo_fetched_at(const ks_repo *r)
 
 /* ---- open ---- */
 
+static int mirror_file_kind(const char *name, size_t len, void *ud)
+{
+	(void)ud;
+	return len == 18 && !strncmp(name, "kscore-mirror.json", 18) ? KS_OUTDIR_RESULT : -1;
+}
+
+/* A mirror that a killed process was creating, "<hash>.tmp-<pid>" beside the mirrors: a bare
+ * repository without a mark, known by its name alone (this location's hash) and its process
+ * being gone. */
+static void remove_dead_creations(const char *root, const char *hex)
+{
+	char **names = NULL;
+	size_t n = 0, i, len;
+	long pid;
+	if (ks_fs_list(&names, &n, root, 1) < 0) {
+		ks_error_clear();
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if (ks_outdir_temp_parse(names[i], &len, &pid) == KS_OUTDIR_TEMP_BUILD && len == 64 &&
+		    !strncmp(names[i], hex, 64) && ks_outdir_writer_gone(pid)) {
+			char *p = ks_path_join(root, names[i]);
+			ks_fs_rm_rf(p);
+			ks_free(p);
+		}
+	ks_free_strv(names, n);
+}
+
 int ks_repo_open(ks_repo **out, const char *location, const ks_repo_options *opts)
 {
 	ks_repo *r;
@@ -209,6 +238,7 @@ int ks_repo_open(ks_repo **out, const char *location, const ks_repo_options *opt
 	}
 	if (!ks_fs_is_dir(r->path)) {
 		/* built aside and renamed, so another process never opens half a repository */
+		remove_dead_creations(root, hex);
 		tmp = ks_asprintf("%s.tmp-%ld", r->path, (long)getpid());
 		ks_fs_rm_rf(tmp);
 		if (git_repository_init(&r->git, tmp, 1) < 0) {
@@ -231,6 +261,8 @@ int ks_repo_open(ks_repo **out, const char *location, const ks_repo_options *opt
 	{
 		char *m = rp_meta_path(r);
 		cJSON *meta;
+		/* the record's write that a killed process never finished */
+		ks_outdir_tidy(r->path, mirror_file_kind, NULL);
 		if (!ks_fs_exists(m))
 			rp_meta_write(r, 0, NULL);
 		ks_free(m);

@@ -9,9 +9,7 @@
 #include "export/pages.h"
 #include "util/version.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -111,14 +109,6 @@ static int write_pages(const char *dir, const ks_export_model *m, ks_export_stat
 	return write_page(dir, "data.html", &h, st);
 }
 
-static int has_marker(const char *dir)
-{
-	char *p = ks_path_join(dir, KS_EXPORT_MARKER);
-	int r = ks_fs_exists(p);
-	ks_free(p);
-	return r;
-}
-
 /* 1 when a lies inside b or is b (canonical paths; either missing: 0). */
 static int within(const char *a, const char *b)
 {
@@ -142,41 +132,6 @@ int ks_export_check_out(const char *out_dir, const char *const *inputs, size_t n
 					    "choose another --out", out_dir, inputs[i]);
 	oo.kind = KS_OUTDIR_SITE;
 	return ks_outdir_check(out_dir, &oo);
-}
-
-/* Removes <out>.tmp-PID and <out>.old-PID left by an exporter that was killed: only folders that
- * carry the marker (so they are ours) and whose process is gone. */
-static void remove_leftovers(const char *out)
-{
-	char *parent = ks_path_dirname(out), *base = strrchr(out, '/') ? ks_strdup(strrchr(out, '/') + 1) :
-						     ks_strdup(out);
-	char **names = NULL;
-	size_t n = 0, i, bl = strlen(base);
-	if (ks_fs_list(&names, &n, parent, 1) < 0) {
-		ks_error_clear();
-		goto done;
-	}
-	for (i = 0; i < n; i++) {
-		const char *rest = names[i] + bl, *digits;
-		char *p, *end;
-		long pid;
-		if (strncmp(names[i], base, bl) || (strncmp(rest, ".tmp-", 5) && strncmp(rest, ".old-", 5)))
-			continue;
-		digits = rest + 5;
-		pid = strtol(digits, &end, 10);
-		if (*end == '-')  /* outdir.h's "<out>.tmp-<pid>-<n>" */
-			strtol(end + 1, &end, 10);
-		if (end == digits || *end || pid <= 0 || (kill((pid_t)pid, 0) == 0 || errno == EPERM))
-			continue;
-		p = ks_path_join(parent, names[i]);
-		if (has_marker(p))
-			ks_fs_rm_rf(p);
-		ks_free(p);
-	}
-done:
-	ks_free_strv(names, n);
-	ks_free(parent);
-	ks_free(base);
 }
 
 /* Writes the site into dir (a folder ks_outdir_begin made and marked). */
@@ -225,8 +180,7 @@ int ks_export_site(ks_export_stats *stats, const char *const *inputs, size_t nin
 	lo.unreadable = &st.unreadable;
 	if ((rc = ks_export_model_load(&m, inputs, ninputs, &lo)) < 0)
 		return rc;
-	remove_leftovers(opts->out_dir);
-	oo.kind = KS_OUTDIR_SITE;
+	oo.kind = KS_OUTDIR_SITE;  /* ks_outdir_begin first removes what a killed export left */
 	if ((rc = ks_outdir_begin(&tmp, opts->out_dir, &oo)) < 0 || (rc = write_site(tmp, m, &st)) < 0)
 		goto done;
 	/* checked again: the folder (or an input inside it) may have appeared meanwhile */

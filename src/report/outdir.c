@@ -8,6 +8,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,6 +335,134 @@ static int legacy(const char *dir, ks_outdir_kind kind)
 	return ok;
 }
 
+/* ---- what a killed kscore leaves ---- */
+
+ks_outdir_temp ks_outdir_temp_parse(const char *entry, size_t *name_len, long *pid)
+{
+	static const struct {
+		const char *sep;
+		ks_outdir_temp kind;
+	} forms[] = { { ".tmp.", KS_OUTDIR_TEMP_FILE }, { ".tmp-", KS_OUTDIR_TEMP_BUILD },
+		      { ".old-", KS_OUTDIR_TEMP_OLD } };
+	size_t i;
+	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		/* the last occurrence: a name may hold the separator itself ("a.tmp.b.tmp.12") */
+		const char *at = NULL, *p = entry, *d;
+		char *end;
+		long v;
+		while ((p = strstr(p, forms[i].sep)) != NULL)
+			at = p++;
+		if (!at || at == entry)
+			continue;
+		d = at + 5;
+		if (*d < '1' || *d > '9' || strspn(d, "0123456789") > 10)
+			continue;
+		errno = 0;
+		v = strtol(d, &end, 10);
+		if (errno || v <= 0 || v > INT32_MAX)
+			continue;
+		/* "<pid>-<n>" for folders ("<pid>" alone: a mirror being created, repos.c) */
+		if (forms[i].kind != KS_OUTDIR_TEMP_FILE && *end == '-' && end[1] >= '0' && end[1] <= '9')
+			end += 1 + strspn(end + 1, "0123456789");
+		if (*end || (forms[i].kind == KS_OUTDIR_TEMP_OLD && !strchr(d, '-')))
+			continue;
+		*name_len = (size_t)(at - entry);
+		*pid = v;
+		return forms[i].kind;
+	}
+	return KS_OUTDIR_TEMP_NONE;
+}
+
+int ks_outdir_writer_gone(long pid)
+{
+	char proc[32];
+	if (pid <= 0 || (pid_t)pid == getpid())
+		return 0;
+	if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		return 0;
+	/* a thread id (atomic writes name their file by the writing thread) that kill cannot see */
+	snprintf(proc, sizeof(proc), "/proc/%ld", pid);
+	return access(proc, F_OK) != 0;
+}
+
+/* 1 when the regular file p holds the start of a mark kscore writes for kind (of any version):
+ * a mark cut short by a kill, the empty file included. */
+static int cut_mark(const char *p, ks_outdir_kind kind)
+{
+	char buf[MARK_MAX + 1], *head;
+	struct stat st;
+	size_t hl, rest;
+	ssize_t n;
+	int fd, ok = 0;
+
+	if (lstat(p, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)MARK_MAX)
+		return 0;
+	if ((fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+		return 0;
+	n = read(fd, buf, MARK_MAX);
+	close(fd);
+	if (n < 0)
+		return 0;
+	buf[n] = '\0';
+	head = ks_asprintf("{\"schema\": \"%s\", \"kind\": \"%s\", \"scorer\": \"kscore ", KS_OUTDIR_SCHEMA,
+			   ks_outdir_kind_name(kind));
+	hl = strlen(head);
+	if ((size_t)n <= hl) {
+		ok = !memcmp(buf, head, (size_t)n);
+	} else if (!memcmp(buf, head, hl) && strlen(buf) == (size_t)n) {
+		/* the version, then the start of "}\n */
+		rest = hl + strspn(buf + hl, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.+-_");
+		ok = !strncmp(buf + rest, "\"}\n", strlen(buf + rest));
+	}
+	ks_free(head);
+	return ok;
+}
+
+/* 1 when the regular file p is empty (a lock file, never written). */
+static int empty_file(const char *p)
+{
+	struct stat st;
+	return lstat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0;
+}
+
+/* 1 when dir holds nothing but what a kscore process killed while making it leaves: the mark's
+ * temporary of a process that is gone, cut short or whole, and in a batch results folder its
+ * lock files; with `final`, the mark itself cut short (a folder being built). */
+static int only_leftovers(const char *dir, ks_outdir_kind kind, int final)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t seen = 0;
+	int ok = 1;
+
+	if (!d)
+		return 0;
+	while (ok && (e = readdir(d)) != NULL) {
+		const char *n = e->d_name;
+		size_t len;
+		long pid;
+		char *p;
+		if (!strcmp(n, ".") || !strcmp(n, ".."))
+			continue;
+		if (++seen > 64) {
+			ok = 0;
+			break;
+		}
+		p = ks_path_join(dir, n);
+		if (!strcmp(n, KS_OUTDIR_MARK))
+			ok = final && cut_mark(p, kind);
+		else if (kind == KS_OUTDIR_BATCH && (!strcmp(n, ".lock") || !strncmp(n, ".lock-shard-", 12)))
+			ok = empty_file(p);
+		else
+			ok = ks_outdir_temp_parse(n, &len, &pid) == KS_OUTDIR_TEMP_FILE &&
+			     len == strlen(KS_OUTDIR_MARK) && !strncmp(n, KS_OUTDIR_MARK, len) &&
+			     ks_outdir_writer_gone(pid) && cut_mark(p, kind);
+		ks_free(p);
+	}
+	closedir(d);
+	return ok;
+}
+
 /* The whole rule; *self receives the identity of what was approved (when *exists). */
 static int check(const char *path, const ks_outdir_options *o, fid *self, int *exists)
 {
@@ -358,7 +488,8 @@ static int check(const char *path, const ks_outdir_options *o, fid *self, int *e
 		return ks_error_set(KS_EINVALID, "%s exists and is not a kscore %s (it is not a folder); "
 				    "remove it or choose another --out", path, kind_noun(o->kind));
 	m = read_mark(path, o->kind, why, sizeof(why));
-	if (m == 1 || (m == 0 && (is_empty_dir(path) || legacy(path, o->kind))))
+	if (m == 1 || (m == 0 && (is_empty_dir(path) || only_leftovers(path, o->kind, 0) ||
+				  legacy(path, o->kind))))
 		return 0;
 	if (m < 0)
 		return ks_error_set(KS_EINVALID, "%s exists and is not a kscore %s (%s); remove it or choose "
@@ -441,16 +572,117 @@ static int rename_noreplace(const char *from, const char *to)
 	return rename(from, to);
 }
 
+/* A folder named as kscore's temporary is kscore's when the rule accepts it as of its kind, or
+ * when it holds nothing but a mark cut short. */
+static int leftover_ours(const char *path, ks_outdir_kind kind)
+{
+	ks_outdir_options oo = KS_OUTDIR_OPTIONS_INIT;
+	int ok;
+	oo.kind = kind;
+	ok = ks_outdir_check(path, &oo) == 0 || only_leftovers(path, kind, 1);
+	ks_error_clear();
+	return ok;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The names in dir that stand for a temporary of a name kind_of wants (hidden ones included:
+ * ".kscore-result.tmp.<id>"), read before any is touched, sorted (of several old folders of one
+ * name, the same one is put back whatever the order of the directory). */
+static char **temp_names(size_t *n, const char *dir, ks_outdir_tidy_fn kind_of, void *ud)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **v = NULL;
+	size_t cap = 0;
+	*n = 0;
+	if (!d)
+		return NULL;
+	while ((e = readdir(d)) != NULL) {
+		size_t len;
+		long pid;
+		if (ks_outdir_temp_parse(e->d_name, &len, &pid) == KS_OUTDIR_TEMP_NONE ||
+		    kind_of(e->d_name, len, ud) < 0)
+			continue;
+		v = ks_grow(v, sizeof(*v), &cap, *n + 1);
+		v[(*n)++] = ks_strdup(e->d_name);
+	}
+	closedir(d);
+	if (*n > 1)
+		qsort(v, *n, sizeof(*v), cmp_name);
+	return v;
+}
+
+size_t ks_outdir_tidy(const char *dir, ks_outdir_tidy_fn kind_of, void *ud)
+{
+	size_t n = 0, i, done = 0;
+	char **names = temp_names(&n, dir, kind_of, ud);
+	for (i = 0; i < n; i++) {
+		ks_outdir_temp t;
+		struct stat st;
+		size_t len;
+		long pid;
+		int kind;
+		char *p, *target;
+		if ((t = ks_outdir_temp_parse(names[i], &len, &pid)) == KS_OUTDIR_TEMP_NONE ||
+		    (kind = kind_of(names[i], len, ud)) < 0 || !ks_outdir_writer_gone(pid))
+			continue;
+		p = ks_path_join(dir, names[i]);
+		if (lstat(p, &st) < 0) {
+			ks_free(p);
+			continue;
+		}
+		if (t == KS_OUTDIR_TEMP_FILE) {
+			done += S_ISREG(st.st_mode) && unlink(p) == 0;
+		} else if (S_ISDIR(st.st_mode) && leftover_ours(p, (ks_outdir_kind)kind)) {
+			/* killed between the two renames of a swap: the old folder goes back in place */
+			target = ks_strndup(p, strlen(dir) + 1 + len);
+			if (t == KS_OUTDIR_TEMP_OLD && lstat(target, &st) < 0 && errno == ENOENT &&
+			    rename_noreplace(p, target) == 0)
+				done++;
+			else
+				done += ks_fs_rm_rf(p) == 0;
+			ks_free(target);
+		}
+		ks_error_clear();
+		ks_free(p);
+	}
+	ks_free_strv(names, n);
+	return done;
+}
+
+/* The kind of the leftovers of one name (ks_outdir_begin's target). */
+typedef struct {
+	const char *name;
+	ks_outdir_kind kind;
+} one_name;
+
+static int kind_of_one(const char *name, size_t len, void *ud)
+{
+	const one_name *o = ud;
+	return strlen(o->name) == len && !strncmp(name, o->name, len) ? (int)o->kind : -1;
+}
+
 int ks_outdir_begin(char **tmp, const char *path, const ks_outdir_options *o)
 {
-	char *p = trim(path), *dir = NULL, *t = NULL;
+	char *p = trim(path), *dir = NULL, *t = NULL, *slash;
+	one_name self;
 	unsigned n;
 	int rc;
 
 	*tmp = NULL;
+	/* what a killed run left for this path goes first: an old folder put back is then checked */
+	dir = ks_path_dirname(p);
+	slash = strrchr(p, '/');
+	self.name = slash ? slash + 1 : p;
+	self.kind = o->kind;
+	if (*self.name && ks_fs_is_dir(dir))
+		ks_outdir_tidy(dir, kind_of_one, &self);
 	if ((rc = ks_outdir_check(p, o)) < 0)
 		goto done;
-	dir = ks_path_dirname(p);
 	if ((rc = ks_fs_mkdir_p(dir, 0755)) < 0)
 		goto done;
 	for (n = 0;; n++) {

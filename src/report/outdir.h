@@ -6,7 +6,9 @@
  *     {"schema": "kscore.outdir/1", "kind": "<kind>", "scorer": "kscore <version>"}
  *     written inside the folder before it is renamed into place, of the kind asked for;
  *   - a folder an earlier version of kscore wrote before marks existed (the legacy rule below);
- *   - an empty folder, or nothing at all;
+ *   - an empty folder, or nothing at all, or a folder holding only what a kscore process killed
+ *     while making it left (the mark's temporary "<mark>.tmp.<id>" of a process that is gone,
+ *     and in a batch results folder its empty lock files);
  *   - for files, a regular file whose JSON "schema" is the one kscore writes there.
  *
  * and never a path that is, holds or lies inside an input (a submission, the reference problems,
@@ -61,9 +63,11 @@ int ks_outdir_check_file(const char *path, const char *schema, const ks_outdir_o
 /* Writes the mark of kind into the existing folder dir (atomically). KS_EIO on failure. */
 int ks_outdir_mark(const char *dir, ks_outdir_kind kind);
 
-/* Starts building a folder for path: checks path (as ks_outdir_check), creates its parents and a
- * new marked sibling "<path>.tmp-<pid>-<n>" that did not exist before, and returns that
- * sibling's path in *tmp (caller frees, and ends with ks_outdir_commit or ks_outdir_abort). */
+/* Starts building a folder for path: finishes or removes what killed runs left for path
+ * (ks_outdir_tidy: an old folder is put back first), checks path (as ks_outdir_check), creates
+ * its parents and a new marked sibling "<path>.tmp-<pid>-<n>" that did not exist before, and
+ * returns that sibling's path in *tmp (caller frees, and ends with ks_outdir_commit or
+ * ks_outdir_abort). */
 int ks_outdir_begin(char **tmp, const char *path, const ks_outdir_options *o);
 
 /* Puts the folder tmp (from ks_outdir_begin) in place of path: checks path again, moves what is
@@ -74,5 +78,39 @@ int ks_outdir_commit(const char *tmp, const char *path, const ks_outdir_options 
 
 /* Removes a folder made by ks_outdir_begin (it is kscore's, so nothing else is lost). */
 void ks_outdir_abort(const char *tmp);
+
+/* ---- what a killed kscore leaves (docs/results.md, "Leftovers of a kill") ----
+ * kscore names its temporaries "<name>.tmp.<id>" (a file being written by ks_fs_write_atomic;
+ * id: the writing thread, the pid in a process's main thread), "<name>.tmp-<pid>-<n>" (a folder
+ * being built by ks_outdir_begin; "<name>.tmp-<pid>": a repository mirror being created) and
+ * "<name>.old-<pid>-<n>" (a folder moved aside by ks_outdir_commit). */
+typedef enum {
+	KS_OUTDIR_TEMP_NONE = 0,
+	KS_OUTDIR_TEMP_FILE,   /* <name>.tmp.<id> */
+	KS_OUTDIR_TEMP_BUILD,  /* <name>.tmp-<pid>-<n>, <name>.tmp-<pid> */
+	KS_OUTDIR_TEMP_OLD     /* <name>.old-<pid>-<n> */
+} ks_outdir_temp;
+
+/* Which of kscore's temporaries the directory entry `entry` is named as (NONE: none), with the
+ * length of the name it stands for in *name_len and the id of the process or thread that made it
+ * in *pid. Names only: nothing is looked at on disk. */
+ks_outdir_temp ks_outdir_temp_parse(const char *entry, size_t *name_len, long *pid);
+
+/* 1 when no process or thread of this id exists on this machine any more (a temporary of a live
+ * one, this process's included, is never touched). */
+int ks_outdir_writer_gone(long pid);
+
+/* For ks_outdir_tidy: the kind of folder the name (name[0..len)) stands for, or -1 to leave its
+ * temporaries alone. Files' temporaries need only a kind >= 0. */
+typedef int (*ks_outdir_tidy_fn)(const char *name, size_t len, void *ud);
+
+/* Finishes or removes, in folder dir, the temporaries that kscore processes now gone left for the
+ * names kind_of accepts: "<name>.tmp.<id>", a regular file, is removed (a write that never
+ * finished); "<name>.tmp-<pid>-<n>", a folder that is kscore's (accepted as of its kind by
+ * ks_outdir_check, or holding nothing but a mark cut short), is removed; "<name>.old-<pid>-<n>",
+ * such a folder, is put back as <name> when <name> is gone (the kill fell between the two renames
+ * of ks_outdir_commit) and removed otherwise. Anything else (a live writer's, a link, a folder
+ * holding what kscore does not write) is left alone. Returns how many were finished or removed. */
+size_t ks_outdir_tidy(const char *dir, ks_outdir_tidy_fn kind_of, void *ud);
 
 #endif

@@ -629,13 +629,20 @@ static void test_site_folder_rule(void)
 	KT_EQ_INT(export_to(in, 1, fx_tmp("link"), NULL, 1), KS_EINVALID);
 	KT_EQ_INT(lstat(fx_tmp("link"), &sb), 0);
 	KT_ASSERT(S_ISLNK(sb.st_mode));
-	/* leftovers of a killed export: ours (marked, process gone) are removed, others kept */
+	/* leftovers of a killed export: ours (marked, or a mark cut short; process gone) are
+	 * removed, others kept */
 	ks_fs_mkdir_p(fx_tmp("site.tmp-999999999"), 0755);
-	kt_write("site.tmp-999999999/" KS_EXPORT_MARKER, "x", 1);
+	kt_write("site.tmp-999999999/" KS_EXPORT_MARKER, "{\"schema\": \"kscore.outdir/1\", \"ki", 33);
+	ks_fs_mkdir_p(fx_tmp("site.tmp-999999997-0"), 0755);
+	kt_write("site.tmp-999999997-0/" KS_EXPORT_MARKER ".tmp.999999997", "", 0);
+	ks_fs_mkdir_p(fx_tmp("site.tmp-999999996-0"), 0755);
+	kt_write("site.tmp-999999996-0/" KS_EXPORT_MARKER, "x", 1);  /* not a mark kscore writes */
 	ks_fs_mkdir_p(fx_tmp("site.old-999999998"), 0755);
 	kt_write("site.old-999999998/data.txt", "not ours", 8);
 	KT_EQ_INT(export_to(in, 1, site, NULL, 1), 0);
 	KT_ASSERT(!ks_fs_exists(fx_tmp("site.tmp-999999999")));
+	KT_ASSERT(!ks_fs_exists(fx_tmp("site.tmp-999999997-0")));
+	KT_ASSERT(ks_fs_exists(fx_tmp("site.tmp-999999996-0/" KS_EXPORT_MARKER)));
 	KT_ASSERT(ks_fs_exists(fx_tmp("site.old-999999998/data.txt")));
 	/* an input that holds no result: nothing is written */
 	ks_fs_mkdir_p(fx_tmp("empty"), 0755);
