@@ -51,6 +51,24 @@ static cJSON *record(const char *folder)
 	return json_file(rel);
 }
 
+/* work/: main holds the organizers' example submission (its commit is returned; caller frees),
+ * branch "late" a team's commit after the deadline, branch "ontime" one before it. */
+static char *late_and_ontime(void)
+{
+	char *base;
+	init_repo("work");
+	put_fixture("good.json", "work/sub/" SUB "_1.json");
+	commit("work", "2025-08-20T10:00:00Z", "organizer example");
+	base = git_out("work", "main");
+	sh("cd work && git checkout -q -b late");
+	put_fixture("sub.json", "work/sub/" SUB "_5.json");
+	commit("work", "2025-08-26T10:00:00Z", "[Team Late] submission");
+	sh("cd work && git checkout -q main && git checkout -q -b ontime");
+	put_fixture("sub.json", "work/sub/" SUB "_2.json");
+	commit("work", "2025-08-22T10:00:00Z", "[Team Ontime] submission");
+	return base;
+}
+
 /* The base branch holds the organizers' example submission; one pull request's commits are all
  * after the deadline: it is late, listed and not scored, never given the organizers' commit. The
  * same rule holds in manifest mode for a pull-request ref. */
@@ -61,20 +79,9 @@ static void test_late_pull_request_is_not_scored_on_the_base(void)
 	char *base;
 	if (!have_git())
 		KT_SKIP("git is not installed");
-	init_repo("work");
-	put_fixture("good.json", "work/sub/" SUB "_1.json");
-	commit("work", "2025-08-20T10:00:00Z", "organizer example");
+	base = late_and_ontime();
 	init_hub("hub.git");
-	sh("git -C work push -q ../hub.git main");
-	base = git_out("work", "main");
-	sh("cd work && git checkout -q -b late");
-	put_fixture("sub.json", "work/sub/" SUB "_5.json");
-	commit("work", "2025-08-26T10:00:00Z", "[Team Late] submission");
-	sh("cd work && git push -q ../hub.git late:refs/pull/1/head && git checkout -q main && "
-	   "git checkout -q -b ontime");
-	put_fixture("sub.json", "work/sub/" SUB "_2.json");
-	commit("work", "2025-08-22T10:00:00Z", "[Team Ontime] submission");
-	sh("cd work && git push -q ../hub.git ontime:refs/pull/2/head");
+	sh("cd work && git push -q ../hub.git main late:refs/pull/1/head ontime:refs/pull/2/head");
 
 	/* late is not a failure of the batch: exit 0 */
 	KT_EQ_INT(batch("--compile-only --json --pull-requests hub.git --deadline " DEADLINE
@@ -134,16 +141,7 @@ static void test_base_of_a_hub_whose_head_names_no_branch(void)
 	char *base;
 	if (!have_git())
 		KT_SKIP("git is not installed");
-	init_repo("work");
-	put_fixture("good.json", "work/sub/" SUB "_1.json");
-	commit("work", "2025-08-20T10:00:00Z", "organizer example");
-	base = git_out("work", "main");
-	sh("cd work && git checkout -q -b late");
-	put_fixture("sub.json", "work/sub/" SUB "_5.json");
-	commit("work", "2025-08-26T10:00:00Z", "[Team Late] submission");
-	sh("cd work && git checkout -q main && git checkout -q -b ontime");
-	put_fixture("sub.json", "work/sub/" SUB "_2.json");
-	commit("work", "2025-08-22T10:00:00Z", "[Team Ontime] submission");
+	base = late_and_ontime();
 	sh("git -c init.defaultBranch=master init -q --bare hub.git && cd work && "
 	   "git push -q ../hub.git main late:refs/pull/1/head ontime:refs/pull/2/head");
 

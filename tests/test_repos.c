@@ -531,6 +531,19 @@ static void test_pull_request_base_and_own_files(void)
 	ks_free(f1);
 }
 
+/* holes/: one commit with s.json and gone.json, whose blob is then deleted (*tip, *blob: caller
+ * frees). */
+static void holes(char **tip, char **blob)
+{
+	sh("git -c init.defaultBranch=main init -q holes");
+	put("holes/s.json", "[s]");
+	put("holes/gone.json", "[gone]");
+	commit("holes", "2025-08-20T10:00:00Z", "holes");
+	*tip = git_text("git -C holes rev-parse HEAD%s", "");
+	*blob = git_text("git -C holes rev-parse HEAD:gone.json%s", "");
+	sh("rm holes/.git/objects/%.2s/%s", *blob, *blob + 2);
+}
+
 /* A local repository that lacks an object is copied object by object: what it has reads, what
  * it lacks is named with its cause. */
 static void test_a_repository_that_lacks_an_object(void)
@@ -539,13 +552,7 @@ static void test_a_repository_that_lacks_an_object(void)
 	char *tip, *blob, *data = NULL, *path = NULL;
 	if (!have_git())
 		KT_SKIP("git is not installed");
-	sh("git -c init.defaultBranch=main init -q holes");
-	put("holes/s.json", "[s]");
-	put("holes/gone.json", "[gone]");
-	commit("holes", "2025-08-20T10:00:00Z", "holes");
-	tip = git_text("git -C holes rev-parse HEAD%s", "");
-	blob = git_text("git -C holes rev-parse HEAD:gone.json%s", "");
-	sh("rm holes/.git/objects/%.2s/%s", blob, blob + 2);
+	holes(&tip, &blob);
 	r = open_fetch("holes");
 	KT_ASSERT(ks_repo_fetch_note(r) != NULL);
 	KT_CONTAINS(ks_repo_fetch_note(r), blob);
@@ -572,13 +579,7 @@ static void test_what_a_source_lacks_is_remembered(void)
 	int i;
 	if (!have_git())
 		KT_SKIP("git is not installed");
-	sh("git -c init.defaultBranch=main init -q holes");
-	put("holes/s.json", "[s]");
-	put("holes/gone.json", "[gone]");
-	commit("holes", "2025-08-20T10:00:00Z", "holes");
-	tip = git_text("git -C holes rev-parse HEAD%s", "");
-	blob = git_text("git -C holes rev-parse HEAD:gone.json%s", "");
-	sh("rm holes/.git/objects/%.2s/%s", blob, blob + 2);
+	holes(&tip, &blob);
 	for (i = 0; i < 3; i++) {
 		/* the second fetch finds every ref up to date; the third follows a new commit (made
 		 * without `git add`, which would write the missing blob again) */
