@@ -246,7 +246,27 @@ static void test_nvtool_profile_selection(void)
 	ks_free(tool);
 }
 
+/* exec/performance_analysis.txt says which case the sanitizer ran and why that one (issue 23.2). */
+static void test_nvtool_text_names_the_sanitizer_case(void)
+{
+	static const char rec[] = "{\"case\": \"n=1000\", \"case_index\": 1, \"case_choice\": \"partial_tail\", "
+				  "\"case_why\": \"the first with several blocks and a partial tail\", \"seconds\": 0.5, "
+				  "\"tools\": [{\"tool\": \"memcheck\", \"status\": \"clean\"}], \"findings\": []}";
+	ks_kernel_result r;
+	ks_buf b = KS_BUF_INIT(1 << 16);
+	char *t;
+	memset(&r, 0, sizeof(r));
+	r.sanitizer = cJSON_Parse(rec);
+	KT_ASSERT(r.sanitizer != NULL);
+	ks_nvtool_text(&b, &r);
+	t = ks_buf_take(&b, NULL);
+	KT_CONTAINS(t, "sanitizer on case n=1000 (the first with several blocks and a partial tail) (0.5 s): memcheck clean;");
+	ks_free(t);
+	cJSON_Delete(r.sanitizer);
+}
+
 static const kt_test tests[] = {
+	KT(test_nvtool_text_names_the_sanitizer_case),
 	KT(test_nvtool_find_looks_where_it_says),
 	KT(test_nvtool_worker_runs_under_a_wrapper),
 	KT(test_nvtool_a_tool_that_never_exits_is_killed_after_the_grace),

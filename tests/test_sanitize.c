@@ -7,6 +7,7 @@
  * input) are written here by hand, and say so. */
 #include "ktest.h"
 #include "util/buf.h"
+#include "util/errors.h"
 #include "util/fsutil.h"
 #include "util/mem.h"
 #include "nvtool/sanitize.h"
@@ -278,7 +279,117 @@ static void test_sanitize_tools_and_options(void)
 	ks_free_strv(argv, n);
 }
 
+/* ---- which correctness case the sanitizer runs (issue 23.2) */
+
+static ks_problem *problem(const char *dir, const char *suite)
+{
+	const char *root = getenv("KSCORE_ROOT");
+	char *path = ks_asprintf("%s/%s", root && *root ? root : ".", dir);
+	ks_problem *p = NULL;
+	KT_ASSERT_MSG(ks_problem_load(&p, path, suite) == 0, "%s: %s", path, ks_error_msg());
+	ks_free(path);
+	return p;
+}
+
+static ks_launch launch_of(const char *text)
+{
+	ks_launch l;
+	KT_ASSERT_MSG(ks_launch_parse_text(&l, text, "test") == 0, "%s", ks_error_msg());
+	return l;
+}
+
+static void pick(size_t *ci, ks_sanitize_case_rule *rule, const ks_problem *p, const ks_launch *l, uint64_t cap)
+{
+	ks_plan_limits lim = KS_PLAN_LIMITS_INIT;
+	ks_candidate_image img;
+	memset(&img, 0, sizeof(img));
+	img.problem = p;
+	img.language = KS_LANG_CUDA;
+	img.launch = *l; /* a view: not cleared */
+	KT_ASSERT_MSG(ks_sanitize_pick_case(ci, rule, &img, &lim, cap) == 0, "%s", ks_error_msg());
+}
+
+static void test_sanitize_case_is_the_first_with_several_blocks_and_a_partial_tail(void)
+{
+	ks_problem *vadd = problem("tests/fixtures/problems/demo/vadd", "demo");
+	ks_problem *sin = problem("reference_tests/hackathon/sin_kernel", "hackathon");
+	ks_launch tile = launch_of("{\"kernel\": \"vadd\", \"grid\": [\"cdiv(n, 1024)\"], \"block\": [256]}");
+	ks_sanitize_case_rule rule;
+	size_t ci = 99;
+	/* vadd's n=1 is one block; n=1000 is four blocks of 256, the last with 232 elements */
+	pick(&ci, &rule, vadd, &vadd->launch, KS_SANITIZE_MAX_CASE_BYTES);
+	KT_EQ_INT((int)ci, 1);
+	KT_EQ_INT(rule, KS_SAN_CASE_TAIL);
+	KT_EQ_STR(ks_sanitize_case_rule_name(rule), "partial_tail");
+	/* four elements a thread: n=1000 fits one block of 1024; n=4097 is five, the last with one */
+	pick(&ci, &rule, vadd, &tile, KS_SANITIZE_MAX_CASE_BYTES);
+	KT_EQ_INT((int)ci, 2);
+	/* sin_kernel: n=1 and n=3 are one block; the participant's launch (256 a block) tails on
+	 * n=1000, the golden launch (2048 a block) first on n=4097 (three blocks) */
+	pick(&ci, &rule, sin, &sin->launch, KS_SANITIZE_MAX_CASE_BYTES);
+	KT_EQ_INT((int)ci, 2);
+	KT_EQ_INT(rule, KS_SAN_CASE_TAIL);
+	pick(&ci, &rule, sin, &sin->golden_launch, KS_SANITIZE_MAX_CASE_BYTES);
+	KT_EQ_INT((int)ci, 3);
+	KT_EQ_STR(sin->correctness[ci].label, "one past a 2048-element golden tile, twice");
+	ks_launch_clear(&tile);
+	ks_problem_free(vadd);
+	ks_problem_free(sin);
+}
+
+static void test_sanitize_case_falls_back_under_the_cap(void)
+{
+	ks_problem *vadd = problem("tests/fixtures/problems/demo/vadd", "demo");
+	ks_launch one = launch_of("{\"kernel\": \"vadd\", \"grid\": [1], \"block\": [256]}");
+	ks_sanitize_case_rule rule;
+	size_t ci = 99;
+	/* vadd's cases are 12, 12000 and 49164 bytes */
+	pick(&ci, &rule, vadd, &vadd->launch, 20000);
+	KT_EQ_INT((int)ci, 1); /* the tail case is under the cap */
+	pick(&ci, &rule, vadd, &vadd->launch, 11999);
+	KT_EQ_INT((int)ci, 0); /* it is not: the largest case under the cap */
+	KT_EQ_INT(rule, KS_SAN_CASE_LARGEST);
+	pick(&ci, &rule, vadd, &vadd->launch, 0);
+	KT_EQ_INT((int)ci, 0); /* every case is over it: the smallest */
+	KT_EQ_INT(rule, KS_SAN_CASE_SMALLEST);
+	KT_EQ_STR(ks_sanitize_case_rule_name(rule), "smallest");
+	/* one block whatever n (a grid-stride loop): no case has a tail, the largest is run */
+	pick(&ci, &rule, vadd, &one, KS_SANITIZE_MAX_CASE_BYTES);
+	KT_EQ_INT((int)ci, 2);
+	KT_EQ_INT(rule, KS_SAN_CASE_LARGEST);
+	ks_launch_clear(&one);
+	ks_problem_free(vadd);
+}
+
+static void test_sanitize_tail_rule_on_plans(void)
+{
+	ks_problem *vadd = problem("tests/fixtures/problems/demo/vadd", "demo");
+	ks_env env = KS_ENV_INIT;
+	ks_plan plan;
+	KT_EQ_INT(ks_problem_env(&env, vadd, &vadd->correctness[1]), 0);
+	KT_EQ_INT(ks_plan_build(&plan, vadd, &vadd->launch, &vadd->correctness[1], &env, 1, 0, NULL), 0);
+	KT_EQ_INT(ks_sanitize_plan_has_tail(&plan), 1); /* 1000 over 4 blocks of 256 */
+	plan.bufs[2].count = 1024;
+	KT_EQ_INT(ks_sanitize_plan_has_tail(&plan), 0); /* whole blocks */
+	plan.bufs[0].count = plan.bufs[1].count = 1023;
+	KT_EQ_INT(ks_sanitize_plan_has_tail(&plan), 0); /* inputs are read, not written */
+	plan.kernels[0].grid[0] = 2;
+	KT_EQ_INT(ks_sanitize_plan_has_tail(&plan), 0); /* two tiles of 512 */
+	plan.bufs[2].count = 1000;
+	KT_EQ_INT(ks_sanitize_plan_has_tail(&plan), 1); /* tiles of 512: the second has 488 */
+	plan.kernels[0].grid[0] = 1;
+	KT_EQ_INT(ks_sanitize_plan_has_tail(&plan), 0); /* one block has no tail past the first */
+	plan.kernels[0].grid[1] = 3; /* blocks count in every dimension */
+	KT_EQ_INT(ks_sanitize_plan_has_tail(&plan), 1);
+	ks_plan_clear(&plan);
+	ks_env_free(&env);
+	ks_problem_free(vadd);
+}
+
 static const kt_test tests[] = {
+	KT(test_sanitize_case_is_the_first_with_several_blocks_and_a_partial_tail),
+	KT(test_sanitize_case_falls_back_under_the_cap),
+	KT(test_sanitize_tail_rule_on_plans),
 	KT(test_sanitize_reads_the_real_memcheck_overrun),
 	KT(test_sanitize_real_clean_logs_fail_nothing),
 	KT(test_sanitize_second_summary_line_past_the_print_limit),

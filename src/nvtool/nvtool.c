@@ -405,6 +405,8 @@ void ks_nvtool_sanitize(ks_nvtool *t, ks_kernel_result *r, const ks_candidate_im
 	ks_plan plan;
 	cJSON *rec, *tools, *findings;
 	double t0 = now_s();
+	ks_sanitize_case_rule rule = KS_SAN_CASE_TAIL;
+	size_t ci = 0;
 	char *san;
 	int i;
 
@@ -413,11 +415,20 @@ void ks_nvtool_sanitize(ks_nvtool *t, ks_kernel_result *r, const ks_candidate_im
 		return;
 	memset(&plan, 0, sizeof(plan));
 	rec = cJSON_CreateObject();
-	cJSON_AddStringToObject(rec, "case", p->correctness[0].label);
+	/* the first case with several blocks and a partial tail, with the inputs of its first checked
+	 * run: an access that goes wrong past the first block or on a partial tile happens there */
+	if (ks_sanitize_pick_case(&ci, &rule, img, &t->o.limits, KS_SANITIZE_MAX_CASE_BYTES) < 0) {
+		cJSON_AddStringToObject(rec, "error", ks_error_msg());
+		goto done;
+	}
+	cJSON_AddStringToObject(rec, "case", p->correctness[ci].label);
+	cJSON_AddNumberToObject(rec, "case_index", (double)ci);
+	cJSON_AddStringToObject(rec, "case_choice", ks_sanitize_case_rule_name(rule));
+	cJSON_AddStringToObject(rec, "case_why", ks_sanitize_case_rule_text(rule));
 	tools = cJSON_AddArrayToObject(rec, "tools");
 	findings = cJSON_AddArrayToObject(rec, "findings");
-	if (ks_problem_env(&env, p, &p->correctness[0]) < 0 ||
-	    ks_candidate_plan(&plan, img, 0, 0, &env, ks_seed_derive(t->o.seed, p->name, 0, 0, 0), 0, &t->o.limits) < 0) {
+	if (ks_problem_env(&env, p, &p->correctness[ci]) < 0 ||
+	    ks_candidate_plan(&plan, img, 0, ci, &env, ks_seed_derive(t->o.seed, p->name, 0, ci, 0), 0, &t->o.limits) < 0) {
 		cJSON_AddStringToObject(rec, "error", ks_error_msg());
 		goto done;
 	}
@@ -862,7 +873,11 @@ void ks_nvtool_text(ks_buf *out, const ks_kernel_result *r)
 		const cJSON *tl = cJSON_GetObjectItemCaseSensitive(s, "tools");
 		ks_json_num(&secs, s, "seconds", 0);
 		ks_json_str(&str, s, "case", 0);
-		ks_buf_printf(out, "   sanitizer on case %s (%.1f s):", str ? str : "?", secs);
+		ks_buf_printf(out, "   sanitizer on case %s", str ? str : "?");
+		str = NULL;
+		if (ks_json_str(&str, s, "case_why", 0) == 0 && str)
+			ks_buf_printf(out, " (%s)", str);
+		ks_buf_printf(out, " (%.1f s):", secs);
 		cJSON_ArrayForEach(x, tl)
 		{
 			const char *tool = "?", *st = "?", *err = NULL;

@@ -1,6 +1,6 @@
 /* nvtool: running a kernel once more under an NVIDIA tool, after the numbers that count are
- * taken: compute-sanitizer on the first correctness case of every kernel that passed its checks
- * (issue 11.3), and Nsight Compute (ncu) on the largest perf case of selected kernels and of their
+ * taken: compute-sanitizer on one correctness case of every kernel that passed its checks (issue
+ * 11.3; the first with several blocks and a partial tail, issue 23.2), and Nsight Compute (ncu) on the largest perf case of selected kernels and of their
  * golden kernels, after timing (issue 17). Each run is a fresh GPU worker of its own started under
  * the tool (worker.h's wrapper), with the same empty environment, the same protocol and the same
  * rule as every candidate worker: it gets inputs, never expected outputs. The tool's log goes to a
@@ -53,9 +53,10 @@ void ks_nvtool_free(ks_nvtool *t);
 cJSON *ks_nvtool_json(const ks_nvtool *t);
 
 /* The sanitizer stage for one kernel that passed its checks (r->exec): runs each selected tool on
- * img's first correctness case; the first error found makes the kernel fail with reason
- * `sanitizer` (exec cleared) and the finding as its detail. Sets r->sanitizer to the stage's
- * record. A tool failure that is not the kernel's (the tool could not start) is recorded and
+ * the correctness case ks_sanitize_pick_case picks for img's launch plan (at most
+ * KS_SANITIZE_MAX_CASE_BYTES), with the inputs of its first checked run; the first error found
+ * makes the kernel fail with reason `sanitizer` (exec cleared) and the finding as its detail. Sets
+ * r->sanitizer to the stage's record (the case, its index and why it was picked). A tool failure that is not the kernel's (the tool could not start) is recorded and
  * charged to nobody. */
 void ks_nvtool_sanitize(ks_nvtool *t, ks_kernel_result *r, const ks_candidate_image *img, ks_runner *run);
 

@@ -5,12 +5,107 @@
 #include "util/mem.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
 static const char *const g_tools[KS_SAN_NTOOLS] = { "memcheck", "racecheck", "initcheck", "synccheck" };
+
+/* ---- the case */
+
+const char *ks_sanitize_case_rule_name(ks_sanitize_case_rule r)
+{
+	return r == KS_SAN_CASE_TAIL ? "partial_tail" : r == KS_SAN_CASE_LARGEST ? "largest_under_cap" : "smallest";
+}
+
+const char *ks_sanitize_case_rule_text(ks_sanitize_case_rule r)
+{
+	return r == KS_SAN_CASE_TAIL	  ? "the first with several blocks and a partial tail"
+	       : r == KS_SAN_CASE_LARGEST ? "the largest under the size cap: none under it has several blocks "
+					    "and a partial tail"
+					  : "the smallest: every case is over the size cap";
+}
+
+int ks_sanitize_plan_has_tail(const ks_plan *plan)
+{
+	size_t k, j;
+	for (k = 0; k < plan->nkernels; k++) {
+		const ks_plan_kernel *pk = &plan->kernels[k];
+		uint64_t blocks = (uint64_t)pk->grid[0] * pk->grid[1] * pk->grid[2];
+		uint64_t threads = (uint64_t)pk->block[0] * pk->block[1] * pk->block[2];
+		if (blocks < 2 || !threads)
+			continue;
+		for (j = 0; j < pk->nparams; j++) {
+			const ks_plan_buf *b;
+			uint64_t share, tile;
+			if (pk->params[j].kind != KS_PARAM_BUF || pk->params[j].buf >= plan->nbufs)
+				continue;
+			b = &plan->bufs[pk->params[j].buf];
+			if ((b->role == KS_ROLE_IN && !b->scratch) || !b->count)
+				continue;
+			share = (b->count + blocks - 1) / blocks;
+			tile = (share + threads - 1) / threads * threads;
+			if (b->count % tile)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+int ks_sanitize_pick_case(size_t *ci, ks_sanitize_case_rule *rule, const ks_candidate_image *img,
+			  const ks_plan_limits *lim, uint64_t max_bytes)
+{
+	const ks_problem *p = img->problem;
+	size_t i, largest = SIZE_MAX, smallest = SIZE_MAX;
+	uint64_t largest_bytes = 0, smallest_bytes = UINT64_MAX;
+	char *why = NULL;
+
+	for (i = 0; i < p->ncorrectness; i++) {
+		ks_env env = KS_ENV_INIT;
+		ks_plan plan;
+		uint64_t bytes;
+		int tail;
+		if (ks_problem_env(&env, p, &p->correctness[i]) < 0 ||
+		    ks_candidate_plan(&plan, img, 0, i, &env, 0, 0, lim) < 0) {
+			if (!why)
+				why = ks_strdup(ks_error_msg());
+			ks_env_free(&env);
+			continue;
+		}
+		bytes = ks_plan_bytes(&plan);
+		tail = ks_sanitize_plan_has_tail(&plan);
+		ks_plan_clear(&plan);
+		ks_env_free(&env);
+		if (bytes <= max_bytes && tail) {
+			ks_free(why);
+			*ci = i;
+			*rule = KS_SAN_CASE_TAIL;
+			return 0;
+		}
+		if (bytes <= max_bytes && (largest == SIZE_MAX || bytes > largest_bytes)) {
+			largest = i;
+			largest_bytes = bytes;
+		}
+		if (bytes < smallest_bytes) {
+			smallest = i;
+			smallest_bytes = bytes;
+		}
+	}
+	if (largest != SIZE_MAX || smallest != SIZE_MAX) {
+		ks_free(why);
+		*ci = largest != SIZE_MAX ? largest : smallest;
+		*rule = largest != SIZE_MAX ? KS_SAN_CASE_LARGEST : KS_SAN_CASE_SMALLEST;
+		return 0;
+	}
+	{
+		int rc = ks_error_set(KS_EINVALID, "%s: no correctness case to run the sanitizer on%s%s", p->name,
+				      why ? ": " : "", why ? why : "");
+		ks_free(why);
+		return rc;
+	}
+}
 
 const char *ks_sanitize_tool_name(unsigned t)
 {

@@ -1,14 +1,18 @@
 /* sanitize: what compute-sanitizer found (issue 11, item 3). A kernel that passed its checks is
- * run once more, on its first correctness case, in a worker started under compute-sanitizer
- * (nvtool.c); this module chooses the tools, builds their options and reads their log: every
- * finding (an invalid or misaligned access, a shared-memory race, a read of uninitialised global
- * memory, a barrier misuse) with where it happened, and one sentence for the entry's detail. Pure:
- * CI tests it on recorded logs. */
+ * run once more, on one correctness case (the first with several blocks and a partial tail, issue
+ * 23.2), in a worker started under compute-sanitizer (nvtool.c); this module chooses the case and
+ * the tools, builds their options and reads their log: every finding (an invalid or misaligned
+ * access, a shared-memory race, a read of uninitialised global memory, a barrier misuse) with
+ * where it happened, and one sentence for the entry's detail. Pure: CI tests it on recorded logs
+ * and on the reference problems' plans. */
 #ifndef KS_SANITIZE_H
 #define KS_SANITIZE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <cJSON.h>
+#include "load/plan.h"
+#include "run/candidate.h"
 
 /* Whether the sanitizer stage runs when neither --sanitize nor --no-sanitize is given. One constant
  * per command, from the cost measured on the H100 (docs/sandbox.md, "Sanitizer"; memcheck: 0.43 s
@@ -29,6 +33,38 @@ typedef enum {
 
 #define KS_SAN_ALL (KS_SAN_MEMCHECK | KS_SAN_RACECHECK | KS_SAN_INITCHECK | KS_SAN_SYNCCHECK)
 #define KS_SAN_NTOOLS 4
+
+/* The largest case the sanitizer runs on: the bytes of all of its plan's buffers (guard bands not
+ * counted). The tools slow a kernel down by one to two orders of magnitude; correctness cases are
+ * small, and this keeps an unusually large one from costing more than the stage's fixed 0.4 s. */
+#define KS_SANITIZE_MAX_CASE_BYTES (16ull << 20)
+
+/* Why the sanitizer ran on the case it ran on (ks_sanitize_pick_case). */
+typedef enum {
+	KS_SAN_CASE_TAIL = 0,  /* the first case under the cap with several blocks and a partial tail */
+	KS_SAN_CASE_LARGEST,   /* no case under the cap has them: the largest case under it */
+	KS_SAN_CASE_SMALLEST   /* every case is over the cap: the smallest */
+} ks_sanitize_case_rule;
+
+/* "partial_tail", "largest_under_cap", "smallest". */
+const char *ks_sanitize_case_rule_name(ks_sanitize_case_rule r);
+/* The rule in words, for reports ("the first with several blocks and a partial tail"). */
+const char *ks_sanitize_case_rule_text(ks_sanitize_case_rule r);
+
+/* 1 when some launch of plan has several blocks and a partial tail: more than one block, and a
+ * buffer it is passed that it may write (an output, an inout tensor, scratch) whose element count
+ * n is not a multiple of one block's tile. The tile is what the plan says of it without knowing the
+ * kernel: n over the launch's blocks, rounded up to a whole multiple of its threads per block. So
+ * the last block that has work does only part of it, past the first block: where an index
+ * computed wrong runs past the end (docs/sandbox.md, "Sanitizer"). */
+int ks_sanitize_plan_has_tail(const ks_plan *plan);
+
+/* Chooses the correctness case of img's problem to run the sanitizer on: the first case whose plan
+ * (ks_candidate_plan, limits lim) is at most max_bytes and has several blocks and a partial tail;
+ * else the largest case under max_bytes (the first of equals); else the smallest case. *ci and
+ * *rule say which and why. Fails with KS_EINVALID when no case's plan builds. */
+int ks_sanitize_pick_case(size_t *ci, ks_sanitize_case_rule *rule, const ks_candidate_image *img,
+			  const ks_plan_limits *lim, uint64_t max_bytes);
 
 /* Parses a comma-separated tool list ("memcheck,racecheck", or "all") into a mask. KS_EINVALID
  * with a message naming the bad item. */
