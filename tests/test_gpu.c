@@ -202,7 +202,7 @@ static void test_gpu_timing_catches_planted_cheats_and_spares_honest_kernels(voi
 				wrong++;
 			}
 		} else if (exec || !cJSON_IsString(d) || !strstr(d->valuestring, "during timing") ||
-			   (!strcmp(kind, "content_cache") && !strstr(d->valuestring, "on unchanged inputs"))) {
+			   (!strcmp(kind, "content_cache") && !strstr(d->valuestring, "checked after the batch"))) {
 			fprintf(stderr, "  entry %d (%s cheat): exec %d: %s\n", idx, kind, exec,
 				cJSON_IsString(d) ? d->valuestring : "");
 			wrong++;
@@ -224,6 +224,76 @@ static void test_gpu_timing_catches_planted_cheats_and_spares_honest_kernels(voi
 	cJSON_Delete(exp);
 	cJSON_Delete(j);
 	ks_free(t);
+}
+
+/* Issue 23.1: a kernel that keeps its outputs in device memory, keyed on n and eight sampled input
+ * values, and copies them when the key comes back (tests/fixtures/gpu/input_cache.json, entry 1;
+ * entry 0 is its honest twin, the same slow kernel without the cache). With the inputs rotating
+ * among three unchanged sets (input_change 0, as before the issue) every timed run after the first
+ * on a set is a copy: correct, as fast as the golden kernel and no faster than the floor, so it
+ * passes unflagged with many times its twin's speedup. With a part of every input redrawn before
+ * each run (the default), a run whose sampled values did not change copies a stale answer, and the
+ * checks of the timed runs see it. Returns the record of `config` (NULL: the default). */
+static cJSON *score_input_cache(const char *config, const char *out)
+{
+	char args[12000], cfg[4400] = "";
+	if (config)
+		snprintf(cfg, sizeof(cfg), "--config '%s'", kt_write("scoring.json", config, strlen(config)));
+	snprintf(args, sizeof(args), "--require-gpu --seed 2323 %s --refs tests/fixtures/gpu/refs --out '%s/%s' '%s'",
+		 cfg, kt_tmpdir(), out, as_passes("tests/fixtures/gpu/input_cache.json"));
+	score(args);
+	snprintf(args, sizeof(args), "%s/score.json", out);
+	return load_json(args);
+}
+
+static double speedup_of(const cJSON *k)
+{
+	const cJSON *sp = cJSON_GetObjectItem(k, "speedup");
+	return cJSON_IsNumber(sp) ? sp->valuedouble : -1;
+}
+
+static void test_gpu_a_cache_of_results_by_input_content_fails_on_redrawn_inputs(void)
+{
+	cJSON *before, *after;
+	const cJSON *honest, *cache;
+	need_gpu();
+	before = score_input_cache("{\"timing\": {\"input_change\": 0}}", "before");
+	honest = cJSON_GetArrayItem(cJSON_GetObjectItem(before, "kernels"), 0);
+	cache = cJSON_GetArrayItem(cJSON_GetObjectItem(before, "kernels"), 1);
+	fprintf(stderr, "  unchanged inputs: honest speedup %.3f, cache speedup %.3f (exec %d, suspicious %d)\n",
+		speedup_of(honest), speedup_of(cache), cJSON_IsTrue(cJSON_GetObjectItem(cache, "exec")),
+		cJSON_IsTrue(cJSON_GetObjectItem(cache, "suspicious")));
+	KT_ASSERT_MSG(cJSON_IsTrue(cJSON_GetObjectItem(honest, "exec")) && speedup_of(honest) > 0,
+		      "the honest twin: %s", cJSON_GetObjectItem(honest, "reason")->valuestring);
+	/* what the defence is for: unflagged, and the copies are what was timed */
+	KT_ASSERT_MSG(cJSON_IsTrue(cJSON_GetObjectItem(cache, "exec")) &&
+			      !cJSON_IsTrue(cJSON_GetObjectItem(cache, "suspicious")),
+		      "without the defence the cache was caught already: %s",
+		      cJSON_GetObjectItem(cache, "reason")->valuestring);
+	KT_ASSERT_MSG(speedup_of(cache) > 5 * speedup_of(honest), "the cache gained only %.3f against %.3f",
+		      speedup_of(cache), speedup_of(honest));
+	KT_NEAR(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(before, "timing"), "protocol"),
+				    "input_change")->valuedouble, 0, 0);
+
+	after = score_input_cache(NULL, "after");
+	honest = cJSON_GetArrayItem(cJSON_GetObjectItem(after, "kernels"), 0);
+	cache = cJSON_GetArrayItem(cJSON_GetObjectItem(after, "kernels"), 1);
+	fprintf(stderr, "  redrawn inputs: honest speedup %.3f; cache: %s: %s\n", speedup_of(honest),
+		cJSON_GetObjectItem(cache, "reason")->valuestring,
+		cJSON_IsString(cJSON_GetObjectItem(cache, "detail")) ? cJSON_GetObjectItem(cache, "detail")->valuestring
+								      : "");
+	KT_ASSERT_MSG(cJSON_IsTrue(cJSON_GetObjectItem(honest, "exec")) &&
+			      !cJSON_IsTrue(cJSON_GetObjectItem(honest, "suspicious")) && speedup_of(honest) > 0,
+		      "the honest twin on redrawn inputs: %s", cJSON_GetObjectItem(honest, "reason")->valuestring);
+	KT_ASSERT(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(honest, "perf"), 0), "checked_runs")
+			  ->valuedouble >= 4);
+	KT_ASSERT_MSG(!cJSON_IsTrue(cJSON_GetObjectItem(cache, "exec")), "the cache passed with speedup %.3f",
+		      speedup_of(cache));
+	KT_CONTAINS(cJSON_GetObjectItem(cache, "detail")->valuestring, "during timing");
+	KT_ASSERT(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(after, "timing"), "protocol"),
+				      "input_change")->valuedouble > 0);
+	cJSON_Delete(before);
+	cJSON_Delete(after);
 }
 
 static void test_gpu_stored_baseline_replaces_live_golden_timing(void)
@@ -473,6 +543,44 @@ static void test_gpu_sanitizer_fails_a_write_64k_past_the_output_and_passes_clea
 		}
 	}
 	fprintf(stderr, "  sanitizer cost: %.2f s per tool run per kernel (%d runs)\n", n ? secs / n : 0, n);
+	cJSON_Delete(j);
+}
+
+/* Issue 23.2: the sanitizer runs on the first correctness case with several blocks and a partial
+ * tail (n=1000 for vadd's default launch: 4 blocks of 256, the last one partial), not on the first
+ * case (n=1, one block). Entry 6 of nvtools.json writes 64 KiB past its output only from a partial
+ * last block past the first: on n=1 it does not, so the sanitizer missed it there; the clean vadd
+ * (entry 4) runs on the same case. */
+static void test_gpu_sanitizer_runs_a_case_with_several_blocks_and_a_partial_tail(void)
+{
+	static const int idx[] = { 6, 4 };
+	char args[12000], *t = NULL, path[4400];
+	cJSON *j;
+	const cJSON *k, *san;
+	int i;
+	need_gpu();
+	need_tool("compute-sanitizer");
+	nvtools_subset("tail", idx, 2);
+	snprintf(args, sizeof(args), "--require-gpu --no-timing --sanitize=memcheck --refs tests/fixtures/problems "
+		 "--out '%s/r' '%s/tail'", kt_tmpdir(), kt_tmpdir());
+	KT_EQ_INT(score(args), 1);
+	j = load_json("r/score.json");
+	k = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "kernels"), 0);
+	KT_ASSERT_MSG(!strcmp(kstr(k, "reason"), "sanitizer"), "the tail overrun got %s: %s", kstr(k, "reason"),
+		      kstr(k, "detail"));
+	KT_CONTAINS(kstr(k, "detail"), "memcheck: invalid __global__ write of size 4 bytes");
+	for (i = 0; i < 2; i++) {
+		k = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "kernels"), i);
+		san = cJSON_GetObjectItem(k, "sanitizer");
+		KT_EQ_STR(kstr(san, "case"), "n=1000");
+		KT_EQ_INT(cJSON_GetObjectItem(san, "case_index")->valueint, 1);
+		KT_EQ_STR(kstr(san, "case_choice"), "partial_tail");
+	}
+	KT_EQ_STR(kstr(k, "reason"), "ok");
+	snprintf(path, sizeof(path), "%s/r/exec/performance_analysis.txt", kt_tmpdir());
+	KT_EQ_INT(ks_fs_read(&t, NULL, path, 1 << 20), 0);
+	KT_CONTAINS(t, "sanitizer on case n=1000 (the first with several blocks and a partial tail)");
+	ks_free(t);
 	cJSON_Delete(j);
 }
 
@@ -796,11 +904,13 @@ static const kt_test tests[] = {
 	KT(test_gpu_bundled_example_gets_its_expected_verdicts),
 	KT(test_gpu_stored_baseline_replaces_live_golden_timing),
 	KT(test_gpu_timing_catches_planted_cheats_and_spares_honest_kernels),
+	KT(test_gpu_a_cache_of_results_by_input_content_fails_on_redrawn_inputs),
 	KT(test_gpu_correct_kernels_pass), KT(test_gpu_adversarial_kernels_fail_with_their_reason_in_one_run),
 	KT(test_gpu_same_seed_same_verdicts), KT(test_gpu_two_lanes_on_one_gpu_give_the_same_verdicts_marked_shared),
 	KT(test_gpu_a_failing_lane_hands_its_work_to_the_other), KT(test_gpu_a_lane_that_cannot_start_is_left_out),
 	KT(test_gpu_devices_all_is_every_visible_gpu),
 	KT(test_gpu_sanitizer_fails_a_write_64k_past_the_output_and_passes_clean_kernels),
+	KT(test_gpu_sanitizer_runs_a_case_with_several_blocks_and_a_partial_tail),
 	KT(test_gpu_profile_names_uncoalesced_access_and_register_pressure),
 	KT(test_gpu_profile_without_ncu_says_so_and_scores),
 	KT(test_gpu_tool_stages_on_two_lanes_keep_their_verdicts),

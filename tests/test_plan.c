@@ -67,9 +67,13 @@ static void test_multi_kernel_plan_with_scratch_and_json_roundtrip(void)
 	KT_EQ_INT(nn, 2);
 	KT_EQ_STR(names[1], "finish");
 	ks_free_strv(names, nn);
+	plan.version = 5;     /* a timed run's own version of its inputs (issue 23.1) */
+	plan.change = 0.0625;
 	j = ks_plan_to_json(&plan);
 	KT_EQ_INT(ks_plan_from_json(&back, j), 0);
 	KT_EQ_INT(back.seed, 7);
+	KT_EQ_INT(back.version, 5);
+	KT_NEAR(back.change, 0.0625, 0);
 	KT_EQ_INT(back.nbufs, 3);
 	KT_EQ_INT(back.bufs[0].count, plan.bufs[0].count);
 	KT_EQ_INT(back.kernels[1].params[1].buf, plan.kernels[1].params[1].buf);
@@ -306,6 +310,11 @@ static void test_plan_from_json_is_strict(void)
 {
 	static const char *bad[] = {
 		"{\"seed\": \"1\", \"poison\": 0, \"guard\": 1e40, \"bufs\": [], \"kernels\": []}",
+		"{\"seed\": \"1\", \"version\": \"2\", \"change\": 1.5, \"poison\": 0, \"guard\": 0, \"bufs\": [], "
+		"\"kernels\": []}",
+		"{\"seed\": \"1\", \"version\": \"x\", \"change\": 0.5, \"poison\": 0, \"guard\": 0, \"bufs\": [], "
+		"\"kernels\": []}",
+		"{\"seed\": \"1\", \"version\": \"2\", \"poison\": 0, \"guard\": 0, \"bufs\": [], \"kernels\": []}",
 		"{\"seed\": \"1\", \"poison\": 0.5, \"guard\": 0, \"bufs\": [], \"kernels\": []}",
 		"{\"seed\": \"1\", \"poison\": 0, \"guard\": 0, \"bufs\": [{\"name\": \"x\", \"dtype\": 1e30, "
 		"\"count\": \"1\", \"role\": 0, \"scratch\": 0, \"fill\": 0, \"dist\": 0, \"a\": 0, \"b\": 1, "

@@ -27,7 +27,7 @@ static void test_stop_rule(void)
 
 static void test_config_file(void)
 {
-	ks_config c = KS_CONFIG_INIT;
+	ks_config c = KS_CONFIG_INIT, d = KS_CONFIG_INIT;
 	const char *p;
 	KT_EQ_INT(ks_config_load(&c, "scoring/scoring.json"), 0);
 	KT_EQ_INT(c.input_sets, 3);
@@ -50,6 +50,14 @@ static void test_config_file(void)
 	p = kt_write("bad5.json", "{\"timing\": {\"check_fraction\": 1.5}}", 35);
 	KT_ASSERT(ks_config_load(&c, p) < 0);
 	KT_CONTAINS(ks_error_msg(), "check_fraction must be between 0 and 1");
+	/* a part of every input is redrawn before each timed run by default (issue 23.1); 0 turns it off */
+	KT_NEAR(c.input_change, 0.0625, 0);
+	p = kt_write("off.json", "{\"timing\": {\"input_change\": 0}}", 31);
+	KT_EQ_INT(ks_config_load(&d, p), 0);
+	KT_NEAR(d.input_change, 0, 0);
+	p = kt_write("bad6.json", "{\"timing\": {\"input_change\": -0.5}}", 34);
+	KT_ASSERT(ks_config_load(&d, p) < 0);
+	KT_CONTAINS(ks_error_msg(), "input_change must be between 0 and 1");
 	p = kt_write("bad4.json", "{\"timing\": {\"max_runs\": 1e40}}", 30);
 	KT_ASSERT(ks_config_load(&c, p) < 0);
 	KT_CONTAINS(ks_error_msg(), "field \"max_runs\" must be an integer");

@@ -427,6 +427,10 @@ cJSON *ks_plan_to_json(const ks_plan *plan)
 	      *ks = cJSON_AddArrayToObject(o, "kernels");
 	size_t i, j;
 	add_u64(o, "seed", plan->seed);
+	if (plan->version || plan->change > 0) {
+		add_u64(o, "version", plan->version);
+		cJSON_AddNumberToObject(o, "change", plan->change);
+	}
 	cJSON_AddNumberToObject(o, "poison", plan->poison);
 	cJSON_AddNumberToObject(o, "guard", plan->guard);
 	for (i = 0; i < plan->nbufs; i++) {
@@ -634,6 +638,13 @@ int ks_plan_from_json(ks_plan *out, const cJSON *j)
 	if ((rc = get_u64(&out->seed, j, "seed")) < 0 || (rc = inum(&v, j, "poison", 0, 1)) < 0)
 		goto done;
 	out->poison = (int)v;
+	if (cJSON_GetObjectItemCaseSensitive(j, "version") &&
+	    ((rc = get_u64(&out->version, j, "version")) < 0 || (rc = num(&out->change, j, "change")) < 0))
+		goto done;
+	if (!(out->change >= 0 && out->change <= 1)) {
+		rc = ks_error_set(KS_EINVALID, "plan: bad change");
+		goto done;
+	}
 	if ((rc = inum(&v, j, "guard", 0, 1 << 20)) < 0)
 		goto done;
 	out->guard = (uint32_t)v;

@@ -102,6 +102,10 @@ typedef struct ks_plan {
 	ks_plan_step *steps;  /* NULL: launch the kernels in order */
 	size_t nsteps;
 	uint64_t seed;        /* input seed of this run */
+	uint64_t version;     /* 0: the inputs the seed draws; v > 0: those inputs with a part `change`
+			       * of every random input's elements redrawn from a seed of version v's
+			       * own (the timed runs' inputs, docs/timing.md) */
+	double change;        /* that part, 0 to 1 */
 	int poison;           /* poison variant (0 or 1) for outputs and scratch */
 	uint32_t guard;       /* guard-band bytes before and after every buffer */
 } ks_plan;

@@ -182,7 +182,7 @@ static void check_perf(ks_runner *run, const ks_problem *p, uint64_t base, const
 			ks_run_result_clear(&res);
 			for (i = 0; i < 24; i++)
 				sets[i] = i % 2;
-			ks_worker_time_run(w, &res, sets, 24, ms, NULL, 120);
+			ks_worker_time_run(w, &res, sets, NULL, 24, ms, NULL, 120);
 		}
 		if (res.status != KS_RUN_OK) {
 			ks_refcheck_fail(r, "perf case %s: the golden kernel failed: %s", c->label, res.message ? res.message : "?");

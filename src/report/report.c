@@ -292,6 +292,12 @@ cJSON *ks_report_record(const ks_report *rep)
 		cJSON_AddNumberToObject(t, "max_seconds_per_case", c->max_seconds_per_case);
 		cJSON_AddNumberToObject(t, "verify_runs", c->verify_runs);
 		cJSON_AddNumberToObject(t, "check_fraction", c->check_fraction);
+		cJSON_AddNumberToObject(t, "input_change", c->input_change);
+		cJSON_AddStringToObject(t, "inputs", c->input_change > 0
+							     ? "a part input_change of every random input redrawn "
+							       "before every timed run, outside the timed window: no "
+							       "run sees the inputs of an earlier one"
+							     : "unchanged between the timed runs on one input set");
 		cJSON_AddStringToObject(t, "outputs", "poisoned before every timed run, outside the timed window");
 		cJSON_AddStringToObject(t, "l2", "flushed before every timed run, after the output fills (2x L2 "
 					"written); persisting L2 size 0 and reset");

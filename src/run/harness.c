@@ -20,6 +20,12 @@ static const char g_source[] =
 	"  return ks_mix(ks_mix(seed ^ ((u64)stream << 40) ^ ((u64)k << 20)) ^ ks_mix(i));\n"
 	"}\n"
 	"__device__ __forceinline__ double ks_u01(u64 h) { return (double)(h >> 11) * (1.0 / 9007199254740992.0); }\n"
+	/* Version v > 0 of an input redraws the elements whose own hash says so (a part `change` of
+	 * them) from a seed of its own; version 0 is the seed's inputs as drawn. */
+	"__device__ __forceinline__ u64 ks_version_seed(u64 seed, u64 v) { return seed ^ ks_mix(v ^ 0x6a09e667f3bcc909ull); }\n"
+	"__device__ __forceinline__ bool ks_redrawn(u64 seed, unsigned stream, u64 i, u64 v, double change) {\n"
+	"  return v && ks_u01(ks_hash(ks_version_seed(seed, v), stream, i, 2)) < change;\n"
+	"}\n"
 	"__device__ void ks_store(unsigned char *dst, u64 i, int dtype, double v) {\n"
 	"  switch (dtype) {\n"
 	"  case 0: ((float *)dst)[i] = (float)v; break;\n"
@@ -41,17 +47,23 @@ static const char g_source[] =
 	"  default: ((u64 *)dst)[i] = h; break;\n"
 	"  }\n"
 	"}\n"
-	/* dist: 1 normal(a=mean,b=std), 2 uniform[a,b), 3 int[a,b], 4 bits */
+	/* dist: 1 normal(a=mean,b=std), 2 uniform[a,b), 3 int[a,b], 4 bits. Writes version `version`
+	 * of the input; with `update`, the buffer holds version `prev` and only the elements that
+	 * differ between the two (those either version redraws) are written. */
 	"extern \"C\" __global__ void ks_fill_random(unsigned char *dst, u64 n, int dtype, int size,\n"
-	"    int dist, double a, double b, u64 seed, unsigned stream) {\n"
+	"    int dist, double a, double b, u64 seed, unsigned stream, u64 version, double change, u64 prev,\n"
+	"    int update) {\n"
 	"  u64 step = (u64)gridDim.x * blockDim.x;\n"
 	"  for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {\n"
-	"    u64 h = ks_hash(seed, stream, i, 0);\n"
+	"    bool now = ks_redrawn(seed, stream, i, version, change);\n"
+	"    if (update && !now && !ks_redrawn(seed, stream, i, prev, change)) continue;\n"
+	"    u64 s = now ? ks_version_seed(seed, version) : seed;\n"
+	"    u64 h = ks_hash(s, stream, i, 0);\n"
 	"    double v;\n"
 	"    if (dist == 4) { ks_store_bits(dst, i, size, h); continue; }\n"
 	"    if (dist == 1) {\n"
 	"      double u1 = ks_u01(h) + 1.0 / 18014398509481984.0;\n"
-	"      double u2 = ks_u01(ks_hash(seed, stream, i, 1));\n"
+	"      double u2 = ks_u01(ks_hash(s, stream, i, 1));\n"
 	"      v = a + b * sqrt(-2.0 * log(u1)) * cospi(2.0 * u2);\n"
 	"    } else if (dist == 2) {\n"
 	"      v = a + (b - a) * ks_u01(h);\n"

@@ -277,7 +277,7 @@ int ks_runner_golden_image(ks_runner *r, const ks_problem *p, const void **cubin
 	return 0;
 }
 
-static void golden_run_clear(ks_golden_run *g)
+void ks_golden_run_clear(ks_golden_run *g)
 {
 	ks_plan_clear(&g->plan);
 	ks_run_result_clear(&g->res);
@@ -395,15 +395,71 @@ cJSON *ks_runner_status(ks_runner *r)
 	return ks_worker_status(r->golden);
 }
 
-int ks_runner_golden(ks_runner *r, const ks_golden_run **out, const ks_problem *p, int perf,
-		     size_t case_index, uint64_t seed)
+/* Runs p's golden kernel on case (perf, case_index) with the inputs of seed, version and change
+ * (plan.h) into *g, and validates the run. On failure the problem's golden kernel is marked broken
+ * and g is cleared. */
+static int golden_compute(ks_runner *r, ks_golden_run *g, const ks_problem *p, int perf, size_t case_index,
+			  uint64_t seed, uint64_t version, double change)
 {
 	golden_module *m = find_module(r, p);
 	const ks_case *c = perf ? &p->perf[case_index] : &p->correctness[case_index];
-	golden_entry *e;
 	ks_env env = KS_ENV_INIT;
 	size_t i;
 	int rc = 0;
+
+	memset(g, 0, sizeof(*g));
+	if (!m)
+		return ks_error_set(KS_ERROR, "the golden kernel of %s was not compiled", p->name);
+	if (m->broken)
+		return ks_error_set(KS_ERROR, "%s", m->why);
+	if ((rc = ensure_golden_module(r, m, p)) < 0)
+		return rc;
+	if ((rc = ks_problem_env(&env, p, c)) < 0 ||
+	    (rc = ks_plan_build(&g->plan, p, &p->golden_launch, c, &env, seed, 0, &r->opts.limits)) < 0) {
+		m->broken = 1;
+		m->why = ks_asprintf("the golden plan of %s does not build for case %s: %s", p->name,
+				     c->label, ks_error_msg());
+		rc = ks_error_set(KS_ERROR, "%s", m->why);
+		goto fail;
+	}
+	g->plan.version = version;
+	g->plan.change = change;
+	/* perf-size inputs travel as checksums: the outputs are what candidates are compared with */
+	g->fetch = ks_calloc(g->plan.nbufs + 1, sizeof(ks_fetch_mode));
+	for (i = 0; i < g->plan.nbufs; i++) {
+		const ks_plan_buf *b = &g->plan.bufs[i];
+		g->fetch[i] = b->scratch || (perf && b->role == KS_ROLE_IN) ? KS_FETCH_GUARDS
+			      : perf ? KS_FETCH_SAMPLE : KS_FETCH_FULL;
+	}
+	ks_worker_run(r->golden, &g->res, m->module, &g->plan, g->fetch, perf ? KS_VERIFY_SAMPLES : 0, seed,
+		      r->opts.kernel_timeout_s * (perf ? 6 : 3));
+	if (g->res.status != KS_RUN_OK) {
+		m->broken = 1;
+		m->why = ks_asprintf("the golden kernel of %s failed on case %s: %s: %s", p->name, c->label,
+				     ks_run_status_name(g->res.status), g->res.message ? g->res.message : "?");
+		if (!ks_worker_alive(r->golden))
+			golden_worker_lost(r);
+		rc = ks_error_set(KS_ERROR, "%s", m->why);
+		goto fail;
+	}
+	if ((rc = validate_golden(g, p->name, c->label)) < 0) {
+		m->broken = 1;
+		m->why = ks_strdup(ks_error_msg());
+		goto fail;
+	}
+	ks_env_free(&env);
+	return 0;
+fail:
+	ks_env_free(&env);
+	ks_golden_run_clear(g);
+	return rc;
+}
+
+int ks_runner_golden(ks_runner *r, const ks_golden_run **out, const ks_problem *p, int perf,
+		     size_t case_index, uint64_t seed)
+{
+	golden_entry *e;
+	int rc;
 
 	*out = NULL;
 	for (e = r->cache; e; e = e->next)
@@ -411,60 +467,25 @@ int ks_runner_golden(ks_runner *r, const ks_golden_run **out, const ks_problem *
 			*out = &e->run;
 			return 0;
 		}
-	if (!m)
-		return ks_error_set(KS_ERROR, "the golden kernel of %s was not compiled", p->name);
-	if (m->broken)
-		return ks_error_set(KS_ERROR, "%s", m->why);
-	if ((rc = ensure_golden_module(r, m, p)) < 0)
-		return rc;
 	e = ks_calloc(1, sizeof(*e));
 	e->p = p;
 	e->perf = perf;
 	e->case_index = case_index;
 	e->seed = seed;
-	if ((rc = ks_problem_env(&env, p, c)) < 0 ||
-	    (rc = ks_plan_build(&e->run.plan, p, &p->golden_launch, c, &env, seed, 0, &r->opts.limits)) < 0) {
-		m->broken = 1;
-		m->why = ks_asprintf("the golden plan of %s does not build for case %s: %s", p->name,
-				     c->label, ks_error_msg());
-		rc = ks_error_set(KS_ERROR, "%s", m->why);
-		goto fail;
+	if ((rc = golden_compute(r, &e->run, p, perf, case_index, seed, 0, 0)) < 0) {
+		ks_free(e);
+		return rc;
 	}
-	/* perf-size inputs travel as checksums: the outputs are what candidates are compared with */
-	e->run.fetch = ks_calloc(e->run.plan.nbufs + 1, sizeof(ks_fetch_mode));
-	for (i = 0; i < e->run.plan.nbufs; i++) {
-		const ks_plan_buf *b = &e->run.plan.bufs[i];
-		e->run.fetch[i] = b->scratch || (perf && b->role == KS_ROLE_IN) ? KS_FETCH_GUARDS
-				  : perf ? KS_FETCH_SAMPLE : KS_FETCH_FULL;
-	}
-	ks_worker_run(r->golden, &e->run.res, m->module, &e->run.plan, e->run.fetch, perf ? KS_VERIFY_SAMPLES : 0,
-		      seed,
-		      r->opts.kernel_timeout_s * (perf ? 6 : 3));
-	if (e->run.res.status != KS_RUN_OK) {
-		m->broken = 1;
-		m->why = ks_asprintf("the golden kernel of %s failed on case %s: %s: %s", p->name, c->label,
-				     ks_run_status_name(e->run.res.status),
-				     e->run.res.message ? e->run.res.message : "?");
-		if (!ks_worker_alive(r->golden))
-			golden_worker_lost(r);
-		rc = ks_error_set(KS_ERROR, "%s", m->why);
-		goto fail;
-	}
-	if ((rc = validate_golden(&e->run, p->name, c->label)) < 0) {
-		m->broken = 1;
-		m->why = ks_strdup(ks_error_msg());
-		goto fail;
-	}
-	ks_env_free(&env);
 	e->next = r->cache;
 	r->cache = e;
 	*out = &e->run;
 	return 0;
-fail:
-	ks_env_free(&env);
-	golden_run_clear(&e->run);
-	ks_free(e);
-	return rc;
+}
+
+int ks_runner_golden_version(ks_runner *r, ks_golden_run *out, const ks_problem *p, size_t case_index, uint64_t seed,
+			     uint64_t version, double change)
+{
+	return golden_compute(r, out, p, 1, case_index, seed, version, change);
 }
 
 static void forget(ks_runner *r, const ks_problem *p, int perf_only)
@@ -474,7 +495,7 @@ static void forget(ks_runner *r, const ks_problem *p, int perf_only)
 		golden_entry *e = *pp;
 		if (e->p == p && (!perf_only || e->perf)) {
 			*pp = e->next;
-			golden_run_clear(&e->run);
+			ks_golden_run_clear(&e->run);
 			ks_free(e);
 		} else
 			pp = &e->next;
@@ -575,7 +596,7 @@ void ks_runner_free(ks_runner *r)
 	while (r->cache) {
 		golden_entry *e = r->cache;
 		r->cache = e->next;
-		golden_run_clear(&e->run);
+		ks_golden_run_clear(&e->run);
 		ks_free(e);
 	}
 	while ((m = r->mods)) {

@@ -91,6 +91,14 @@ typedef struct {
 int ks_runner_golden(ks_runner *r, const ks_golden_run **out, const ks_problem *p, int perf,
 		     size_t case_index, uint64_t seed);
 
+/* The golden result for perf case case_index on version `version` of seed's inputs with a part
+ * `change` redrawn (plan.h: the inputs of one timed run), computed now into *out and not cached,
+ * since no two timed runs share their inputs: the caller clears it with ks_golden_run_clear.
+ * Fails like ks_runner_golden. */
+int ks_runner_golden_version(ks_runner *r, ks_golden_run *out, const ks_problem *p, size_t case_index, uint64_t seed,
+			     uint64_t version, double change);
+void ks_golden_run_clear(ks_golden_run *g);
+
 /* The golden worker with p's golden module loaded in it (started or reloaded as needed), for
  * timing. Returns NULL with a message when that fails. */
 ks_worker *ks_runner_golden_worker(ks_runner *r, const ks_problem *p, int *module);

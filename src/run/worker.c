@@ -745,16 +745,20 @@ void ks_worker_time_start_checked(ks_worker *w, ks_run_result *res, int module, 
 	cJSON_Delete(req);
 }
 
-void ks_worker_time_run(ks_worker *w, ks_run_result *res, const int *sets, size_t n, double *ms,
-			double *span_ms, double timeout_s)
+void ks_worker_time_run(ks_worker *w, ks_run_result *res, const int *sets, const uint64_t *versions, size_t n,
+			double *ms, double *span_ms, double timeout_s)
 {
 	cJSON *req = cJSON_CreateObject(), *ra = cJSON_AddArrayToObject(req, "runs");
+	cJSON *va = versions ? cJSON_AddArrayToObject(req, "versions") : NULL;
 	const cJSON *a, *x;
 	ks_msg reply;
 	size_t i = 0;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		cJSON_AddItemToArray(ra, cJSON_CreateNumber(sets[i]));
+		if (va)
+			cJSON_AddItemToArray(va, cJSON_CreateNumber((double)versions[i]));
+	}
 	cJSON_AddBoolToObject(req, "flush", 1);
 	if (request(w, res, &reply, KS_MSG_TIME_RUN, req, NULL, 0, timeout_s) == 0) {
 		a = cJSON_GetObjectItemCaseSensitive(reply.json, "ms");

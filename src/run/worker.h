@@ -120,16 +120,20 @@ void ks_worker_run(ks_worker *w, ks_run_result *res, int module, const ks_plan *
 #define KS_WORKER_OUTPUT_KEEP 4096
 
 /* Timing (DESIGN §4.6). time_start allocates nsets input sets of the plan, each filled from its
- * seed, and an L2 flush buffer of flush_bytes; time_run runs the plan once per entry of sets[]
- * (a set index each), before each run and outside the timed window poisoning its outputs (and
- * restoring inout tensors, resetting scratch), then flushing L2, and writes one event time per run
- * to ms[] and, when span_ms is not NULL, the GPU time of the whole batch (every run with what
- * precedes and follows it: fills, flushes, kept samples) to *span_ms; time_verify refills a set from a new seed, runs it once (timed) and returns
- * its buffers like ks_worker_run; time_end frees the session. */
+ * seed (version 0 of its inputs, plan.h), and an L2 flush buffer of flush_bytes; time_run runs the
+ * plan once per entry of sets[] (a set index each), before each run and outside the timed window
+ * redrawing its set's inputs to version versions[i] (when versions is not NULL and the plan's
+ * change is above 0: a part of every random input redrawn, so that the run's inputs are those of
+ * ks_plan version versions[i] of the set's seed), poisoning its outputs (and restoring inout
+ * tensors, resetting scratch), then flushing L2, and writes one event time per run to ms[] and,
+ * when span_ms is not NULL, the GPU time of the whole batch (every run with what precedes and
+ * follows it: fills, flushes, kept samples) to *span_ms; time_verify refills a set from a new seed
+ * (version 0), runs it once (timed) and returns its buffers like ks_worker_run; time_end frees the
+ * session. */
 void ks_worker_time_start(ks_worker *w, ks_run_result *res, int module, const ks_plan *plan,
 			  const uint64_t *seeds, size_t nsets, uint64_t flush_bytes, double timeout_s);
-void ks_worker_time_run(ks_worker *w, ks_run_result *res, const int *sets, size_t n, double *ms,
-			double *span_ms, double timeout_s);
+void ks_worker_time_run(ks_worker *w, ks_run_result *res, const int *sets, const uint64_t *versions, size_t n,
+			double *ms, double *span_ms, double timeout_s);
 void ks_worker_time_verify(ks_worker *w, ks_run_result *res, const ks_plan *plan, int set, uint64_t seed,
 			   const ks_fetch_mode *fetch, uint64_t sample_k, double timeout_s);
 void ks_worker_time_end(ks_worker *w);
@@ -140,8 +144,9 @@ void ks_worker_time_end(ks_worker *w);
  * seed), or the whole output when it is not larger, for up to *runs runs; *runs comes back as the
  * number that fits in KS_PROTO_MAX_SNAPSHOT bytes (at least 1), and a time_run call may have no
  * more runs than that. ks_worker_time_check then returns run `run` (an index into the last
- * time_run call's runs) like ks_worker_run: its kept outputs, and its set's guard bands and input
- * checksums as they are now. A verify or a new time_run forgets the kept runs. */
+ * time_run call's runs) like ks_worker_run: its kept outputs, its set's guard bands as they are now
+ * and its inputs' checksums (as the run left them when the plan's change is above 0: kept after it
+ * too; else as they are now). A verify or a new time_run forgets the kept runs. */
 void ks_worker_time_start_checked(ks_worker *w, ks_run_result *res, int module, const ks_plan *plan,
 				  const uint64_t *seeds, size_t nsets, uint64_t flush_bytes, uint64_t check_k,
 				  int *runs, double timeout_s);

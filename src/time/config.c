@@ -52,6 +52,7 @@ int ks_config_load(ks_config *c, const char *path)
 	    (t && (rc = num(&c->batch_ms, t, "batch_ms", 1, 10000, path)) < 0) ||
 	    (t && (rc = inum(&c->verify_runs, t, "verify_runs", 0, 100, path)) < 0) ||
 	    (t && (rc = num(&c->check_fraction, t, "check_fraction", 0, 1, path)) < 0) ||
+	    (t && (rc = num(&c->input_change, t, "input_change", 0, 1, path)) < 0) ||
 	    (r && (rc = num(&c->roofline_margin, r, "margin", 0, 0.9, path)) < 0) ||
 	    (r && (rc = num(&c->timer_floor_us, r, "timer_floor_us", 0, 1e6, path)) < 0) ||
 	    (r && (rc = num(&c->max_speedup, r, "max_speedup", 1, 1e9, path)) < 0))

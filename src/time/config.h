@@ -17,6 +17,8 @@ typedef struct {
 	double max_speedup;          /* suspicious when a case's speedup is above this */
 	double check_fraction;       /* of the ordinary timed runs, checked after the fact (at least
 				      * one per batch; 0: none) */
+	double input_change;         /* part of every random input redrawn before each timed run, so
+				      * that no run sees the inputs of an earlier one (0: none) */
 } ks_config;
 
 #define KS_CONFIG_DEFAULT_INPUT_SETS 3
@@ -31,6 +33,7 @@ typedef struct {
 #define KS_CONFIG_DEFAULT_TIMER_FLOOR_US 2.0
 #define KS_CONFIG_DEFAULT_MAX_SPEEDUP 25.0
 #define KS_CONFIG_DEFAULT_CHECK_FRACTION 0.125
+#define KS_CONFIG_DEFAULT_INPUT_CHANGE 0.0625
 
 #define KS_CONFIG_INIT                                                                           \
 	{ .input_sets = KS_CONFIG_DEFAULT_INPUT_SETS, .warmup_runs = KS_CONFIG_DEFAULT_WARMUP_RUNS, \
@@ -40,7 +43,8 @@ typedef struct {
 	  .batch_ms = KS_CONFIG_DEFAULT_BATCH_MS, .verify_runs = KS_CONFIG_DEFAULT_VERIFY_RUNS,     \
 	  .roofline_margin = KS_CONFIG_DEFAULT_ROOFLINE_MARGIN,                                   \
 	  .timer_floor_us = KS_CONFIG_DEFAULT_TIMER_FLOOR_US,                                     \
-	  .max_speedup = KS_CONFIG_DEFAULT_MAX_SPEEDUP, .check_fraction = KS_CONFIG_DEFAULT_CHECK_FRACTION }
+	  .max_speedup = KS_CONFIG_DEFAULT_MAX_SPEEDUP, .check_fraction = KS_CONFIG_DEFAULT_CHECK_FRACTION, \
+	  .input_change = KS_CONFIG_DEFAULT_INPUT_CHANGE }
 
 /* Reads path over the defaults in *cfg. KS_ENOTFOUND if the file is absent (cfg unchanged),
  * KS_EINVALID naming the key for a bad value. */

@@ -63,20 +63,36 @@ static double now_s(void)
 	return (double)t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-/* Runs `count` timed runs rotating over nsets sets, starting at *next; the set of each run goes to
- * sets[] (KS_PROTO_MAX_RUNS entries) when not NULL. Returns the number of runs, or -1. */
-static int batch_sets(ks_worker *w, ks_run_result *res, series *s, int count, int nsets, int *next,
-		      double timeout, int *sets)
+/* Which inputs a side's timed runs get: the sets in turn, and on each run a version of its set's
+ * inputs no earlier run of the side had (plan.h; redrawn only when the plan's change is above 0). */
+typedef struct {
+	int nsets;
+	int next;          /* the set of the next run, modulo nsets */
+	uint64_t version;  /* the version of the next run */
+} rotation;
+
+#define ROTATION_INIT(n) { (n), 0, 1 }
+
+/* Runs `count` timed runs on the next sets and versions of *rot; the set and version of each run
+ * go to sets[] and vers[] (KS_PROTO_MAX_RUNS entries) when not NULL. Returns the number of runs,
+ * or -1. */
+static int batch_sets(ks_worker *w, ks_run_result *res, series *s, int count, rotation *rot, double timeout,
+		      int *sets, uint64_t *vers)
 {
 	int own[KS_PROTO_MAX_RUNS], i;
+	uint64_t own_v[KS_PROTO_MAX_RUNS];
 	double ms[KS_PROTO_MAX_RUNS], span = 0;
 	if (!sets)
 		sets = own;
+	if (!vers)
+		vers = own_v;
 	if (count > KS_PROTO_MAX_RUNS)
 		count = KS_PROTO_MAX_RUNS;
-	for (i = 0; i < count; i++)
-		sets[i] = (*next)++ % nsets;
-	ks_worker_time_run(w, res, sets, (size_t)count, ms, &span, timeout);
+	for (i = 0; i < count; i++) {
+		sets[i] = rot->next++ % rot->nsets;
+		vers[i] = rot->version++;
+	}
+	ks_worker_time_run(w, res, sets, vers, (size_t)count, ms, &span, timeout);
 	if (res->status != KS_RUN_OK)
 		return -1;
 	push(s, ms, (size_t)count);
@@ -85,9 +101,9 @@ static int batch_sets(ks_worker *w, ks_run_result *res, series *s, int count, in
 	return count;
 }
 
-static int batch(ks_worker *w, ks_run_result *res, series *s, int count, int nsets, int *next, double timeout)
+static int batch(ks_worker *w, ks_run_result *res, series *s, int count, rotation *rot, double timeout)
 {
-	return batch_sets(w, res, s, count, nsets, next, timeout, NULL) < 0 ? -1 : 0;
+	return batch_sets(w, res, s, count, rot, timeout, NULL, NULL) < 0 ? -1 : 0;
 }
 
 /* The candidate failed during timing: it is not correct after all. */
@@ -110,16 +126,17 @@ typedef struct {
 } checker;
 
 /* Checks run `idx` of the candidate batch just timed, made on set `set` whose inputs come from
- * `seed`, against the golden outputs of those inputs. Returns 0 when right; -1 when wrong or
- * failing (r failed, "during timing"), or when the golden kernel failed (r->timing_error). */
-static int check_kept_run(const checker *k, ks_worker *cw, int idx, int set, uint64_t seed, int nruns,
-			  int round)
+ * `seed` at `version`, against the golden outputs of those inputs. Returns 0 when right; -1 when
+ * wrong or failing (r failed, "during timing"), or when the golden kernel failed
+ * (r->timing_error). */
+static int check_kept_run(const checker *k, ks_worker *cw, int idx, int set, uint64_t seed, uint64_t version,
+			  int nruns, int round)
 {
-	const ks_golden_run *g = NULL;
+	ks_golden_run g;
 	ks_run_result res;
 	char *detail = NULL;
 	ks_reason why;
-	if (ks_runner_golden(k->run, &g, k->p, 1, k->ci, seed) < 0) {
+	if (ks_runner_golden_version(k->run, &g, k->p, k->ci, seed, version, k->cplan->change) < 0) {
 		k->r->timing_error = ks_strdup(ks_error_msg());
 		return -1;
 	}
@@ -127,15 +144,21 @@ static int check_kept_run(const checker *k, ks_worker *cw, int idx, int set, uin
 	if (res.status != KS_RUN_OK) {
 		candidate_failed(k->r, ks_check_run_failure(&res), k->p->perf[k->ci].label, res.message);
 		ks_run_result_clear(&res);
+		ks_golden_run_clear(&g);
 		return -1;
 	}
 	k->cplan->seed = seed; /* the inputs (and sample positions) of this run */
-	why = ks_check_run(&detail, &res, k->cplan, k->fetch, g, k->p);
+	why = ks_check_run(&detail, &res, k->cplan, k->fetch, &g, k->p);
 	ks_run_result_clear(&res);
+	ks_golden_run_clear(&g);
 	if (why != KS_REASON_OK) {
-		char *d = ks_asprintf("a timed run on unchanged inputs (set %d, run %d of a batch of %d, round "
-				      "%d), checked after the batch, was wrong: %s", set, idx + 1, nruns, round,
-				      detail);
+		char *d = k->cplan->change > 0
+				  ? ks_asprintf("a timed run (set %d, its inputs redrawn in part for this run, run %d of a "
+						"batch of %d, round %d), checked after the batch, was wrong: %s", set,
+						idx + 1, nruns, round, detail)
+				  : ks_asprintf("a timed run on unchanged inputs (set %d, run %d of a batch of %d, round "
+						"%d), checked after the batch, was wrong: %s", set, idx + 1, nruns, round,
+						detail);
 		candidate_failed(k->r, why, k->p->perf[k->ci].label, d);
 		ks_free(d);
 		ks_free(detail);
@@ -147,8 +170,8 @@ static int check_kept_run(const checker *k, ks_worker *cw, int idx, int set, uin
 /* After a candidate batch of n runs: ceil(n * fraction) of them, and at least KS_TIMING_MIN_CHECKS
  * (all of a shorter batch), picked at random now that they have run, are checked. Returns the number
  * checked, or -1 (see check_kept_run). */
-static int check_batch(const checker *k, ks_worker *cw, const int *sets, int n, const uint64_t *set_seed,
-		       double fraction, uint64_t *rng, int round)
+static int check_batch(const checker *k, ks_worker *cw, const int *sets, const uint64_t *vers, int n,
+		       const uint64_t *set_seed, double fraction, uint64_t *rng, int round)
 {
 	int order[KS_PROTO_MAX_RUNS], want = (int)ceil(n * fraction), i;
 	if (want < KS_TIMING_MIN_CHECKS)
@@ -161,7 +184,8 @@ static int check_batch(const checker *k, ks_worker *cw, const int *sets, int n, 
 		int j = i + (int)(xorshift(rng) % (uint64_t)(n - i)), t = order[i];
 		order[i] = order[j];
 		order[j] = t;
-		if (check_kept_run(k, cw, order[i], sets[order[i]], set_seed[sets[order[i]]], n, round) < 0)
+		if (check_kept_run(k, cw, order[i], sets[order[i]], set_seed[sets[order[i]]], vers[order[i]], n,
+				   round) < 0)
 			return -1;
 	}
 	return want;
@@ -180,8 +204,10 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 	uint64_t rng = o->seed ^ (uint64_t)ci * 0x2545f4914f6cdd1dull;
 	ks_fetch_mode *fetch = NULL;
 	series cs, gs;
-	int gmod = -1, nsets = o->cfg.input_sets, i, cnext = 0, gnext = 0, verified = 0, rc = 0, round = 0;
+	int gmod = -1, nsets = o->cfg.input_sets, i, verified = 0, rc = 0, round = 0;
 	int checking = o->cfg.check_fraction > 0, kept_runs = 64, csets[KS_PROTO_MAX_RUNS];
+	uint64_t cvers[KS_PROTO_MAX_RUNS];
+	rotation crot, grot;
 	checker chk;
 	int64_t v;
 	double tc, tg, t_out = o->timeout_s;
@@ -196,6 +222,8 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 	pc->case_index = ci;
 	if (nsets > KS_PROTO_MAX_SETS)
 		nsets = KS_PROTO_MAX_SETS;
+	crot = (rotation)ROTATION_INIT(nsets);
+	grot = (rotation)ROTATION_INIT(nsets);
 	for (i = 0; i < nsets; i++)
 		set_seed[i] = seeds[i] = ks_seed_derive(o->seed, p->name, 1, ci, 100 + i);
 	if (ks_problem_env(&env, p, c) < 0 ||
@@ -210,6 +238,8 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 		rc = -1;
 		goto done;
 	}
+	/* both sides' timed runs see inputs redrawn in part, run by run (the golden's for fairness) */
+	cplan.change = gplan.change = o->cfg.input_change;
 	if (p->flops && ks_expr_eval(&v, p->flops, &env) == 0)
 		pc->flops = (double)v;
 	if (ks_expr_eval(&v, p->bytes, &env) == 0)
@@ -255,13 +285,13 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 		memset(&wc, 0, sizeof(wc));
 		memset(&wg, 0, sizeof(wg));
 		if (batch(cw, &res, &wc, checking && o->cfg.warmup_runs > kept_runs ? kept_runs : o->cfg.warmup_runs,
-			  nsets, &cnext, t_out) < 0) {
+			  &crot, t_out) < 0) {
 			candidate_failed(r, ks_check_run_failure(&res), c->label, res.message);
 			ks_free(wc.x);
 			rc = -1;
 			goto done;
 		}
-		if (!base && batch(gw, &res, &wg, o->cfg.warmup_runs, nsets, &gnext, t_out) < 0) {
+		if (!base && batch(gw, &res, &wg, o->cfg.warmup_runs, &grot, t_out) < 0) {
 			r->timing_error = ks_asprintf("the golden kernel failed while being timed on %s: %s",
 						      c->label, res.message ? res.message : "?");
 			ks_free(wc.x);
@@ -302,14 +332,14 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 		for (k = 0; k < 2; k++) {
 			int cand = k == 0 ? cand_first : !cand_first;
 			if (cand && !cs.done) {
-				int n = batch_sets(cw, &res, &cs, bc, nsets, &cnext, t_out, csets), m = 0;
+				int n = batch_sets(cw, &res, &cs, bc, &crot, t_out, csets, cvers), m = 0;
 				if (n < 0) {
 					candidate_failed(r, ks_check_run_failure(&res), c->label, res.message);
 					rc = -1;
 					goto done;
 				}
 				if (checking &&
-				    (m = check_batch(&chk, cw, csets, n, set_seed, o->cfg.check_fraction, &rng,
+				    (m = check_batch(&chk, cw, csets, cvers, n, set_seed, o->cfg.check_fraction, &rng,
 						     round + 1)) < 0) {
 					rc = -1;
 					goto done;
@@ -318,7 +348,7 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 				ks_stats_compute(&cs.st, cs.x, cs.n);
 				cs.done = ks_timing_done(&cs.st, cs.gpu_ms, &o->cfg);
 			} else if (!cand && !gs.done) {
-				if (batch(gw, &res, &gs, bg, nsets, &gnext, t_out) < 0) {
+				if (batch(gw, &res, &gs, bg, &grot, t_out) < 0) {
 					r->timing_error = ks_asprintf("the golden kernel failed while being timed "
 								      "on %s: %s", c->label,
 								      res.message ? res.message : "?");
@@ -335,7 +365,7 @@ static int time_case(ks_kernel_result *r, ks_perf_result *pc, const ks_candidate
 		if (verified < o->cfg.verify_runs && ((xorshift(&rng) % 3) == 0 || (cs.done && gs.done))) {
 			uint64_t vseed = ks_seed_derive(o->seed, p->name, 1, ci, 1000 + verified);
 			/* the set the candidate ran last: any cache of results by address holds it */
-			int set = (cnext + nsets - 1) % nsets;
+			int set = (crot.next + nsets - 1) % nsets;
 			const ks_golden_run *g = NULL;
 			char *detail = NULL;
 			ks_reason why;
@@ -416,7 +446,8 @@ int ks_time_golden(ks_stats *out, ks_runner *run, const ks_problem *p, size_t ci
 	uint64_t seeds[KS_PROTO_MAX_SETS];
 	series s;
 	ks_worker *w;
-	int module = -1, nsets = o->cfg.input_sets, next = 0, i, rc = 0;
+	int module = -1, nsets = o->cfg.input_sets, i, rc = 0;
+	rotation rot;
 	double t;
 
 	memset(&s, 0, sizeof(s));
@@ -424,6 +455,7 @@ int ks_time_golden(ks_stats *out, ks_runner *run, const ks_problem *p, size_t ci
 	memset(&plan, 0, sizeof(plan));
 	if (nsets > KS_PROTO_MAX_SETS)
 		nsets = KS_PROTO_MAX_SETS;
+	rot = (rotation)ROTATION_INIT(nsets);
 	for (i = 0; i < nsets; i++)
 		seeds[i] = ks_seed_derive(o->seed, p->name, 1, ci, 100 + i);
 	if (ks_problem_env(&env, p, c) < 0 ||
@@ -431,12 +463,13 @@ int ks_time_golden(ks_stats *out, ks_runner *run, const ks_problem *p, size_t ci
 		rc = ks_error_wrap(KS_EINVALID, "%s, perf case %s", p->name, c->label);
 		goto done;
 	}
+	plan.change = o->cfg.input_change; /* timed as in a live co-run */
 	if (!(w = ks_runner_golden_worker(run, p, &module))) {
 		rc = KS_ERROR;
 		goto done;
 	}
 	ks_worker_time_start(w, &res, module, &plan, seeds, (size_t)nsets, o->flush_bytes, o->timeout_s);
-	if (res.status != KS_RUN_OK || batch(w, &res, &s, o->cfg.warmup_runs, nsets, &next, o->timeout_s) < 0) {
+	if (res.status != KS_RUN_OK || batch(w, &res, &s, o->cfg.warmup_runs, &rot, o->timeout_s) < 0) {
 		rc = ks_error_set(KS_ERROR, "the golden kernel of %s failed on %s: %s", p->name, c->label,
 				  res.message ? res.message : "?");
 		goto done;
@@ -447,7 +480,7 @@ int ks_time_golden(ks_stats *out, ks_runner *run, const ks_problem *p, size_t ci
 	s.gpu_ms = 0;
 	while (!s.done) {
 		int b = (int)(o->cfg.batch_ms / t);
-		if (batch(w, &res, &s, b < 1 ? 1 : b > 64 ? 64 : b, nsets, &next, o->timeout_s) < 0) {
+		if (batch(w, &res, &s, b < 1 ? 1 : b > 64 ? 64 : b, &rot, o->timeout_s) < 0) {
 			rc = ks_error_set(KS_ERROR, "the golden kernel of %s failed on %s: %s", p->name, c->label,
 					  res.message ? res.message : "?");
 			goto done;

@@ -32,6 +32,21 @@ static CUresult fill_pattern(wk_ctx *w, CUdeviceptr dst, uint64_t nbytes, uint64
 	return launch_h(w, KS_HK_FILL_PATTERN, grid_for(nbytes / 8 + 1), p);
 }
 
+/* Draws the random contents of b into data: version plan->version of them, or with update, only
+ * the elements in which that version differs from version prev, which data holds. */
+static CUresult fill_random(wk_ctx *w, const ks_plan *plan, const ks_plan_buf *b, CUdeviceptr data, uint64_t prev,
+			    int update)
+{
+	uint64_t n = b->count, seed = plan->seed, version = plan->version;
+	int dtype = b->dtype, size = (int)ks_dtype_size(b->dtype), dist = b->dist;
+	double a = b->a, bb = b->b, change = plan->change;
+	unsigned stream = b->stream;
+	void *p[] = { &data, &n, &dtype, &size, &dist, &a, &bb, &seed, &stream, &version, &change, &prev, &update };
+	if (!n)
+		return CUDA_SUCCESS;
+	return launch_h(w, KS_HK_FILL_RANDOM, grid_for(n), p);
+}
+
 static CUresult fill_buffer(wk_ctx *w, const ks_plan *plan, const ks_plan_buf *b, CUdeviceptr data)
 {
 	if (b->fill == KS_FILL_ZERO)
@@ -43,23 +58,37 @@ static CUresult fill_buffer(wk_ctx *w, const ks_plan *plan, const ks_plan_buf *b
 		memcpy(&word, pat, 8);
 		return fill_pattern(w, data, b->bytes, word, (int)ks_dtype_size(b->dtype));
 	}
-	{
-		uint64_t n = b->count, seed = plan->seed;
-		int dtype = b->dtype, size = (int)ks_dtype_size(b->dtype), dist = b->dist;
-		double a = b->a, bb = b->b;
-		unsigned stream = b->stream;
-		void *p[] = { &data, &n, &dtype, &size, &dist, &a, &bb, &seed, &stream };
-		if (!n)
-			return CUDA_SUCCESS;
-		return launch_h(w, KS_HK_FILL_RANDOM, grid_for(n), p);
-	}
+	return fill_random(w, plan, b, data, 0, 0);
 }
 
-/* Enqueues the checksum of nbytes at data into slot i of w->sum (read back by the caller after
- * one synchronisation for all slots). */
-static CUresult checksum_async(wk_ctx *w, CUdeviceptr data, uint64_t nbytes, size_t i)
+CUresult wk_redraw_inputs(wk_ctx *w, const ks_plan *plan, const wk_set *s, const CUdeviceptr *pristine,
+			  uint64_t seed, uint64_t from, uint64_t to)
 {
-	CUdeviceptr dst = w->sum + 8 * i;
+	ks_plan p = *plan;
+	size_t i;
+	CUresult r;
+	p.seed = seed;
+	p.version = to;
+	for (i = 0; i < plan->nbufs; i++) {
+		const ks_plan_buf *b = &plan->bufs[i];
+		CUdeviceptr data = s->b[i].base + plan->guard;
+		if (b->fill != KS_FILL_RANDOM || b->scratch || (b->role != KS_ROLE_IN && b->role != KS_ROLE_INOUT))
+			continue;
+		if (b->role == KS_ROLE_INOUT) {
+			if (!pristine || !pristine[i])
+				continue; /* empty */
+			data = pristine[i];
+		}
+		if ((r = fill_random(w, &p, b, data, from, 1)) != CUDA_SUCCESS)
+			return r;
+	}
+	return CUDA_SUCCESS;
+}
+
+/* Enqueues the checksum of nbytes at data into the 8 bytes at dst (read back by the caller after
+ * one synchronisation for all of them). */
+static CUresult checksum_into(wk_ctx *w, CUdeviceptr data, uint64_t nbytes, CUdeviceptr dst)
+{
 	void *p[] = { &data, &nbytes, &dst };
 	CUresult r;
 	if ((r = w->cu.cuMemsetD8Async(dst, 0, 8, w->stream)) != CUDA_SUCCESS)
@@ -164,6 +193,18 @@ CUresult wk_alloc_set(wk_ctx *w, const ks_plan *plan, wk_set *s, char *err, size
 	return CUDA_SUCCESS;
 }
 
+/* 1 when s has the buffers of plan's sizes (wk_alloc_set), so it can be filled anew for it. */
+static int set_fits(const wk_set *s, const ks_plan *plan)
+{
+	size_t i;
+	if (!s->b || s->n != plan->nbufs)
+		return 0;
+	for (i = 0; i < plan->nbufs; i++)
+		if (s->b[i].total != 2ull * plan->guard + align256(plan->bufs[i].bytes))
+			return 0;
+	return 1;
+}
+
 void wk_free_set(wk_ctx *w, wk_set *s)
 {
 	size_t i;
@@ -181,7 +222,7 @@ CUresult wk_fill_set(wk_ctx *w, const ks_plan *plan, wk_set *s, uint64_t seed, c
 	ks_plan p = *plan;
 	size_t i;
 	CUresult r;
-	p.seed = seed;
+	p.seed = seed; /* version: the plan's (0 in a timing session: a set starts as its seed draws it) */
 	for (i = 0; i < plan->nbufs; i++) {
 		if ((r = fill_pattern(w, s->b[i].base, s->b[i].total, KS_GUARD_WORD, 8)) != CUDA_SUCCESS ||
 		    (r = fill_buffer(w, &p, &plan->bufs[i], s->b[i].base + plan->guard)) != CUDA_SUCCESS) {
@@ -222,7 +263,8 @@ CUresult wk_keep_outputs(wk_ctx *w, const ks_plan *plan, const wk_set *s, const 
 			uint64_t count = plan->bufs[i].count, kk = kept->k, sd = seed;
 			void *p[] = { &data, &count, &es, &dst, &kk, &sd };
 			r = launch_h(w, KS_HK_GATHER, grid_for(kk), p);
-		}
+		} else if (kept->mode[i] == KS_FETCH_GUARDS)
+			r = checksum_into(w, data, plan->bufs[i].bytes, dst);
 	}
 	return r;
 }
@@ -392,9 +434,13 @@ static CUresult fetch_set(wk_ctx *w, const ks_plan *plan, const wk_set *s, int *
 				what = plan->bufs[i].name;
 				r = launch_h(w, KS_HK_GATHER, grid_for(sample_k), p);
 				goff += align256(sample_k * (uint64_t)es);
+			} else if (modes[i] == KS_FETCH_GUARDS && kept && kept->mode[i] == KS_FETCH_GUARDS) {
+				/* an input's checksum taken right after the run, before later runs redrew it */
+				what = plan->bufs[i].name;
+				r = w->cu.cuMemcpyDtoDAsync(w->sum + 8 * k++, kept->base + kept->off[i], 8, w->stream);
 			} else if (modes[i] == KS_FETCH_GUARDS || modes[i] == KS_FETCH_CHECKSUM) {
 				what = plan->bufs[i].name;
-				r = checksum_async(w, data, plan->bufs[i].bytes, k++);
+				r = checksum_into(w, data, plan->bufs[i].bytes, w->sum + 8 * k++);
 			}
 		}
 		if (r == CUDA_SUCCESS && (gath || nsum)) {
@@ -576,7 +622,7 @@ void wk_do_run(wk_ctx *w, const ks_msg *m)
 {
 	ks_plan plan;
 	wk_module *mod = wk_module_of(w, m->json);
-	wk_set s = { NULL, 0 };
+	wk_set *s = &w->run;
 	CUresult r = CUDA_SUCCESS;
 	const char *stage = "plan";
 	char err[1024] = "";
@@ -601,16 +647,19 @@ void wk_do_run(wk_ctx *w, const ks_msg *m)
 		goto fail;
 	}
 	stage = "alloc";
-	if ((r = wk_alloc_set(w, &plan, &s, err, sizeof(err))) != CUDA_SUCCESS)
-		goto fail;
+	if (!set_fits(s, &plan)) {
+		wk_free_set(w, s);
+		if ((r = wk_alloc_set(w, &plan, s, err, sizeof(err))) != CUDA_SUCCESS)
+			goto fail;
+	}
+	/* every byte of the set is written again: guard bands, inputs, poison, scratch */
 	stage = "fill";
-	if ((r = wk_fill_set(w, &plan, &s, plan.seed, err, sizeof(err))) != CUDA_SUCCESS ||
+	if ((r = wk_fill_set(w, &plan, s, plan.seed, err, sizeof(err))) != CUDA_SUCCESS ||
 	    (r = w->cu.cuStreamSynchronize(w->stream)) != CUDA_SUCCESS)
 		goto fail;
-	if ((r = wk_run_fetch(w, &j, &blob, &blob_len, &plan, mod, &s, modes, m->json, &stage, err,
+	if ((r = wk_run_fetch(w, &j, &blob, &blob_len, &plan, mod, s, modes, m->json, &stage, err,
 			      sizeof(err))) != CUDA_SUCCESS)
 		goto fail;
-	wk_free_set(w, &s);
 	wk_reply(j, blob, blob_len);
 	ks_free(blob);
 	ks_free(modes);
@@ -620,7 +669,7 @@ fail:
 	if (!err[0])
 		snprintf(err, sizeof(err), "%s", ks_cu_error(&w->cu, r));
 	if (!ks_cu_error_is_sticky(r))
-		wk_free_set(w, &s);
+		wk_free_set(w, s);
 	ks_free(modes);
 	ks_plan_clear(&plan);
 	wk_reply_error(stage, r, err, ks_cu_error_is_sticky(r));

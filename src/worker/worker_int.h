@@ -46,7 +46,8 @@ typedef struct {
 	CUdeviceptr base;         /* the run's slot */
 	const uint64_t *off;      /* per plan buffer: where its kept bytes start in the slot */
 	const int *mode;          /* per plan buffer: KS_FETCH_SAMPLE (k elements) or KS_FETCH_FULL
-				   * (all of its data) when kept, else 0 */
+				   * (all of its data) when kept, KS_FETCH_GUARDS for an input whose
+				   * checksum (8 bytes) is kept, else 0 */
 	uint64_t k;
 } wk_kept;
 
@@ -58,6 +59,8 @@ typedef struct {
 	wk_set sets[KS_PROTO_MAX_SETS];
 	CUdeviceptr *pristine[KS_PROTO_MAX_SETS]; /* per buffer: an inout tensor's initial contents */
 	uint64_t seed[KS_PROTO_MAX_SETS];         /* the seed each set's inputs are filled from now */
+	uint64_t version[KS_PROTO_MAX_SETS];      /* and the version of them each set holds now (inout
+						   * tensors: their pristine copies) */
 	int nsets;
 	CUdeviceptr flush;        /* the L2 flush buffer */
 	uint64_t flush_words;
@@ -86,6 +89,9 @@ typedef struct {
 	CUevent ev[2 * KS_PROTO_MAX_RUNS + 2]; /* two per timed run and two around a batch, created once
 						 * and reused */
 	int nev;
+	wk_set run;               /* the buffers of the last KS_MSG_RUN, reused by the next one of the same
+				   * sizes (the checks of timed runs ask the golden worker for one run
+				   * after another); freed when a timing session starts or ends */
 	wk_timing t;
 } wk_ctx;
 
@@ -117,6 +123,11 @@ void wk_free_set(wk_ctx *w, wk_set *s);
 /* Guard bands and contents of every buffer, inputs from `seed`. */
 CUresult wk_fill_set(wk_ctx *w, const ks_plan *plan, wk_set *s, uint64_t seed, char *err,
 		     size_t errlen);
+/* Changes the random inputs of s (inout tensors: their pristine copies) from version `from` of
+ * seed's inputs, which they hold, to version `to` (plan.h), writing only the elements in which the
+ * two differ. */
+CUresult wk_redraw_inputs(wk_ctx *w, const ks_plan *plan, const wk_set *s, const CUdeviceptr *pristine,
+			  uint64_t seed, uint64_t from, uint64_t to);
 /* Resets every buffer the plan fills with poison or zeros (outputs, scratch) before a timed run;
  * inputs and inout tensors are left alone. */
 CUresult wk_reset_outputs(wk_ctx *w, const ks_plan *plan, const wk_set *s);

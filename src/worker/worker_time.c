@@ -1,9 +1,11 @@
 /* kscore-worker, timing sessions (KS_MSG_TIME_*, DESIGN §4.6; see src/worker/worker_int.h): several
- * input sets of one plan, rotated between runs. Before each run, outside the timed window: inout
- * tensors restored from a pristine copy, outputs poisoned and scratch reset (so no run can find an
- * earlier answer in its outputs), then L2 flushed (after the fills, so none of their dirty lines
- * is left for the run) and persisting lines reset. After each run, outside the window too, its
- * outputs can be kept (sampled) so that the scoring process may check any run after the fact. */
+ * input sets of one plan, rotated between runs. Before each run, outside the timed window: a part
+ * of every random input redrawn for the run's own version of its set's inputs (so no run sees the
+ * inputs of an earlier one), inout tensors restored from a pristine copy, outputs poisoned and
+ * scratch reset (so no run can find an earlier answer in its outputs), then L2 flushed (after the
+ * fills, so none of their dirty lines is left for the run) and persisting lines reset. After each
+ * run, outside the window too, its outputs (sampled) and its inputs' checksums can be kept so that
+ * the scoring process may check any run after the fact. */
 #include "worker/worker_int.h"
 #include "load/dtype.h"
 #include "util/errors.h"
@@ -19,6 +21,7 @@ void wk_time_end(wk_ctx *w)
 	wk_timing *t = &w->t;
 	int i;
 	size_t k;
+	wk_free_set(w, &w->run); /* room for the session's sets, and nothing held after it */
 	if (!t->active)
 		return;
 	for (i = 0; i < t->nsets; i++) {
@@ -58,13 +61,19 @@ static CUresult snapshot_inout(wk_ctx *w, int set)
 }
 
 /* Everything that must happen before a timed run, outside its window, in this order: the fills
- * (inout restored, outputs poisoned, scratch reset), then the L2 flush, which evicts the lines the
- * fills dirtied. */
-static CUresult prepare_run(wk_ctx *w, int set, int flush)
+ * (inputs redrawn to the run's version, inout restored, outputs poisoned, scratch reset), then the
+ * L2 flush, which evicts the lines the fills dirtied. */
+static CUresult prepare_run(wk_ctx *w, int set, uint64_t version, int flush)
 {
 	wk_timing *t = &w->t;
 	size_t k;
 	CUresult r;
+	if (t->plan.change > 0 && version != t->version[set]) {
+		if ((r = wk_redraw_inputs(w, &t->plan, &t->sets[set], t->pristine[set], t->seed[set], t->version[set],
+					  version)) != CUDA_SUCCESS)
+			return r;
+		t->version[set] = version;
+	}
 	for (k = 0; k < t->plan.nbufs; k++)
 		if (t->pristine[set][k] &&
 		    (r = w->cu.cuMemcpyDtoDAsync(t->sets[set].b[k].base + t->plan.guard, t->pristine[set][k],
@@ -84,8 +93,8 @@ static CUresult prepare_run(wk_ctx *w, int set, int flush)
 
 /* The slots for the kept outputs of the runs of one TIME_RUN (the request's check_k and
  * check_runs; none without them): per run, check_k sampled elements of each output, or all of it
- * when that is not more (the rule of a SAMPLE fetch), as many runs as fit in
- * KS_PROTO_MAX_SNAPSHOT. */
+ * when that is not more (the rule of a SAMPLE fetch), and, when the inputs change between runs,
+ * each input's checksum, as many runs as fit in KS_PROTO_MAX_SNAPSHOT. */
 static CUresult alloc_kept(wk_ctx *w, const cJSON *req, char *err, size_t errlen)
 {
 	wk_timing *t = &w->t;
@@ -103,10 +112,15 @@ static CUresult alloc_kept(wk_ctx *w, const cJSON *req, char *err, size_t errlen
 	for (i = 0; i < t->plan.nbufs; i++) {
 		const ks_plan_buf *b = &t->plan.bufs[i];
 		uint64_t n;
-		if (b->scratch || b->role == KS_ROLE_IN)
+		if (b->scratch || (b->role == KS_ROLE_IN && !(t->plan.change > 0)))
 			continue;
-		t->kept_mode[i] = wk_sample_whole(t->check_k, b->count) ? KS_FETCH_FULL : KS_FETCH_SAMPLE;
-		n = t->kept_mode[i] == KS_FETCH_FULL ? b->bytes : t->check_k * ks_dtype_size(b->dtype);
+		if (b->role == KS_ROLE_IN)
+			t->kept_mode[i] = KS_FETCH_GUARDS; /* a later run on its set redraws part of it */
+		else
+			t->kept_mode[i] = wk_sample_whole(t->check_k, b->count) ? KS_FETCH_FULL : KS_FETCH_SAMPLE;
+		n = t->kept_mode[i] == KS_FETCH_GUARDS ? 8
+		    : t->kept_mode[i] == KS_FETCH_FULL ? b->bytes
+						       : t->check_k * ks_dtype_size(b->dtype);
 		t->kept_off[i] = t->slot_bytes;
 		t->slot_bytes += (n + 255) & ~255ull;
 	}
@@ -215,8 +229,10 @@ void wk_time_run(wk_ctx *w, const ks_msg *m)
 {
 	wk_timing *t = &w->t;
 	const cJSON *runs = cJSON_GetObjectItemCaseSensitive(m->json, "runs"), *it;
+	const cJSON *vers = cJSON_GetObjectItemCaseSensitive(m->json, "versions");
 	CUevent *ev = NULL;
 	int set[KS_PROTO_MAX_RUNS], n = 0, i, flush = 1;
+	uint64_t ver[KS_PROTO_MAX_RUNS];
 	char err[1024] = "";
 	CUresult r = CUDA_SUCCESS;
 	const char *stage = "launch";
@@ -224,7 +240,8 @@ void wk_time_run(wk_ctx *w, const ks_msg *m)
 
 	if (!t->active || !cJSON_IsArray(runs) || cJSON_GetArraySize(runs) < 1 ||
 	    cJSON_GetArraySize(runs) > KS_PROTO_MAX_RUNS ||
-	    (t->kept && cJSON_GetArraySize(runs) > t->check_runs)) {
+	    (t->kept && cJSON_GetArraySize(runs) > t->check_runs) ||
+	    (vers && (!cJSON_IsArray(vers) || cJSON_GetArraySize(vers) != cJSON_GetArraySize(runs)))) {
 		wk_reply_error("plan", CUDA_ERROR_INVALID_VALUE, "bad timing run request", 0);
 		return;
 	}
@@ -232,9 +249,14 @@ void wk_time_run(wk_ctx *w, const ks_msg *m)
 	ks_json_bool(&flush, m->json, "flush", 0);
 	cJSON_ArrayForEach(it, runs)
 	{
+		const cJSON *v = vers ? cJSON_GetArrayItem(vers, n) : NULL;
 		set[n] = (int)it->valuedouble;
 		if (set[n] < 0 || set[n] >= t->nsets)
 			set[n] = 0;
+		/* without versions, a run sees its set's inputs as they are */
+		ver[n] = cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 9007199254740992.0
+				 ? (uint64_t)v->valuedouble
+				 : t->version[set[n]];
 		n++;
 	}
 	/* the last two events bracket the whole batch, fills, flushes and kept samples included: the
@@ -247,7 +269,7 @@ void wk_time_run(wk_ctx *w, const ks_msg *m)
 		w->cu.cuCtxResetPersistingL2Cache();
 	r = w->cu.cuEventRecord(ev[2 * n], w->stream);
 	for (i = 0; i < n && r == CUDA_SUCCESS; i++) {
-		if ((r = prepare_run(w, set[i], flush)) == CUDA_SUCCESS)
+		if ((r = prepare_run(w, set[i], ver[i], flush)) == CUDA_SUCCESS)
 			r = wk_timed_launch(w, &t->plan, t->mod, &t->sets[set[i]], ev[2 * i], ev[2 * i + 1], err,
 					 sizeof(err));
 		if (r == CUDA_SUCCESS && t->kept) {
@@ -315,9 +337,10 @@ void wk_time_verify(wk_ctx *w, const ks_msg *m)
 	}
 	t->last_n = 0; /* the kept runs no longer match their set's inputs */
 	t->seed[set] = strtoull(seed_s, NULL, 10);
+	t->version[set] = 0; /* the new seed's inputs as drawn: no run saw them */
 	if ((r = wk_fill_set(w, &t->plan, &t->sets[set], t->seed[set], err,
 			     sizeof(err))) != CUDA_SUCCESS ||
-	    (r = snapshot_inout(w, set)) != CUDA_SUCCESS || (r = prepare_run(w, set, 1)) != CUDA_SUCCESS)
+	    (r = snapshot_inout(w, set)) != CUDA_SUCCESS || (r = prepare_run(w, set, 0, 1)) != CUDA_SUCCESS)
 		goto fail;
 	if (w->cu.cuCtxResetPersistingL2Cache)
 		w->cu.cuCtxResetPersistingL2Cache();
@@ -335,9 +358,10 @@ fail:
 	wk_reply_error(stage, r, err, ks_cu_error_is_sticky(r));
 }
 
-/* The outputs run `run` of the last TIME_RUN left (kept after it), with its set's guard bands and
- * input checksums as they are now: the scoring process decides which runs to check only after the
- * batch, so a kernel cannot know, while it runs, whether its outputs will be looked at. */
+/* The outputs run `run` of the last TIME_RUN left (kept after it), with its set's guard bands as
+ * they are now and its inputs' checksums as the run left them (kept after it too when the inputs
+ * change between runs; else as they are now): the scoring process decides which runs to check only
+ * after the batch, so a kernel cannot know, while it runs, whether its outputs will be looked at. */
 void wk_time_check(wk_ctx *w, const ks_msg *m)
 {
 	wk_timing *t = &w->t;
