@@ -132,27 +132,37 @@ typedef struct {
 static int check_kept_run(const checker *k, ks_worker *cw, int idx, int set, uint64_t seed, uint64_t version,
 			  int nruns, int round)
 {
-	ks_golden_run g;
+	ks_golden_run own;
+	const ks_golden_run *g = NULL;
 	ks_run_result res;
 	char *detail = NULL;
 	ks_reason why;
-	if (ks_runner_golden_version(k->run, &g, k->p, k->ci, seed, version, k->cplan->change) < 0) {
+	int redrawn = k->cplan->change > 0, rc;
+	/* redrawn inputs are the run's own: their golden run is made for this check and not kept; else
+	 * every run of a set has its seed's inputs, whose golden run is cached */
+	rc = redrawn ? ks_runner_golden_version(k->run, &own, k->p, k->ci, seed, version, k->cplan->change)
+		     : ks_runner_golden(k->run, &g, k->p, 1, k->ci, seed);
+	if (rc < 0) {
 		k->r->timing_error = ks_strdup(ks_error_msg());
 		return -1;
 	}
+	if (redrawn)
+		g = &own;
 	ks_worker_time_check(cw, &res, k->cplan, idx, k->fetch, k->timeout);
 	if (res.status != KS_RUN_OK) {
 		candidate_failed(k->r, ks_check_run_failure(&res), k->p->perf[k->ci].label, res.message);
 		ks_run_result_clear(&res);
-		ks_golden_run_clear(&g);
+		if (redrawn)
+			ks_golden_run_clear(&own);
 		return -1;
 	}
 	k->cplan->seed = seed; /* the inputs (and sample positions) of this run */
-	why = ks_check_run(&detail, &res, k->cplan, k->fetch, &g, k->p);
+	why = ks_check_run(&detail, &res, k->cplan, k->fetch, g, k->p);
 	ks_run_result_clear(&res);
-	ks_golden_run_clear(&g);
+	if (redrawn)
+		ks_golden_run_clear(&own);
 	if (why != KS_REASON_OK) {
-		char *d = k->cplan->change > 0
+		char *d = redrawn
 				  ? ks_asprintf("a timed run (set %d, its inputs redrawn in part for this run, run %d of a "
 						"batch of %d, round %d), checked after the batch, was wrong: %s", set,
 						idx + 1, nruns, round, detail)
