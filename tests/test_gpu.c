@@ -233,7 +233,9 @@ static void test_gpu_timing_catches_planted_cheats_and_spares_honest_kernels(voi
  * on a set is a copy: correct, as fast as the golden kernel and no faster than the floor, so it
  * passes unflagged with many times its twin's speedup. With a part of every input redrawn before
  * each run (the default), a run whose sampled values did not change copies a stale answer, and the
- * checks of the timed runs see it. Returns the record of `config` (NULL: the default). */
+ * checks of the timed runs see it. Returns the record of `config` (NULL: the default). The issue
+ * saw 3.2 times the speedup on a GEMM made to cache three quarters of its tiles; this one caches
+ * all of its output. */
 static cJSON *score_input_cache(const char *config, const char *out)
 {
 	char args[12000], cfg[4400] = "";
@@ -270,7 +272,7 @@ static void test_gpu_a_cache_of_results_by_input_content_fails_on_redrawn_inputs
 			      !cJSON_IsTrue(cJSON_GetObjectItem(cache, "suspicious")),
 		      "without the defence the cache was caught already: %s",
 		      cJSON_GetObjectItem(cache, "reason")->valuestring);
-	KT_ASSERT_MSG(speedup_of(cache) > 5 * speedup_of(honest), "the cache gained only %.3f against %.3f",
+	KT_ASSERT_MSG(speedup_of(cache) > 3 * speedup_of(honest), "the cache gained only %.3f against %.3f",
 		      speedup_of(cache), speedup_of(honest));
 	KT_NEAR(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(before, "timing"), "protocol"),
 				    "input_change")->valuedouble, 0, 0);
@@ -554,7 +556,7 @@ static void test_gpu_sanitizer_fails_a_write_64k_past_the_output_and_passes_clea
 static void test_gpu_sanitizer_runs_a_case_with_several_blocks_and_a_partial_tail(void)
 {
 	static const int idx[] = { 6, 4 };
-	char args[12000], *t = NULL, path[4400];
+	char args[12000];
 	cJSON *j;
 	const cJSON *k, *san;
 	int i;
@@ -577,10 +579,6 @@ static void test_gpu_sanitizer_runs_a_case_with_several_blocks_and_a_partial_tai
 		KT_EQ_STR(kstr(san, "case_choice"), "partial_tail");
 	}
 	KT_EQ_STR(kstr(k, "reason"), "ok");
-	snprintf(path, sizeof(path), "%s/r/exec/performance_analysis.txt", kt_tmpdir());
-	KT_EQ_INT(ks_fs_read(&t, NULL, path, 1 << 20), 0);
-	KT_CONTAINS(t, "sanitizer on case n=1000 (the first with several blocks and a partial tail)");
-	ks_free(t);
 	cJSON_Delete(j);
 }
 

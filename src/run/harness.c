@@ -20,11 +20,12 @@ static const char g_source[] =
 	"  return ks_mix(ks_mix(seed ^ ((u64)stream << 40) ^ ((u64)k << 20)) ^ ks_mix(i));\n"
 	"}\n"
 	"__device__ __forceinline__ double ks_u01(u64 h) { return (double)(h >> 11) * (1.0 / 9007199254740992.0); }\n"
-	/* Version v > 0 of an input redraws the elements whose own hash says so (a part `change` of
-	 * them) from a seed of its own; version 0 is the seed's inputs as drawn. */
+	/* Version v > 0 of an input redraws the chunks of 32 consecutive elements whose own hash says
+	 * so (a part `change` of them) from a seed of its own; version 0 is the seed's inputs as drawn.
+	 * One hash a chunk, and a move from version to version writes whole chunks. */
 	"__device__ __forceinline__ u64 ks_version_seed(u64 seed, u64 v) { return seed ^ ks_mix(v ^ 0x6a09e667f3bcc909ull); }\n"
-	"__device__ __forceinline__ bool ks_redrawn(u64 seed, unsigned stream, u64 i, u64 v, double change) {\n"
-	"  return v && ks_u01(ks_hash(ks_version_seed(seed, v), stream, i, 2)) < change;\n"
+	"__device__ __forceinline__ int ks_redrawn(u64 seed, unsigned stream, u64 chunk, u64 v, double change) {\n"
+	"  return v && ks_u01(ks_hash(ks_version_seed(seed, v), stream, chunk, 2)) < change;\n"
 	"}\n"
 	"__device__ void ks_store(unsigned char *dst, u64 i, int dtype, double v) {\n"
 	"  switch (dtype) {\n"
@@ -48,15 +49,24 @@ static const char g_source[] =
 	"  }\n"
 	"}\n"
 	/* dist: 1 normal(a=mean,b=std), 2 uniform[a,b), 3 int[a,b], 4 bits. Writes version `version`
-	 * of the input; with `update`, the buffer holds version `prev` and only the elements that
-	 * differ between the two (those either version redraws) are written. */
+	 * of the input; with `update`, the buffer holds version `prev` and only the chunks that differ
+	 * between the two (those either version redraws) are written. A warp takes a chunk at a time
+	 * (blockDim.x is a multiple of 32, so the loop is the same for all of its lanes), its lane 0
+	 * hashing it for the others. */
 	"extern \"C\" __global__ void ks_fill_random(unsigned char *dst, u64 n, int dtype, int size,\n"
 	"    int dist, double a, double b, u64 seed, unsigned stream, u64 version, double change, u64 prev,\n"
 	"    int update) {\n"
-	"  u64 step = (u64)gridDim.x * blockDim.x;\n"
-	"  for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {\n"
-	"    bool now = ks_redrawn(seed, stream, i, version, change);\n"
-	"    if (update && !now && !ks_redrawn(seed, stream, i, prev, change)) continue;\n"
+	"  u64 warps = (u64)gridDim.x * (blockDim.x / 32), lane = threadIdx.x & 31;\n"
+	"  for (u64 c = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32; c * 32 < n; c += warps) {\n"
+	"    int now = 0, was = 0;\n"
+	"    if (lane == 0 && change > 0) {\n"
+	"      now = ks_redrawn(seed, stream, c, version, change);\n"
+	"      was = update && ks_redrawn(seed, stream, c, prev, change);\n"
+	"    }\n"
+	"    now = __shfl_sync(0xffffffffu, now, 0);\n"
+	"    was = __shfl_sync(0xffffffffu, was, 0);\n"
+	"    u64 i = c * 32 + lane;\n"
+	"    if (i >= n || (update && !now && !was)) continue;\n"
 	"    u64 s = now ? ks_version_seed(seed, version) : seed;\n"
 	"    u64 h = ks_hash(s, stream, i, 0);\n"
 	"    double v;\n"
