@@ -488,21 +488,28 @@ static const char *kstr(const cJSON *o, const char *k)
 	return cJSON_IsString(v) ? v->valuestring : "";
 }
 
+/* The entries idx[0..n) of nvtools.json (nvtools_subset, in <tmp>/<name>) scored with --no-timing
+ * --sanitize=tools; some fail, so score exits 1. Returns r/score.json (caller deletes). */
+static cJSON *sanitize_subset(const char *name, const int *idx, int n, const char *tools)
+{
+	char args[12000];
+	need_gpu();
+	need_tool("compute-sanitizer");
+	nvtools_subset(name, idx, n);
+	snprintf(args, sizeof(args), "--require-gpu --no-timing --sanitize=%s --refs tests/fixtures/problems "
+		 "--out '%s/r' '%s/%s'", tools, kt_tmpdir(), kt_tmpdir(), name);
+	KT_EQ_INT(score(args), 1);
+	return load_json("r/score.json");
+}
+
 static void test_gpu_sanitizer_fails_a_write_64k_past_the_output_and_passes_clean_kernels(void)
 {
 	static const int idx[] = { 2, 4, 5, 3 };
-	char args[12000];
 	cJSON *j;
 	const cJSON *ks, *k, *san;
 	double secs = 0;
 	int i, n = 0;
-	need_gpu();
-	need_tool("compute-sanitizer");
-	nvtools_subset("san", idx, 4);
-	snprintf(args, sizeof(args), "--require-gpu --no-timing --sanitize=memcheck,racecheck --refs tests/fixtures/problems "
-		 "--out '%s/r' '%s/san'", kt_tmpdir(), kt_tmpdir());
-	KT_EQ_INT(score(args), 1);
-	j = load_json("r/score.json");
+	j = sanitize_subset("san", idx, 4, "memcheck,racecheck");
 	ks = cJSON_GetObjectItem(j, "kernels");
 	/* the 64 KiB overrun passed every check (beyond the guard bands), and memcheck saw it */
 	k = cJSON_GetArrayItem(ks, 0);
@@ -556,17 +563,10 @@ static void test_gpu_sanitizer_fails_a_write_64k_past_the_output_and_passes_clea
 static void test_gpu_sanitizer_runs_a_case_with_several_blocks_and_a_partial_tail(void)
 {
 	static const int idx[] = { 6, 4 };
-	char args[12000];
 	cJSON *j;
 	const cJSON *k, *san;
 	int i;
-	need_gpu();
-	need_tool("compute-sanitizer");
-	nvtools_subset("tail", idx, 2);
-	snprintf(args, sizeof(args), "--require-gpu --no-timing --sanitize=memcheck --refs tests/fixtures/problems "
-		 "--out '%s/r' '%s/tail'", kt_tmpdir(), kt_tmpdir());
-	KT_EQ_INT(score(args), 1);
-	j = load_json("r/score.json");
+	j = sanitize_subset("tail", idx, 2, "memcheck");
 	k = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "kernels"), 0);
 	KT_ASSERT_MSG(!strcmp(kstr(k, "reason"), "sanitizer"), "the tail overrun got %s: %s", kstr(k, "reason"),
 		      kstr(k, "detail"));
