@@ -22,7 +22,7 @@ done
 "$py" tests/gpu/triton_expected.py submissions/triton/expected.json "$work" >>"$out/triton.log" 2>&1 || status=1
 PYTHONUNBUFFERED=1 "$py" tests/gpu/triton_do_bench.py "$work/keep" \
 	"$work/reflexion_oneshot_tritonbench_triton/score.json" \
-	submissions/triton/reflexion_oneshot_tritonbench_triton.json sin_kernel triton_matmul matrix_transpose \
+	submissions/triton/reflexion_oneshot_tritonbench_triton.json sin_kernel triton_matmul l2_norm_triton1 \
 	>>"$out/triton.log" 2>&1 || status=1
 grep -E '^(triton_py|triton_expected|triton_do_bench):' "$out/triton.log"
 exit $status
