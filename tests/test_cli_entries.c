@@ -208,6 +208,29 @@ static void test_triton_and_python_answers_are_told_apart(void)
 	ks_free(t);
 }
 
+/* A host without the Python kscore needs: the Triton answer is not run and says what is missing;
+ * CUDA answers of the same run are unaffected (issue 22, item 4). */
+static void test_triton_answers_name_the_missing_python(void)
+{
+	char args[8192];
+	char *t;
+	cJSON *j = NULL;
+	const cJSON *k;
+	setenv("KSCORE_PYTHON", "/nonexistent/python3", 1);
+	snprintf(args, sizeof(args), "--compile-only --refs tests/fixtures/problems --out '%s/res' "
+		 "tests/fixtures/cli/triton.json", kt_tmpdir());
+	KT_EQ_INT(score(args), 2);
+	unsetenv("KSCORE_PYTHON");
+	t = slurp("res/score.json");
+	KT_EQ_INT(ks_json_parse(&j, t, strlen(t), 64, "score.json"), 0);
+	k = cJSON_GetObjectItem(j, "kernels");
+	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 0), "reason")->valuestring, "not_run");
+	KT_CONTAINS(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 0), "detail")->valuestring,
+		    "KSCORE_PYTHON=/nonexistent/python3 is not an executable");
+	cJSON_Delete(j);
+	ks_free(t);
+}
+
 /* A compile error inside kscore's compatibility headers names the header by its folder's name in
  * every file the run writes, never by the installation's path on this host. */
 static void test_compile_errors_in_kscores_headers_name_no_host_path(void)
@@ -243,6 +266,7 @@ static const kt_test tests[] = {
 	KT(test_compile_errors_in_kscores_headers_name_no_host_path),
 	KT(test_bytes_the_code_cannot_hold_leave_every_output_valid),
 	KT(test_triton_and_python_answers_are_told_apart),
+	KT(test_triton_answers_name_the_missing_python),
 	{ 0 }
 };
 KT_MAIN("cli_entries", tests)
