@@ -100,7 +100,7 @@ static ks_lane_outcome f_run(void *ud, size_t lane, size_t thread, int kind, siz
 		f->order[f->norder++] = kind * 1000 + (int)item;
 	pthread_mutex_unlock(&f->mu);
 	if (f->follow_up && kind == 0)
-		ks_lanes_push(f->l, 1, item);
+		ks_lanes_push(f->l, 1, item, 0);
 	return KS_LANE_DONE;
 }
 
@@ -135,9 +135,9 @@ static void round_of(fake *f, ks_lanes *l, size_t n)
 {
 	ks_lane_work w = { f_run, f_orphan, f_lost, f, 0 };
 	size_t i;
-	ks_lanes_begin(l, &w, n);
+	ks_lanes_begin(l, &w);
 	for (i = 0; i < n; i++)
-		ks_lanes_push(l, 0, i);
+		ks_lanes_push(l, 0, i, 0);
 	ks_lanes_end(l);
 }
 
@@ -186,16 +186,16 @@ static void test_kind_zero_is_taken_first(void)
 	f.block = 1;
 	w.ud = &f;
 	l = make(&f, 1, 1);
-	ks_lanes_begin(l, &w, 10);
-	ks_lanes_push(l, 0, 0);
+	ks_lanes_begin(l, &w);
+	ks_lanes_push(l, 0, 0, 0);
 	pthread_mutex_lock(&f.mu);
 	while (!f.blocked)
 		pthread_cond_wait(&f.cv, &f.mu);
 	pthread_mutex_unlock(&f.mu);
 	for (i = 1; i < 5; i++)
-		ks_lanes_push(l, 1, (size_t)i);
+		ks_lanes_push(l, 1, (size_t)i, 0);
 	for (i = 1; i < 5; i++)
-		ks_lanes_push(l, 0, (size_t)i);
+		ks_lanes_push(l, 0, (size_t)i, 0);
 	pthread_mutex_lock(&f.mu);
 	f.release = 1;
 	pthread_cond_broadcast(&f.cv);
@@ -206,6 +206,108 @@ static void test_kind_zero_is_taken_first(void)
 		KT_EQ_INT(f.order[i], i);           /* checks, in push order */
 	for (i = 5; i < 9; i++)
 		KT_EQ_INT(f.order[i], 1000 + i - 4); /* then timings */
+	ks_lanes_free(l);
+}
+
+/* One queue for a whole run: an earlier job's items (a lower rank) go first, then, within a rank,
+ * checks before timings, then the order they came in. */
+static void test_lower_ranks_go_first_then_kinds_then_arrival(void)
+{
+	static const int want[] = { 0, 1004, 3, 6, 1002, 1, 5 };
+	fake f;
+	ks_lanes *l;
+	ks_lane_work w = { f_run, f_orphan, f_lost, NULL, 0 };
+	size_t i;
+	fake_init(&f);
+	f.block = 1;
+	w.ud = &f;
+	l = make(&f, 1, 1);
+	ks_lanes_begin(l, &w);
+	ks_lanes_push(l, 0, 0, 0);
+	pthread_mutex_lock(&f.mu);
+	while (!f.blocked)
+		pthread_cond_wait(&f.cv, &f.mu);
+	pthread_mutex_unlock(&f.mu);
+	ks_lanes_push(l, 0, 1, 2);
+	ks_lanes_push(l, 1, 2, 1);
+	ks_lanes_push(l, 0, 3, 1);
+	ks_lanes_push(l, 1, 4, 0);
+	ks_lanes_push(l, 0, 5, 2);
+	ks_lanes_push(l, 0, 6, 1);
+	pthread_mutex_lock(&f.mu);
+	f.release = 1;
+	pthread_cond_broadcast(&f.cv);
+	pthread_mutex_unlock(&f.mu);
+	ks_lanes_end(l);
+	KT_EQ_INT(f.norder, 7);
+	for (i = 0; i < 7; i++)
+		KT_EQ_INT(f.order[i], want[i]);
+	ks_lanes_free(l);
+}
+
+/* A held lane (its GPU not calibrated yet) takes nothing; its items wait for it, not orphaned. */
+static void test_a_held_lane_takes_nothing_until_released(void)
+{
+	fake f;
+	ks_lanes *l;
+	ks_lane_work w = { f_run, f_orphan, f_lost, NULL, 0 };
+	size_t i;
+	fake_init(&f);
+	w.ud = &f;
+	l = make(&f, 2, 1);
+	ks_lanes_hold(l, 1);
+	round_of(&f, l, 30);
+	for (i = 0; i < 30; i++)
+		KT_EQ_INT(f.lane_of[0][i], 0);
+	memset(f.runs, 0, sizeof(f.runs));
+	ks_lanes_hold(l, 0);
+	ks_lanes_begin(l, &w);
+	for (i = 0; i < 5; i++)
+		ks_lanes_push(l, 0, i, 0);
+	usleep(50000);
+	for (i = 0; i < 5; i++) {
+		KT_EQ_INT(f.runs[0][i], 0);
+		KT_EQ_INT(f.orphaned[0][i], 0);
+	}
+	KT_EQ_INT(ks_lanes_live(l), 2);
+	ks_lanes_release(l, 1);
+	ks_lanes_end(l);
+	for (i = 0; i < 5; i++) {
+		KT_EQ_INT(f.runs[0][i], 1);
+		KT_EQ_INT(f.lane_of[0][i], 1);
+	}
+	ks_lanes_free(l);
+}
+
+/* The item a lost lane was running goes back before the items of its rank and kind that waited
+ * behind it: it was next, and stays next. */
+static void test_a_lost_item_goes_back_to_the_front_of_its_rank(void)
+{
+	fake f;
+	ks_lanes *l;
+	ks_lane_work w = { f_run, f_orphan, f_lost, NULL, 0 };
+	int lost;
+	fake_init(&f);
+	f.fail_lane = 0;
+	w.ud = &f;
+	l = make(&f, 2, 1);
+	ks_lanes_hold(l, 0);
+	ks_lanes_hold(l, 1);
+	ks_lanes_begin(l, &w);
+	ks_lanes_push(l, 0, 1, 3);
+	ks_lanes_push(l, 0, 2, 3);
+	ks_lanes_release(l, 0);
+	do {
+		usleep(1000);
+		pthread_mutex_lock(&f.mu);
+		lost = f.lost[0];
+		pthread_mutex_unlock(&f.mu);
+	} while (!lost);
+	ks_lanes_release(l, 1);
+	ks_lanes_end(l);
+	KT_EQ_INT(f.norder, 2);
+	KT_EQ_INT(f.order[0], 1);
+	KT_EQ_INT(f.order[1], 2);
 	ks_lanes_free(l);
 }
 
@@ -465,6 +567,9 @@ static void test_gate_admits_in_arrival_order(void)
 static const kt_test tests[] = {
 	KT(test_every_item_runs_exactly_once_over_lanes_and_threads),
 	KT(test_kind_zero_is_taken_first),
+	KT(test_lower_ranks_go_first_then_kinds_then_arrival),
+	KT(test_a_held_lane_takes_nothing_until_released),
+	KT(test_a_lost_item_goes_back_to_the_front_of_its_rank),
 	KT(test_a_lost_lane_leaves_and_its_item_runs_elsewhere),
 	KT(test_with_every_lane_lost_the_work_is_handed_back),
 	KT(test_an_item_lost_on_two_lanes_is_handed_back),

@@ -3,13 +3,30 @@
 #include "util/mem.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 
-/* Items of one kind, oldest first: v[head .. head + n). */
+/* The run's queue: a binary heap ordered by (rank, kind, seq). seq grows with every push; an item
+ * put back after its lane was lost gets a negative seq, so it goes before everything of its rank
+ * and kind. */
 typedef struct {
-	size_t *v;
-	size_t head, n, cap;
+	uint64_t rank;
+	int kind;
+	int64_t seq;
+	size_t item;
+} qent;
+
+typedef struct {
+	qent *v;
+	size_t n, cap;
+	int64_t next, front;
 } queue;
+
+/* Tries per item of one kind: how many lanes were lost while running it. */
+typedef struct {
+	unsigned *v;
+	size_t cap;
+} tries_t;
 
 /* A FIFO reader-writer gate: tickets are admitted in the order they were drawn; a shared ticket
  * goes in beside other shared ones, an exclusive one waits until the GPU is empty and keeps
@@ -33,7 +50,7 @@ typedef struct {
 typedef struct {
 	size_t nthreads;
 	lane_thread th[KS_LANES_THREADS];
-	int dead;
+	int dead, held;
 	char *why;
 	gate g;
 } lane_rec;
@@ -49,41 +66,67 @@ struct ks_lanes {
 	/* the current round */
 	int active;
 	ks_lane_work w;
-	size_t nitems;
-	unsigned *tries[KS_LANES_KINDS];
-	queue q[KS_LANES_KINDS];
-	size_t queued, running;
+	tries_t tries[KS_LANES_KINDS];
+	queue q;
+	size_t running;
 };
 
-static void q_push(queue *q, size_t item, int front)
+static int q_before(const qent *a, const qent *b)
 {
-	if (front && q->head > 0) {
-		q->v[--q->head] = item;
-		q->n++;
-		return;
-	}
-	if (q->head + q->n + 1 > q->cap) {
-		/* compact first, then grow */
-		if (q->head) {
-			memmove(q->v, q->v + q->head, q->n * sizeof(*q->v));
-			q->head = 0;
-		}
-		q->v = ks_grow(q->v, sizeof(*q->v), &q->cap, q->n + 1);
-	}
-	if (front) {
-		memmove(q->v + q->head + 1, q->v + q->head, q->n * sizeof(*q->v));
-		q->v[q->head] = item;
-	} else
-		q->v[q->head + q->n] = item;
-	q->n++;
+	if (a->rank != b->rank)
+		return a->rank < b->rank;
+	if (a->kind != b->kind)
+		return a->kind < b->kind;
+	return a->seq < b->seq;
 }
 
-static size_t q_pop(queue *q)
+static void q_push(queue *q, int kind, size_t item, uint64_t rank, int front)
 {
-	size_t item = q->v[q->head++];
-	if (--q->n == 0)
-		q->head = 0;
-	return item;
+	size_t i;
+	qent e;
+	e.rank = rank;
+	e.kind = kind;
+	e.item = item;
+	e.seq = front ? -(++q->front) : q->next++;
+	q->v = ks_grow(q->v, sizeof(*q->v), &q->cap, q->n + 1);
+	i = q->n++;
+	while (i > 0 && q_before(&e, &q->v[(i - 1) / 2])) {
+		q->v[i] = q->v[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	q->v[i] = e;
+}
+
+static qent q_pop(queue *q)
+{
+	qent top = q->v[0], last = q->v[--q->n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= q->n)
+			break;
+		if (c + 1 < q->n && q_before(&q->v[c + 1], &q->v[c]))
+			c++;
+		if (!q_before(&q->v[c], &last))
+			break;
+		q->v[i] = q->v[c];
+		i = c;
+	}
+	if (q->n)
+		q->v[i] = last;
+	return top;
+}
+
+/* The tries counter of (kind, item), grown as items come (lock held). */
+static unsigned *tries_of(ks_lanes *l, int kind, size_t item)
+{
+	tries_t *t = &l->tries[kind];
+	if (item >= t->cap) {
+		size_t old = t->cap;
+		t->v = ks_grow(t->v, sizeof(*t->v), &t->cap, item + 1);
+		memset(t->v + old, 0, (t->cap - old) * sizeof(*t->v));
+	}
+	return &t->v[item];
 }
 
 /* Takes a lane out (lock held). */
@@ -104,18 +147,15 @@ static void mark_dead(ks_lanes *l, lane_rec *ln, size_t index, const char *why)
 /* With no lane left, nothing queued will ever run (lock held). */
 static void orphan_all(ks_lanes *l)
 {
-	int k;
 	char *why;
-	if (l->live || !l->queued)
+	if (l->live || !l->q.n)
 		return;
 	why = ks_asprintf("every GPU lane is out of the rotation (%s)", l->last_why ? l->last_why : "none started");
-	for (k = 0; k < KS_LANES_KINDS; k++)
-		while (l->q[k].n) {
-			size_t item = q_pop(&l->q[k]);
-			l->queued--;
-			if (l->w.orphan)
-				l->w.orphan(l->w.ud, k, item, why);
-		}
+	while (l->q.n) {
+		qent e = q_pop(&l->q);
+		if (l->w.orphan)
+			l->w.orphan(l->w.ud, e.kind, e.item, why);
+	}
 	ks_free(why);
 	pthread_cond_broadcast(&l->cv);
 }
@@ -144,18 +184,16 @@ static void *thread_main(void *arg)
 	}
 	for (;;) {
 		ks_lane_outcome out;
-		size_t item = 0;
+		qent e;
+		size_t item;
 		int kind;
-		while (!l->shutdown && !ln->dead && !(l->active && l->queued))
+		while (!l->shutdown && !ln->dead && !(l->active && l->q.n && !ln->held))
 			pthread_cond_wait(&l->cv, &l->mu);
 		if (l->shutdown || ln->dead)
 			break;
-		for (kind = 0; kind < KS_LANES_KINDS; kind++)
-			if (l->q[kind].n) {
-				item = q_pop(&l->q[kind]);
-				break;
-			}
-		l->queued--;
+		e = q_pop(&l->q);
+		item = e.item;
+		kind = e.kind;
 		l->running++;
 		pthread_mutex_unlock(&l->mu);
 		why = NULL;
@@ -163,7 +201,7 @@ static void *thread_main(void *arg)
 		pthread_mutex_lock(&l->mu);
 		l->running--;
 		if (out == KS_LANE_LOST) {
-			unsigned tries = ++l->tries[kind][item];
+			unsigned tries = ++*tries_of(l, kind, item);
 			mark_dead(l, ln, t->lane, why ? why : "the GPU failed");
 			if (tries >= l->w.max_tries) {
 				char *m = ks_asprintf("the GPU failed while it ran on %u lanes (last: lane %zu: %s)",
@@ -171,10 +209,8 @@ static void *thread_main(void *arg)
 				if (l->w.orphan)
 					l->w.orphan(l->w.ud, kind, item, m);
 				ks_free(m);
-			} else {
-				q_push(&l->q[kind], item, 1);
-				l->queued++;
-			}
+			} else
+				q_push(&l->q, kind, item, e.rank, 1);
 		}
 		ks_free(why);
 		orphan_all(l);
@@ -283,29 +319,44 @@ void ks_lanes_remove(ks_lanes *l, size_t lane, const char *why)
 	pthread_mutex_unlock(&l->mu);
 }
 
-void ks_lanes_begin(ks_lanes *l, const ks_lane_work *w, size_t nitems)
+void ks_lanes_hold(ks_lanes *l, size_t lane)
+{
+	pthread_mutex_lock(&l->mu);
+	if (lane < l->n)
+		l->lanes[lane]->held = 1;
+	pthread_mutex_unlock(&l->mu);
+}
+
+void ks_lanes_release(ks_lanes *l, size_t lane)
+{
+	pthread_mutex_lock(&l->mu);
+	if (lane < l->n)
+		l->lanes[lane]->held = 0;
+	pthread_cond_broadcast(&l->cv);
+	pthread_mutex_unlock(&l->mu);
+}
+
+void ks_lanes_begin(ks_lanes *l, const ks_lane_work *w)
 {
 	int k;
 	pthread_mutex_lock(&l->mu);
 	l->w = *w;
 	if (!l->w.max_tries)
 		l->w.max_tries = 2;
-	l->nitems = nitems;
-	for (k = 0; k < KS_LANES_KINDS; k++) {
-		l->tries[k] = ks_calloc(nitems + 1, sizeof(unsigned));
-		l->q[k].head = l->q[k].n = 0;
-	}
-	l->queued = l->running = 0;
+	for (k = 0; k < KS_LANES_KINDS; k++)
+		if (l->tries[k].cap)
+			memset(l->tries[k].v, 0, l->tries[k].cap * sizeof(unsigned));
+	l->q.n = 0;
+	l->running = 0;
 	l->active = 1;
 	pthread_mutex_unlock(&l->mu);
 }
 
-void ks_lanes_push(ks_lanes *l, int kind, size_t item)
+void ks_lanes_push(ks_lanes *l, int kind, size_t item, uint64_t rank)
 {
 	pthread_mutex_lock(&l->mu);
-	if (l->active && kind >= 0 && kind < KS_LANES_KINDS && item < l->nitems) {
-		q_push(&l->q[kind], item, 0);
-		l->queued++;
+	if (l->active && kind >= 0 && kind < KS_LANES_KINDS && item < KS_LANES_MAX_ITEMS) {
+		q_push(&l->q, kind, item, rank, 0);
 		orphan_all(l);
 		pthread_cond_broadcast(&l->cv);
 	}
@@ -314,15 +365,10 @@ void ks_lanes_push(ks_lanes *l, int kind, size_t item)
 
 void ks_lanes_end(ks_lanes *l)
 {
-	int k;
 	pthread_mutex_lock(&l->mu);
-	while (l->queued || l->running)
+	while (l->q.n || l->running)
 		pthread_cond_wait(&l->cv, &l->mu);
 	l->active = 0;
-	for (k = 0; k < KS_LANES_KINDS; k++) {
-		ks_free(l->tries[k]);
-		l->tries[k] = NULL;
-	}
 	pthread_mutex_unlock(&l->mu);
 }
 
@@ -346,10 +392,9 @@ void ks_lanes_free(ks_lanes *l)
 		ks_free(l->lanes[i]->why);
 		ks_free(l->lanes[i]);
 	}
-	for (k = 0; k < KS_LANES_KINDS; k++) {
-		ks_free(l->q[k].v);
-		ks_free(l->tries[k]);
-	}
+	ks_free(l->q.v);
+	for (k = 0; k < KS_LANES_KINDS; k++)
+		ks_free(l->tries[k].v);
 	ks_free(l->last_why);
 	pthread_mutex_destroy(&l->mu);
 	pthread_cond_destroy(&l->cv);

@@ -1,10 +1,13 @@
 /* lanes: the scheduler behind `--devices`. A lane is one item of the device list (one GPU, or one
  * share of a GPU listed twice); it is served by one or more threads, each owning its own GPU
  * workers, which it creates, uses and frees itself (a worker dies with the thread that started it,
- * PR_SET_PDEATHSIG). Work items of a few kinds (entries to check, kernels to time) wait in shared
- * queues; every free thread takes the next item, lower kinds first. A lane whose GPU fails is taken
- * out of the rotation, and the item it was running goes back to the front of its queue for the
- * other lanes; when no lane is left, every item still waiting is handed back as an orphan.
+ * PR_SET_PDEATHSIG). Work items of a few kinds (entries to check, kernels to time) wait in one
+ * queue for the whole run; every free thread takes the next item: the lowest rank first (the
+ * caller's order of its jobs: a file, a team), then the lowest kind (checks before timings), then
+ * the oldest. A lane can be held (its threads take nothing) until it is ready, e.g. until its GPU
+ * is calibrated. A lane whose GPU fails is taken out of the rotation, and the item it was running
+ * goes back to the front of its rank and kind for the other lanes; when no lane is left, every
+ * item still waiting is handed back as an orphan.
  *
  * The module knows nothing of GPUs: the callbacks do, so the tests drive it with fake lanes.
  *
@@ -15,10 +18,12 @@
 #define KS_LANES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define KS_LANES_MAX 64       /* lanes in one run */
 #define KS_LANES_THREADS 4    /* threads of one lane, at most */
-#define KS_LANES_KINDS 2      /* kinds of items: kind 0 is taken before kind 1 */
+#define KS_LANES_KINDS 4      /* kinds of items: of one rank, kind 0 is taken before kind 1, ... */
+#define KS_LANES_MAX_ITEMS (1u << 24) /* item numbers of one round */
 
 typedef struct ks_lanes ks_lanes;
 
@@ -37,8 +42,8 @@ typedef struct {
 	void *ud;
 } ks_lane_setup;
 
-/* One round of work (one submission). The callbacks other than run are called with the
- * scheduler's lock held: they must not call back into it. */
+/* One round of work (a whole run: every file, every team). The callbacks other than run are called
+ * with the scheduler's lock held: they must not call back into it. */
 typedef struct {
 	/* Runs an item in the calling lane thread; may push further items. On KS_LANE_LOST, *why
 	 * (allocated, may be NULL) says how the GPU failed. */
@@ -76,10 +81,17 @@ const char *ks_lanes_why(ks_lanes *l, size_t lane);
  * used when a lane that started must not be used (another GPU model). */
 void ks_lanes_remove(ks_lanes *l, size_t lane, const char *why);
 
-/* Starts a round over items numbered 0..nitems-1 of each kind. The work is copied. */
-void ks_lanes_begin(ks_lanes *l, const ks_lane_work *w, size_t nitems);
-/* Queues an item (any thread, lane threads included). Each (kind, item) at most once a round. */
-void ks_lanes_push(ks_lanes *l, int kind, size_t item);
+/* Holds a lane: its threads finish the item they run and take no other until ks_lanes_release.
+ * A held lane still counts as live (its items wait for it). */
+void ks_lanes_hold(ks_lanes *l, size_t lane);
+void ks_lanes_release(ks_lanes *l, size_t lane);
+
+/* Starts a round; items are any numbers below KS_LANES_MAX_ITEMS, pushed as they come. The work is
+ * copied. */
+void ks_lanes_begin(ks_lanes *l, const ks_lane_work *w);
+/* Queues an item of a kind (0 to KS_LANES_KINDS-1) at a rank (lower ranks are taken first), from
+ * any thread, lane threads included. Each (kind, item) at most once a round. */
+void ks_lanes_push(ks_lanes *l, int kind, size_t item, uint64_t rank);
 /* No item will be pushed from outside the lane threads any more: returns once every item pushed
  * in the round has been run or orphaned. */
 void ks_lanes_end(ks_lanes *l);

@@ -413,7 +413,7 @@ static void item_progress(session *s, const char *stage, const char *problem)
 static void ready(void *ud, size_t i)
 {
 	session *s = ud;
-	ks_lanes_push(s->p->lanes, ITEM_CHECK, i);
+	ks_lanes_push(s->p->lanes, ITEM_CHECK, i, 0);
 }
 
 static size_t problem_index(const ks_pipeline *p, const ks_problem *q)
@@ -636,7 +636,7 @@ static ks_lane_outcome item_run(void *ud, size_t li, size_t t, int kind, size_t 
 	progress(s, r->problem);
 	pthread_mutex_unlock(&p->mu);
 	if (kind == ITEM_CHECK && r->exec && s->timing)
-		ks_lanes_push(p->lanes, ITEM_TIME, i);
+		ks_lanes_push(p->lanes, ITEM_TIME, i, 0);
 	return KS_LANE_DONE;
 }
 
@@ -733,7 +733,7 @@ int ks_pipeline_score(ks_pipeline *p, ks_scored *out, const ks_submission *sub, 
 	if (gpu) {
 		ks_lane_work w = { item_run, item_orphan, lane_lost, NULL, 0 };
 		w.ud = &s;
-		ks_lanes_begin(p->lanes, &w, n);
+		ks_lanes_begin(p->lanes, &w);
 	}
 	ks_check_batch_start(&s.batch, out->results, entries, pass, n, p->goldens, gpu, &s.co, ready, &s);
 	ks_check_batch_wait(s.batch);
