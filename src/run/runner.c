@@ -1,6 +1,7 @@
 #include "run/runner.h"
 #include "lang/triton/tracer.h"
 #include "run/compare.h"
+#include "run/goldcache.h"
 #include "util/errors.h"
 #include "util/fsutil.h"
 #include "run/harness.h"
@@ -9,12 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A golden result this runner uses, held in the GPU's cache (goldcache.h) until it is forgotten. */
 typedef struct golden_entry {
-	const ks_problem *p;
-	int perf;
-	size_t case_index;
-	uint64_t seed;
-	ks_golden_run run;
+	ks_goldcache_key key;
+	ks_goldcache_entry *ref;
 	struct golden_entry *next;
 } golden_entry;
 
@@ -41,6 +40,8 @@ struct ks_runner {
 	size_t harness_len;
 	char *harness_names[KS_HK_COUNT];
 	golden_entry *cache;
+	ks_goldcache *goldens;        /* opts.goldens, or the runner's own */
+	int own_goldens;
 	golden_module *mods;
 	ks_tracer *tracer;       /* the Triton helper of this runner's thread, started on first use */
 	char *tracer_why;        /* why it could not be started: every later answer is told the same */
@@ -129,6 +130,11 @@ int ks_runner_start(ks_runner **out, const ks_runner_options *opts)
 	*out = NULL;
 	memset(&job, 0, sizeof(job));
 	r->opts = *opts;
+	r->goldens = opts->goldens;
+	if (!r->goldens) {
+		r->goldens = ks_runner_goldcache_new(0);
+		r->own_goldens = 1;
+	}
 	r->worker_exe = opts->worker_exe ? ks_strdup(opts->worker_exe) : ks_fs_find_helper("kscore-worker");
 	if (!r->worker_exe) {
 		rc = KS_ENOTFOUND;
@@ -283,6 +289,17 @@ void ks_golden_run_clear(ks_golden_run *g)
 	ks_run_result_clear(&g->res);
 	ks_free(g->fetch);
 	g->fetch = NULL;
+}
+
+static void golden_run_free(void *v)
+{
+	ks_golden_run_clear(v);
+	ks_free(v);
+}
+
+ks_goldcache *ks_runner_goldcache_new(uint64_t max_bytes)
+{
+	return ks_goldcache_new(max_bytes, golden_run_free);
 }
 
 /* The golden worker died: every module in it is gone. */
@@ -455,30 +472,57 @@ fail:
 	return rc;
 }
 
+/* What a golden result holds, for the cache's budget. */
+static uint64_t golden_bytes(const ks_golden_run *g)
+{
+	return g->res.blob_len + g->res.nbufs * sizeof(*g->res.bufs) + g->plan.nbufs * (sizeof(*g->plan.bufs) +
+													 sizeof(*g->fetch));
+}
+
+static void hold(ks_runner *r, const ks_goldcache_key *k, ks_goldcache_entry *ref)
+{
+	golden_entry *e = ks_calloc(1, sizeof(*e));
+	e->key = *k;
+	e->ref = ref;
+	e->next = r->cache;
+	r->cache = e;
+}
+
 int ks_runner_golden(ks_runner *r, const ks_golden_run **out, const ks_problem *p, int perf,
 		     size_t case_index, uint64_t seed)
 {
 	golden_entry *e;
+	ks_goldcache_entry *ref;
+	ks_goldcache_key key;
+	ks_golden_run *g;
 	int rc;
 
 	*out = NULL;
-	for (e = r->cache; e; e = e->next)
-		if (e->p == p && e->perf == perf && e->case_index == case_index && e->seed == seed) {
-			*out = &e->run;
-			return 0;
-		}
-	e = ks_calloc(1, sizeof(*e));
-	e->p = p;
-	e->perf = perf;
-	e->case_index = case_index;
-	e->seed = seed;
-	if ((rc = golden_compute(r, &e->run, p, perf, case_index, seed, 0, 0)) < 0) {
-		ks_free(e);
+	memset(&key, 0, sizeof(key));
+	key.problem = p;
+	key.perf = perf;
+	key.case_index = case_index;
+	key.seed = seed;
+	/* computed before, by this runner or another of its GPU: the same inputs give the same outputs
+	 * (every use counts in the cache's figures) */
+	if ((ref = ks_goldcache_get(r->goldens, &key)) != NULL) {
+		for (e = r->cache; e && e->ref != ref; e = e->next)
+			;
+		if (e)
+			ks_goldcache_release(r->goldens, ref); /* held already */
+		else
+			hold(r, &key, ref);
+		*out = ks_goldcache_value(ref);
+		return 0;
+	}
+	g = ks_calloc(1, sizeof(*g));
+	if ((rc = golden_compute(r, g, p, perf, case_index, seed, 0, 0)) < 0) {
+		ks_free(g);
 		return rc;
 	}
-	e->next = r->cache;
-	r->cache = e;
-	*out = &e->run;
+	ref = ks_goldcache_put(r->goldens, &key, g, golden_bytes(g));
+	hold(r, &key, ref);
+	*out = ks_goldcache_value(ref);
 	return 0;
 }
 
@@ -493,13 +537,24 @@ static void forget(ks_runner *r, const ks_problem *p, int perf_only)
 	golden_entry **pp = &r->cache;
 	while (*pp) {
 		golden_entry *e = *pp;
-		if (e->p == p && (!perf_only || e->perf)) {
+		if ((!p || e->key.problem == p) && (!perf_only || e->key.perf)) {
 			*pp = e->next;
-			ks_golden_run_clear(&e->run);
+			ks_goldcache_release(r->goldens, e->ref);
 			ks_free(e);
 		} else
 			pp = &e->next;
 	}
+}
+
+void ks_runner_share_goldens(ks_runner *r, ks_goldcache *c)
+{
+	if (!c || c == r->goldens)
+		return;
+	forget(r, NULL, 0);
+	if (r->own_goldens)
+		ks_goldcache_free(r->goldens);
+	r->goldens = c;
+	r->own_goldens = 0;
 }
 
 static int ensure_candidate(ks_runner *r, ks_run_result *res)
@@ -593,12 +648,9 @@ void ks_runner_free(ks_runner *r)
 	int i;
 	if (!r)
 		return;
-	while (r->cache) {
-		golden_entry *e = r->cache;
-		r->cache = e->next;
-		ks_golden_run_clear(&e->run);
-		ks_free(e);
-	}
+	forget(r, NULL, 0);
+	if (r->own_goldens)
+		ks_goldcache_free(r->goldens);
 	while ((m = r->mods)) {
 		r->mods = m->next;
 		ks_free(m->cubin);

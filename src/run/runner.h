@@ -32,6 +32,9 @@ typedef struct {
 	int golden_only;              /* no candidate worker is started with the runner (it still is on
 				       * first use); for tools that run golden kernels only */
 	const ks_worker_gate *gate;   /* shared with the other runners of one GPU (lanes.h); NULL: none */
+	struct ks_goldcache *goldens; /* golden results shared with the other runners of one GPU
+				       * (ks_runner_goldcache_new; it must outlive the runner); NULL: the
+				       * runner keeps its own, unbounded */
 } ks_runner_options;
 
 /* The default per-run kernel timeout (--kernel-timeout), seconds. */
@@ -85,9 +88,14 @@ typedef struct {
 	ks_fetch_mode *fetch;  /* how each buffer was fetched */
 } ks_golden_run;
 
-/* The golden result for (problem, perf or correctness case, seed), computed on first use and
- * cached. The golden run is validated (it ran, wrote every output, kept its guard bands); on
- * failure returns KS_ERROR with a message, and the problem should be treated as invalid. */
+/* A cache of golden results for the runners of one GPU (goldcache.h), of at most max_bytes (0: no
+ * bound). Caller frees with ks_goldcache_free after the runners. */
+struct ks_goldcache *ks_runner_goldcache_new(uint64_t max_bytes);
+
+/* The golden result for (problem, perf or correctness case, seed), computed on first use, unless
+ * the GPU's cache (options' goldens) holds it already, and kept until forgotten. The golden run is
+ * validated (it ran, wrote every output, kept its guard bands); on failure returns KS_ERROR with a
+ * message, and the problem should be treated as invalid. */
 int ks_runner_golden(ks_runner *r, const ks_golden_run **out, const ks_problem *p, int perf,
 		     size_t case_index, uint64_t seed);
 
@@ -123,9 +131,10 @@ int ks_runner_golden_image(ks_runner *r, const ks_problem *p, const void **cubin
 /* Clocks, temperature, power and throttle reasons of the device now (NULL when unknown). */
 cJSON *ks_runner_status(ks_runner *r);
 
-/* Drops cached golden results of a problem (memory) once all its candidates are done. */
+/* Lets go of the golden results of a problem the runner holds: the GPU's cache keeps them within
+ * its budget for the next candidate of the problem. */
 void ks_runner_forget(ks_runner *r, const ks_problem *p);
-/* The same for its perf-case golden results only (large; used once per candidate). */
+/* The same for its perf-case golden results only (large; held while one candidate is timed). */
 void ks_runner_forget_perf(ks_runner *r, const ks_problem *p);
 
 /* Candidate side: load a module in the candidate worker, starting a fresh worker first if the last
