@@ -20,6 +20,7 @@
 
 #include <getopt.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,64 +161,98 @@ static int check_outs(const options *o, int argc, char **argv, const char *refs,
 	return rc;
 }
 
-/* Scores one input path; adds its record to the JSON summary. Returns 0, or a negative exit code
- * for fatal problems (results that cannot be written). */
-static int score_one(const options *o, ks_pipeline *pl, const char *input, cJSON *jsum, size_t *nk,
-		     size_t *ngood, int *bad_input)
-{
-	ks_submission *sub = NULL;
-	ks_submission_limits lim = KS_SUBMISSION_LIMITS_INIT;
+/* One input of the command line in the run's queue: every file is queued at once, each one's result
+ * folder is written as soon as it is scored, and the tables come out in command-line order. */
+typedef struct {
+	const char *input;
+	char *out;
+	ks_submission *sub;          /* NULL: it could not be read */
 	ks_scored sc;
-	char *out = NULL;
-	cJSON *js, *ka;
-	size_t i, j;
-	int gpu = ks_pipeline_has_gpu(pl), rc = 0;
+	int finished, rc;
+	char *error;
+	pthread_mutex_t *mu;
+	pthread_cond_t *cv;
+} file_job;
 
-	memset(&sc, 0, sizeof(sc));
-	if (ks_submission_load(&sub, input, &lim) < 0) {
+static void file_done(void *ud, ks_scored *sc, int rc, const char *error)
+{
+	file_job *f = ud;
+	pthread_mutex_lock(f->mu);
+	f->sc = *sc;
+	memset(sc, 0, sizeof(*sc));
+	f->rc = rc;
+	f->error = error ? ks_strdup(error) : NULL;
+	f->finished = 1;
+	pthread_cond_broadcast(f->cv);
+	pthread_mutex_unlock(f->mu);
+}
+
+/* Reads one input and queues it. Returns 0, or records why it cannot be read. */
+static void queue_one(const options *o, ks_pipeline *pl, file_job *f, int *bad_input)
+{
+	ks_submission_limits lim = KS_SUBMISSION_LIMITS_INIT;
+	size_t i, j;
+	if (ks_submission_load(&f->sub, f->input, &lim) < 0) {
 		fprintf(stderr, "score: error: %s\n", ks_error_msg());
+		f->error = ks_strdup(ks_error_msg());
+		f->sub = NULL;
 		*bad_input = 1;
+		return;
+	}
+	for (i = 0; i < f->sub->npasses; i++) {
+		if (f->sub->passes[i].error)
+			fprintf(stderr, "score: error: %s\n", f->sub->passes[i].error);
+		for (j = 0; j < f->sub->passes[i].nentries; j++)
+			if (f->sub->passes[i].entries[j].error)
+				fprintf(stderr, "score: warning: %s\n", f->sub->passes[i].entries[j].error);
+	}
+	f->out = o->out ? ks_strdup(o->out) : default_out(f->input);
+	ks_pipeline_submit(pl, f->sub, o->team, f->out, file_done, f);
+}
+
+/* Once a queued input is scored: its upload, its record in the JSON summary and its table. Returns
+ * 0, or a negative exit code for fatal problems (results that cannot be written). */
+static int report_one(const options *o, ks_pipeline *pl, file_job *f, cJSON *jsum, size_t *nk,
+		      size_t *ngood, int *bad_input)
+{
+	const ks_scored *sc = &f->sc;
+	cJSON *js, *ka;
+	size_t i;
+	int gpu = ks_pipeline_has_gpu(pl);
+
+	if (!f->sub) {
 		js = cJSON_CreateObject();
-		cJSON_AddStringToObject(js, "input", input);
-		cJSON_AddStringToObject(js, "error", ks_error_msg());
+		cJSON_AddStringToObject(js, "input", f->input);
+		cJSON_AddStringToObject(js, "error", f->error ? f->error : "cannot be read");
 		cJSON_AddItemToArray(jsum, js);
 		return 0;
 	}
-	for (i = 0; i < sub->npasses; i++) {
-		if (sub->passes[i].error)
-			fprintf(stderr, "score: error: %s\n", sub->passes[i].error);
-		for (j = 0; j < sub->passes[i].nentries; j++)
-			if (sub->passes[i].entries[j].error)
-				fprintf(stderr, "score: warning: %s\n", sub->passes[i].entries[j].error);
+	if (f->rc < 0) {
+		fprintf(stderr, "score: error: %s\n", f->error ? f->error : "writing results");
+		return -KS_EXIT_IOERR;
 	}
-	out = o->out ? ks_strdup(o->out) : default_out(input);
-	if (ks_pipeline_score(pl, &sc, sub, o->team, out) < 0) {
-		fprintf(stderr, "score: error: %s\n", ks_error_msg());
-		rc = -KS_EXIT_IOERR;
-		goto done;
-	}
-	if (sc.bad_input)
+	if (sc->bad_input)
 		*bad_input = 1;
 	if (o->upsetup) {
 		ks_upload_report ur;
 		if (!gpu) {
-			fprintf(stderr, "score: upload: skipped for %s: compile-only results have no score\n", out);
+			fprintf(stderr, "score: upload: skipped for %s: compile-only results have no score\n", f->out);
 		} else {
-			ks_upload_result_dir(&ur, out, ks_upload_setup_options(o->upsetup));
+			ks_upload_result_dir(&ur, f->out, ks_upload_setup_options(o->upsetup));
 			fprintf(stderr, "score: upload: %s: %s\n", ks_upload_status_name(ur.status), ur.message);
 			ks_upload_report_clear(&ur);
 		}
 	}
-	*nk += sc.nresults;
-	*ngood += sc.correct;
+	*nk += sc->nresults;
+	*ngood += sc->correct;
 	js = cJSON_CreateObject();
-	cJSON_AddStringToObject(js, "input", input);
-	cJSON_AddStringToObject(js, "out", out);
-	cJSON_AddStringToObject(js, "sha256", sub->sha256);
-	cJSON_AddItemToObject(js, "summary", cJSON_Duplicate(sc.summary, 1));
+	cJSON_AddStringToObject(js, "input", f->input);
+	cJSON_AddStringToObject(js, "out", f->out);
+	cJSON_AddStringToObject(js, "sha256", f->sub->sha256);
+	cJSON_AddItemToObject(js, "summary", cJSON_Duplicate(sc->summary, 1));
 	ka = cJSON_AddArrayToObject(js, "kernels");
-	for (i = 0; i < sc.nresults; i++) {
-		const ks_kernel_result *r = &sc.results[i];
+	for (i = 0; i < sc->nresults; i++) {
+		const ks_kernel_result *r = &sc->results[i];
 		cJSON *k = cJSON_CreateObject();
 		cJSON_AddNumberToObject(k, "pass", (double)r->pass);
 		if (r->problem)
@@ -233,30 +268,65 @@ static int score_one(const options *o, ks_pipeline *pl, const char *input, cJSON
 	cJSON_AddItemToArray(jsum, js);
 	{
 		ks_file_metrics fm;
-		ks_metrics_file(&fm, sc.results, sc.nresults);
+		ks_metrics_file(&fm, sc->results, sc->nresults);
 		if (ks_metrics_not_cuda_warning(&fm))
-			fprintf(stderr, "score: warning: %s: %s\n", input, ks_metrics_not_cuda_warning(&fm));
+			fprintf(stderr, "score: warning: %s: %s\n", f->input, ks_metrics_not_cuda_warning(&fm));
 	}
 	if (!o->json && !o->quiet) {
 		ks_file_metrics fm;
-		printf("%s%s%s\n", col("\033[1m"), input, col("\033[0m"));
-		ks_metrics_file(&fm, sc.results, sc.nresults);
+		printf("%s%s%s\n", col("\033[1m"), f->input, col("\033[0m"));
+		ks_metrics_file(&fm, sc->results, sc->nresults);
 		if (ks_metrics_not_cuda_warning(&fm))
 			printf("%sWARNING: %s%s\n", col("\033[33m"), ks_metrics_not_cuda_warning(&fm),
 			       col("\033[0m"));
-		print_table(sc.results, sc.nresults, gpu);
+		print_table(sc->results, sc->nresults, gpu);
 		{
 			ks_buf lines = KS_BUF_INIT(4096);
-			ks_metrics_summary_lines(&lines, &fm, sc.nresults, gpu, !o->so.pipeline.no_timing);
+			ks_metrics_summary_lines(&lines, &fm, sc->nresults, gpu, !o->so.pipeline.no_timing);
 			fputs(lines.ptr ? lines.ptr : "", stdout);
 			ks_buf_free(&lines);
 		}
-		printf("results: %s/\n\n", out);
+		printf("results: %s/\n\n", f->out);
+		fflush(stdout);
 	}
-done:
-	ks_scored_clear(&sc);
-	ks_free(out);
-	ks_submission_free(sub);
+	return 0;
+}
+
+/* Queues every input, then reports each in command-line order as it finishes. Returns 0 or a
+ * negative exit code (the first fatal problem; every queued input is still waited for). */
+static int score_all(const options *o, ks_pipeline *pl, char **inputs, size_t n, cJSON *jsum, size_t *nk,
+		     size_t *ngood, int *bad_input)
+{
+	pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+	file_job *f = ks_calloc(n + 1, sizeof(*f));
+	size_t i;
+	int rc = 0, r;
+
+	for (i = 0; i < n; i++) {
+		f[i].input = inputs[i];
+		f[i].mu = &mu;
+		f[i].cv = &cv;
+		queue_one(o, pl, &f[i], bad_input);
+	}
+	for (i = 0; i < n; i++) {
+		pthread_mutex_lock(&mu);
+		while (f[i].sub && !f[i].finished)
+			pthread_cond_wait(&cv, &mu);
+		pthread_mutex_unlock(&mu);
+		if ((r = report_one(o, pl, &f[i], jsum, nk, ngood, bad_input)) < 0 && rc == 0)
+			rc = r;
+	}
+	ks_pipeline_wait(pl);
+	for (i = 0; i < n; i++) {
+		ks_scored_clear(&f[i].sc);
+		ks_free(f[i].out);
+		ks_free(f[i].error);
+		ks_submission_free(f[i].sub);
+	}
+	ks_free(f);
+	pthread_mutex_destroy(&mu);
+	pthread_cond_destroy(&cv);
 	return rc;
 }
 
@@ -278,7 +348,7 @@ int ks_score_main(int argc, char **argv)
 	char *refs = NULL, *cache = NULL;
 	cJSON *jsum = NULL, *jroot = NULL;
 	size_t nk = 0, ngood = 0;
-	int c, i, rc = KS_EXIT_OK, bad_input = 0;
+	int c, rc = KS_EXIT_OK, bad_input = 0;
 
 	memset(&o, 0, sizeof(o));
 	ks_scoreopts_init(&o.so);
@@ -379,12 +449,9 @@ int ks_score_main(int argc, char **argv)
 	cJSON_AddStringToObject(jroot, "scorer", "kscore " KS_VERSION);
 	cJSON_AddStringToObject(jroot, "mode", ks_pipeline_has_gpu(pl) ? "gpu" : "compile-only");
 	jsum = cJSON_AddArrayToObject(jroot, "submissions");
-	for (i = optind; i < argc; i++) {
-		int r = score_one(&o, pl, argv[i], jsum, &nk, &ngood, &bad_input);
-		if (r < 0) {
-			rc = -r;
-			goto done;
-		}
+	if ((c = score_all(&o, pl, argv + optind, (size_t)(argc - optind), jsum, &nk, &ngood, &bad_input)) < 0) {
+		rc = -c;
+		goto done;
 	}
 	if (bad_input)
 		rc = KS_EXIT_DATAERR;

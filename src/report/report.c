@@ -189,6 +189,7 @@ cJSON *ks_report_record(const ks_report *rep)
 		ks_json_add_str(o, "no_gpu_reason", rep->no_gpu_reason);
 	cJSON_AddItemToObject(o, "device", device_json(rep));
 	cJSON_AddItemToObject(o, "devices", lanes_json(rep));
+	cJSON_AddItemToObject(o, "start", rep->start ? cJSON_Duplicate(rep->start, 1) : cJSON_CreateNull());
 	x = cJSON_AddObjectToObject(o, "toolchain");
 	ks_json_add_str(x, "nvrtc_version", rep->nvrtc_version);
 	ks_json_add_str(x, "compat_sha256", rep->compat_sha256);

@@ -55,6 +55,7 @@ typedef struct {
 	const int *kernel_lane;           /* per result: the lane that timed it, else the one that checked
 					   * it; -1: it ran on none */
 	const cJSON *nvtools;             /* the sanitizer and profiler stages' settings (NULL: none) */
+	const cJSON *start;               /* what starting the run's lanes cost (NULL: no GPU) */
 } ks_report;
 
 /* Writes every file of the folder. On success, *summary (if not NULL) receives the summary object

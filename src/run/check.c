@@ -1,30 +1,13 @@
 #include "run/check.h"
-#include "lang/triton/tracer.h"
 #include "run/compare.h"
-#include "lang/cubin.h"
 #include "util/errors.h"
-#include "load/extract.h"
 #include "run/harness.h"
 #include "util/mem.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
-
-typedef struct {
-	const ks_problem *p;
-	ks_launch launch;
-	char **names;
-	size_t nnames;
-	int job;          /* index into the compile jobs, -1 when not compiled */
-	int gjob;         /* the compile job of its problem's golden kernels (also their index among
-			   * the goldens compiled here: those jobs come first), -1 when none is needed */
-	int triton;       /* a Triton answer: traced on a lane, not compiled here */
-} prep;
 
 /* ---- compiled golden kernels, kept for the whole session and handed to every runner */
 
@@ -76,7 +59,7 @@ static const gstore_entry *store_find(ks_golden_store *s, const ks_problem *p)
 	return e;
 }
 
-static void store_put(ks_golden_store *s, const ks_problem *p, const ks_compile_job *g)
+void ks_golden_store_put(ks_golden_store *s, const ks_problem *p, const ks_compile_job *g)
 {
 	gstore_entry *e = ks_calloc(1, sizeof(*e));
 	size_t i;
@@ -97,6 +80,11 @@ static void store_put(ks_golden_store *s, const ks_problem *p, const ks_compile_
 	e->next = s->head;
 	s->head = e;
 	pthread_mutex_unlock(&s->mu);
+}
+
+int ks_golden_store_has(ks_golden_store *s, const ks_problem *p)
+{
+	return store_find(s, p) != NULL;
 }
 
 int ks_golden_store_register(ks_golden_store *s, ks_runner *runner, const ks_problem *p)
@@ -123,49 +111,6 @@ int ks_golden_store_image(ks_candidate_image *img, ks_golden_store *s, const ks_
 	return 0;
 }
 
-/* ---- one submission's entries: compiled in a thread of their own, handed over one by one */
-
-/* The compile stage runs in a thread of its own and hands each entry to the GPU lanes as soon as
- * its kernel and its problem's golden kernel are compiled: cold compiles overlap the GPU work
- * instead of preceding it. Compiles are CPU work in sandboxed child processes; the checks are GPU
- * round trips, so the two hardly compete. */
-struct ks_check_batch {
-	ks_kernel_result *out;
-	const ks_entry *const *entries;
-	size_t n;
-	prep *pr;
-	ks_compile_job *jobs;
-	size_t njobs, ng;
-	int *entry_of;                /* per job: its entry (-1 for golden jobs) */
-	unsigned char *jready, *final;
-	const ks_problem **gprob;
-	char ***gnames;
-	size_t *gn;
-	char **glabels, **clabels;
-	ks_candidate_image *img;      /* per entry, views into jobs and pr */
-	ks_golden_store *store;
-	int gpu, threaded;
-	ks_check_options o;
-	ks_compile_options co;
-	void (*ready)(void *ud, size_t i);
-	void *ud;
-	pthread_t th;
-	char *err;                    /* why the compiler could not run at all */
-};
-
-static void init_result(ks_kernel_result *r, const ks_entry *e, size_t pass)
-{
-	memset(r, 0, sizeof(*r));
-	r->pass = pass;
-	r->index = e->index;
-	r->file = e->file ? ks_strdup(e->file) : NULL;
-	r->problem = e->problem ? ks_strdup(e->problem) : NULL;
-	r->difficulty = e->difficulty;
-	memcpy(r->entry_sha256, e->sha256, sizeof(r->entry_sha256));
-	r->extract_note = e->extract_note ? ks_strdup(e->extract_note) : NULL;
-	r->language = e->language;
-}
-
 static void case_push(ks_kernel_result *r, size_t *cap, const char *label, size_t ci, int si,
 		      uint64_t seed)
 {
@@ -177,89 +122,6 @@ static void case_push(ks_kernel_result *r, size_t *cap, const char *label, size_
 	c->case_index = ci;
 	c->seed_index = si;
 	c->seed = seed;
-}
-
-/* Picks and validates the entry's launch plan; returns 0 or sets BAD_LAUNCH. */
-static int choose_launch(prep *pr, ks_kernel_result *r, const ks_entry *e, const ks_check_options *o)
-{
-	char what[512], *comment = NULL;
-	size_t ci;
-	int rc = 0;
-
-	snprintf(what, sizeof(what), "entry %zu (%s) launch plan", e->index, e->file);
-	if (e->launch_json) {
-		r->launch_source = ks_strdup("entry launch field");
-		rc = ks_launch_parse_text(&pr->launch, e->launch_json, what);
-	} else if ((comment = ks_extract_launch_comment(e->code)) != NULL) {
-		r->launch_source = ks_strdup("code comment");
-		rc = ks_launch_parse_text(&pr->launch, comment, what);
-	} else {
-		r->launch_source = ks_strdup("problem default");
-		ks_launch_copy(&pr->launch, &pr->p->launch);
-	}
-	ks_free(comment);
-	if (rc == 0)
-		rc = ks_problem_check_launch(pr->p, &pr->launch, what);
-	/* Evaluate the plan on every correctness case now, so a formula that fails (division by zero,
-	 * a block of 2048 threads) is reported before anything runs. */
-	for (ci = 0; rc == 0 && ci < pr->p->ncorrectness; ci++) {
-		ks_env env = KS_ENV_INIT;
-		ks_plan plan;
-		const ks_case *c = &pr->p->correctness[ci];
-		if ((rc = ks_problem_env(&env, pr->p, c)) == 0 &&
-		    (rc = ks_plan_build(&plan, pr->p, &pr->launch, c, &env, 1, 0, &o->limits)) == 0)
-			ks_plan_clear(&plan);
-		else
-			ks_error_wrap(rc, "%s, case %s", what, c->label);
-		ks_env_free(&env);
-	}
-	if (rc < 0) {
-		ks_kernel_result_fail(r, KS_REASON_BAD_LAUNCH, "%s", ks_error_msg());
-		ks_launch_clear(&pr->launch);
-		return -1;
-	}
-	r->launch = ks_launch_to_json(&pr->launch);
-	ks_plan_kernel_names(&pr->names, &pr->nnames, &pr->launch);
-	return 0;
-}
-
-static char *log_excerpt(const char *log, size_t max)
-{
-	size_t n = log ? strlen(log) : 0;
-	if (n <= max)
-		return ks_strdup(log ? log : "");
-	return ks_asprintf("%.*s\n[... %zu more bytes of log]", (int)max, log, n - max);
-}
-
-static ks_reason compile_reason(ks_compile_status s)
-{
-	switch (s) {
-	case KS_COMPILE_TIMEOUT:
-		return KS_REASON_COMPILE_TIMEOUT;
-	case KS_COMPILE_LIMIT:
-		return KS_REASON_COMPILE_LIMIT;
-	case KS_COMPILE_CRASH:
-	case KS_COMPILE_SANDBOX:
-		return KS_REASON_COMPILE_CRASH;
-	case KS_COMPILE_NONAME:
-		return KS_REASON_MISSING_KERNEL;
-	case KS_COMPILE_NOHEADER:
-		return KS_REASON_MISSING_HEADER;
-	default:
-		return KS_REASON_COMPILE_ERROR;
-	}
-}
-
-/* The first line of a log that says "error", for a one-line detail. */
-static char *first_error_line(const char *log)
-{
-	const char *p = log ? strstr(log, "error") : NULL, *s, *e;
-	if (!p)
-		return ks_strdup(log && *log ? log : "no log");
-	for (s = p; s > log && s[-1] != '\n'; s--)
-		;
-	e = strchr(p, '\n');
-	return ks_strndup(s, e ? (size_t)(e - s) : strlen(s));
 }
 
 /* ---- verification of one candidate run against the golden run */
@@ -502,316 +364,6 @@ static void check_one(ks_kernel_result *r, const ks_candidate_image *img, ks_run
 		r->exec = 1;
 	ks_runner_unload(run, module);
 	ks_runner_collect_output(run, r);
-}
-
-/* Everything about entry i that needs no GPU, once its compiles are final; hands it to the lanes
- * when it is to be run. In the compile thread (or the caller's, after the compiles). */
-/* A Triton answer has nothing to compile here (Triton compiles it while it is traced, on a lane):
- * without a GPU it gets the static check alone; with one it goes to the lanes once its problem's
- * golden kernel is compiled. */
-static void finalize_triton(ks_check_batch *b, size_t i)
-{
-	ks_kernel_result *r = &b->out[i];
-	prep *pr = &b->pr[i];
-	const gstore_entry *g;
-	if (!b->gpu) {
-		ks_tracer_options to = KS_TRACER_OPTIONS_INIT;
-		char *reason = NULL;
-		int ok = 0, line = 0;
-		if (ks_tracer_check(&ok, &reason, &line, &to, b->entries[i]->code) < 0)
-			ks_kernel_result_fail(r, KS_REASON_NOT_RUN, "a Triton answer, not checked: %s", ks_error_msg());
-		else if (!ok)
-			ks_kernel_result_fail(r, KS_REASON_REFUSED, "%s", reason ? reason : "refused");
-		else
-			ks_kernel_result_fail(r, KS_REASON_NOT_RUN, "a Triton answer: it passed the static check; "
-					      "tracing and running it need a GPU (%s)",
-					      b->o.compile_only ? "compile-only" : "no GPU");
-		ks_free(reason);
-		return;
-	}
-	g = store_find(b->store, pr->p);
-	if (!g || !g->ok) {
-		ks_kernel_result_fail(r, KS_REASON_PROBLEM_INVALID, "the golden kernel of %s does not compile",
-				      pr->p->name);
-		return;
-	}
-	b->img[i].language = KS_LANG_TRITON;
-	b->img[i].source = b->entries[i]->code;
-	b->img[i].problem = pr->p;
-	if (b->ready)
-		b->ready(b->ud, i);
-}
-
-static void finalize(ks_check_batch *b, size_t i)
-{
-	ks_kernel_result *r = &b->out[i];
-	prep *pr = &b->pr[i];
-	ks_compile_job *jb;
-	const gstore_entry *g;
-	const char *why_not_run = b->o.compile_only ? "compile-only" : "no GPU";
-
-	if (b->final[i])
-		return;
-	b->final[i] = 1;
-	if (pr->triton) {
-		finalize_triton(b, i);
-		return;
-	}
-	jb = &b->jobs[pr->job];
-	if (!b->jready[pr->job]) {
-		ks_kernel_result_fail(r, KS_REASON_COMPILE_CRASH, "%s", b->err ? b->err : "the compiler did not run");
-		return;
-	}
-	r->compile_s = jb->seconds;
-	r->compile_cached = jb->cached;
-	r->compile_log = log_excerpt(jb->log, b->o.max_log_excerpt);
-	if (jb->status != KS_COMPILE_OK) {
-		char *line = first_error_line(jb->log);
-		/* A missing header's first line is kscore's: which header, and what instead. */
-		if (jb->status == KS_COMPILE_NOHEADER)
-			ks_kernel_result_fail(r, KS_REASON_MISSING_HEADER, "%.*s", (int)strcspn(jb->log, "\n"),
-					      jb->log);
-		else
-			ks_kernel_result_fail(r, compile_reason(jb->status), "%s: %s",
-					      ks_compile_status_name(jb->status), line);
-		ks_free(line);
-		return;
-	}
-	r->compiled = 1;
-	if (!b->gpu) {
-		char *bad = NULL;
-		/* the worker's parameter check, from the image: a kernel that cannot be launched with its
-		 * plan does not count as compiled */
-		if (ks_cubin_check_launch(&bad, jb->cubin, jb->cubin_len, jb->lowered, jb->nnames, pr->p,
-					  &pr->launch) == 1) {
-			r->compiled = 0;
-			ks_kernel_result_fail(r, KS_REASON_LAUNCH_ERROR, "%s (read from the compiled image; not "
-					      "run, %s)", bad, why_not_run);
-		} else
-			ks_kernel_result_fail(r, KS_REASON_NOT_RUN, "compiled for %s; not run (%s)", b->co.arch,
-					      why_not_run);
-		ks_free(bad);
-		return;
-	}
-	g = store_find(b->store, pr->p);
-	if (!g || !g->ok) {
-		ks_kernel_result_fail(r, KS_REASON_PROBLEM_INVALID, "the golden kernel of %s does not compile",
-				      pr->p->name);
-		return;
-	}
-	b->img[i].cubin = jb->cubin;
-	b->img[i].len = jb->cubin_len;
-	b->img[i].lowered = jb->lowered;
-	b->img[i].nlowered = jb->nnames;
-	b->img[i].launch = pr->launch;
-	b->img[i].problem = pr->p;
-	if (b->ready)
-		b->ready(b->ud, i);
-}
-
-static void bg_done(void *ud, size_t j)
-{
-	ks_check_batch *b = ud;
-	size_t i;
-	b->jready[j] = 1;
-	if (j < b->ng) {
-		store_put(b->store, b->gprob[j], &b->jobs[j]);
-		for (i = 0; i < b->n; i++)
-			if (b->pr[i].gjob == (int)j && (b->pr[i].triton || (b->pr[i].job >= 0 && b->jready[b->pr[i].job])))
-				finalize(b, i);
-	} else {
-		i = (size_t)b->entry_of[j];
-		if (b->pr[i].gjob < 0 || b->jready[b->pr[i].gjob])
-			finalize(b, i);
-	}
-}
-
-static void *bg_main(void *ud)
-{
-	ks_check_batch *b = ud;
-	int rc;
-	/* Below the GPU workers: a kernel may be timed while others still compile, and a worker that
-	 * waits for a CPU would stretch its timed runs. The nice value of a thread is inherited by the
-	 * compilers it starts. */
-	if (b->gpu && b->threaded)
-		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
-	rc = ks_compile_run_cb(b->jobs, b->njobs, &b->co, bg_done, b);
-	if (rc < 0)
-		b->err = ks_strdup(ks_error_msg());
-	return NULL;
-}
-
-int ks_check_batch_start(ks_check_batch **out, ks_kernel_result *results, const ks_entry *const *entries,
-			 const size_t *pass, size_t n, ks_golden_store *store, int gpu, const ks_check_options *o,
-			 void (*ready)(void *ud, size_t i), void *ud)
-{
-	ks_check_batch *b = ks_calloc(1, sizeof(*b));
-	size_t i, j;
-
-	b->out = results;
-	b->entries = entries;
-	b->n = n;
-	b->store = store;
-	b->gpu = gpu && store;
-	b->o = *o;
-	b->co = o->compile;
-	b->ready = ready;
-	b->ud = ud;
-	b->pr = ks_calloc(n + 1, sizeof(*b->pr));
-	b->jobs = ks_calloc(2 * n + 1, sizeof(*b->jobs));
-	b->entry_of = ks_calloc(2 * n + 1, sizeof(int));
-	b->gprob = ks_calloc(n + 1, sizeof(*b->gprob));
-	b->gnames = ks_calloc(n + 1, sizeof(char **));
-	b->gn = ks_calloc(n + 1, sizeof(size_t));
-	b->glabels = ks_calloc(n + 1, sizeof(char *));
-	b->clabels = ks_calloc(n + 1, sizeof(char *));
-	b->img = ks_calloc(n + 1, sizeof(*b->img));
-	b->final = ks_calloc(n + 1, 1);
-	/* Golden kernels first: they are the heaviest compiles (tuned tensor-core code) and every check
-	 * needs one; then the entries' kernels in entry order, the order they are checked in. */
-	for (i = 0; i < n; i++) {
-		const ks_entry *e = entries[i];
-		ks_kernel_result *r = &results[i];
-		prep *pr = &b->pr[i];
-		init_result(r, e, pass ? pass[i] : 0);
-		pr->job = pr->gjob = -1;
-		if (e->error) {
-			/* duplicates are not compiled: only the first entry for a problem counts */
-			ks_kernel_result_fail(r, e->fault == KS_ENTRY_DUPLICATE ? KS_REASON_DUPLICATE
-					      : e->fault == KS_ENTRY_BAD_ENCODING ? KS_REASON_BAD_ENCODING
-					      : KS_REASON_BAD_ENTRY, "%s", e->error);
-			continue;
-		}
-		pr->p = ks_problem_set_find(o->problems, e->problem);
-		if (!pr->p) {
-			ks_kernel_result_fail(r, KS_REASON_UNKNOWN_PROBLEM,
-					      "\"%s\" names no problem in the reference tests (%zu problems "
-					      "loaded)", e->file, o->problems ? o->problems->n : 0);
-			continue;
-		}
-		if (!e->code) {
-			const char *lang = ks_extract_foreign_language(e->predict);
-			if (lang && !strncmp(lang, "Triton", 6))
-				ks_kernel_result_fail(r, KS_REASON_NO_CODE, "no Triton answer found: %s",
-						      e->extract_note ? e->extract_note : "empty predict");
-			else if (lang)
-				ks_kernel_result_fail(r, KS_REASON_NOT_CUDA, "the answer is %s without a Triton kernel: "
-						      "kscore scores CUDA C++ device code (a __global__ kernel) and "
-						      "Triton answers (a @triton.jit kernel and the problem's Python "
-						      "entry; see docs/submission-format.md)", lang);
-			else
-				ks_kernel_result_fail(r, KS_REASON_NO_CODE, "no CUDA or Triton code found: %s",
-						      e->extract_note ? e->extract_note : "empty predict");
-			continue;
-		}
-		if (e->language == KS_LANG_TRITON) {
-			pr->triton = 1;
-			r->launch_source = ks_strdup("traced");
-		} else {
-			if (choose_launch(pr, r, e, o) < 0)
-				continue;
-			b->clabels[i] = ks_asprintf("pass %zu entry %zu (%s)", r->pass, e->index, e->file);
-			pr->job = 0; /* numbered below, after the goldens */
-		}
-		if (!b->gpu || store_find(store, pr->p))
-			continue;
-		for (j = 0; j < b->ng; j++)
-			if (b->gprob[j] == pr->p)
-				break;
-		if (j == b->ng) {
-			ks_compile_job *g = &b->jobs[b->ng];
-			b->gprob[j] = pr->p;
-			ks_plan_kernel_names(&b->gnames[j], &b->gn[j], &pr->p->golden_launch);
-			b->glabels[j] = ks_asprintf("golden kernel of %s", pr->p->name);
-			g->source = pr->p->golden_src;
-			g->names = (const char *const *)b->gnames[j];
-			g->nnames = b->gn[j];
-			g->label = b->glabels[j];
-			b->entry_of[j] = -1;
-			b->ng++;
-		}
-		pr->gjob = (int)j;
-	}
-	b->njobs = b->ng;
-	for (i = 0; i < n; i++) {
-		prep *pr = &b->pr[i];
-		if (pr->job < 0)
-			continue;
-		pr->job = (int)b->njobs;
-		b->jobs[b->njobs].source = entries[i]->code;
-		b->jobs[b->njobs].names = (const char *const *)pr->names;
-		b->jobs[b->njobs].nnames = pr->nnames;
-		b->jobs[b->njobs].label = b->clabels[i];
-		b->entry_of[b->njobs] = (int)i;
-		b->njobs++;
-	}
-	b->jready = ks_calloc(b->njobs + 1, 1);
-	/* before the first ready call, which may come before this returns */
-	*out = b;
-	/* Triton answers whose golden kernel needs no compile here are ready now */
-	for (i = 0; i < n; i++)
-		if (b->pr[i].triton && b->pr[i].gjob < 0)
-			finalize(b, i);
-	if (b->njobs) {
-		b->threaded = 1;
-		if (pthread_create(&b->th, NULL, bg_main, b) != 0) {
-			b->threaded = 0;
-			bg_main(b); /* no thread to be had: compile everything first */
-		}
-	}
-	return 0;
-}
-
-void ks_check_batch_wait(ks_check_batch *b)
-{
-	size_t i;
-	if (b->threaded) {
-		pthread_join(b->th, NULL);
-		b->threaded = 0;
-	}
-	/* the compiler reports every job, even when it cannot run; this is for the unexpected */
-	for (i = 0; i < b->n; i++)
-		if (b->pr[i].job >= 0 && !b->final[i])
-			finalize(b, i);
-}
-
-ks_candidate_image *ks_check_batch_image(ks_check_batch *b, size_t i)
-{
-	return b->img[i].cubin || b->img[i].language == KS_LANG_TRITON ? &b->img[i] : NULL;
-}
-
-void ks_check_batch_free(ks_check_batch *b)
-{
-	size_t i;
-	if (!b)
-		return;
-	ks_check_batch_wait(b);
-	for (i = 0; i < b->njobs; i++)
-		ks_compile_job_clear(&b->jobs[i]);
-	for (i = 0; i < b->n; i++) {
-		if (b->img[i].owned || b->img[i].trace)
-			ks_candidate_image_clear(&b->img[i]); /* a trace and its bundle; the rest are views */
-		ks_launch_clear(&b->pr[i].launch);
-		ks_free_strv(b->pr[i].names, b->pr[i].nnames);
-		ks_free(b->clabels[i]);
-	}
-	for (i = 0; i < b->ng; i++) {
-		ks_free_strv(b->gnames[i], b->gn[i]);
-		ks_free(b->glabels[i]);
-	}
-	ks_free(b->err);
-	ks_free(b->pr);
-	ks_free(b->jobs);
-	ks_free(b->entry_of);
-	ks_free(b->jready);
-	ks_free(b->final);
-	ks_free(b->gprob);
-	ks_free(b->gnames);
-	ks_free(b->gn);
-	ks_free(b->glabels);
-	ks_free(b->clabels);
-	ks_free(b->img);
-	ks_free(b);
 }
 
 void ks_check_entry(ks_kernel_result *r, ks_candidate_image *img, ks_runner *runner,

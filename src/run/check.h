@@ -1,10 +1,10 @@
-/* check: the "run and check" stage. For every entry it matches the problem, picks the launch plan
- * (entry field, code comment, or the problem's default), compiles candidates and golden kernels in
- * one parallel batch, then, on whichever GPU lane takes it, runs each candidate on every
- * correctness case and checks it against the golden outputs (DESIGN §4.5): fresh seeded inputs for
- * every run, poisoned outputs, guard bands, an element-wise comparison, inputs unchanged, and a
- * re-run on the first seed's inputs that must agree. Sets call, exec and the first failure's
- * reason for each entry. */
+/* check: the "run and check" stage. On whichever GPU lane takes an entry prepared by
+ * session/prepare.h (a compiled CUDA kernel, or a Triton answer it traces first), it runs the
+ * candidate on every correctness case and checks it against the golden outputs (DESIGN §4.5):
+ * fresh seeded inputs for every run, poisoned outputs, guard bands, an element-wise comparison,
+ * inputs unchanged, and a re-run on the first seed's inputs that must agree. Sets call, exec and
+ * the first failure's reason for each entry. It also keeps the run's compiled golden kernels
+ * (ks_golden_store). */
 #ifndef KS_CHECK_H
 #define KS_CHECK_H
 
@@ -38,6 +38,13 @@ typedef struct ks_golden_store ks_golden_store;
 ks_golden_store *ks_golden_store_new(void);
 void ks_golden_store_free(ks_golden_store *s);
 
+/* Stores the outcome of p's golden compile (a copy: g stays the caller's); a failed compile is
+ * reported on stderr once and kept as such. */
+void ks_golden_store_put(ks_golden_store *s, const ks_problem *p, const ks_compile_job *g);
+
+/* 1 when p's golden compile is in the store (compiled or failed). */
+int ks_golden_store_has(ks_golden_store *s, const ks_problem *p);
+
 /* Registers p's golden kernels with runner (the caller's own) unless it has them already. 0, or
  * KS_ERROR with a message when they did not compile. */
 int ks_golden_store_register(ks_golden_store *s, ks_runner *runner, const ks_problem *p);
@@ -45,31 +52,6 @@ int ks_golden_store_register(ks_golden_store *s, ks_runner *runner, const ks_pro
 /* p's compiled golden kernels as an image (a view, valid while the store lives; its launch is
  * empty). KS_ENOTFOUND when they were not compiled or did not compile. */
 int ks_golden_store_image(ks_candidate_image *img, ks_golden_store *s, const ks_problem *p);
-
-/* The check stage of one submission. ks_check_batch_start initialises out[i] for entries[i]
- * (pass[i] says which file it came from), picks each launch plan, and compiles the candidates and
- * the golden kernels that `store` does not hold yet, golden kernels first, in a thread of its own.
- * Everything that needs no GPU is decided there as each compile finishes (compile errors, an
- * unknown problem, a golden kernel that does not compile). With gpu set, ready(ud, i) is called,
- * from that thread, for each entry that is then to be run: ks_check_batch_image(b, i) is its
- * compiled kernel and ks_check_entry runs its checks. Without gpu (no GPU: store may be NULL)
- * entries are compiled only: compiled is set, reason NOT_RUN, for those that compiled.
- * Never fails as a whole; every problem is recorded in its entry's result. */
-typedef struct ks_check_batch ks_check_batch;
-
-int ks_check_batch_start(ks_check_batch **out, ks_kernel_result *results, const ks_entry *const *entries,
-			 const size_t *pass, size_t n, ks_golden_store *store, int gpu, const ks_check_options *o,
-			 void (*ready)(void *ud, size_t i), void *ud);
-
-/* Returns once the compiles are over: every ready call has been made. */
-void ks_check_batch_wait(ks_check_batch *b);
-
-/* Entry i's candidate (NULL before its ready call, or when it is not to be run); valid until
- * ks_check_batch_free. A Triton answer's image is completed (traced) by the ks_check_entry that
- * checks it; later stages use what the check made. */
-ks_candidate_image *ks_check_batch_image(ks_check_batch *b, size_t i);
-
-void ks_check_batch_free(ks_check_batch *b);
 
 /* Checks one entry on `runner` in the calling thread (runs it on every correctness case against
  * the golden outputs, DESIGN §4.5) and sets call, exec, the cases and the reason. A Triton answer

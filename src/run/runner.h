@@ -92,6 +92,10 @@ typedef struct {
  * bound). Caller frees with ks_goldcache_free after the runners. */
 struct ks_goldcache *ks_runner_goldcache_new(uint64_t max_bytes);
 
+/* From now on the runner keeps its golden results in c (shared with the other runners of its GPU,
+ * which must outlive the runner), letting go of those it held. */
+void ks_runner_share_goldens(ks_runner *r, struct ks_goldcache *c);
+
 /* The golden result for (problem, perf or correctness case, seed), computed on first use, unless
  * the GPU's cache (options' goldens) holds it already, and kept until forgotten. The golden run is
  * validated (it ran, wrote every output, kept its guard bands); on failure returns KS_ERROR with a

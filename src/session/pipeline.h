@@ -1,7 +1,10 @@
 /* pipeline: one scoring session, load -> compile -> run and check -> report, for any number of
- * submissions. It owns the reference problems and the GPU runner, so every submission scored in the
- * session shares the golden results, the compile cache and the workers. Used by `score` for the
- * files on its command line and by batch scoring for teams' repositories. */
+ * submissions. It owns the reference problems, the GPU lanes and their runners, so every submission
+ * scored in the session shares the golden kernels and results, the compile cache and the workers.
+ * Submissions go into one queue for the whole run (runq.h): their entries are compiled ahead on
+ * every core (prepare.h) and every lane pulls from the queue, an earlier submission's entries
+ * first; each submission's result folder is written as soon as its own last entry is done. Used by
+ * `score` for the files on its command line and by batch scoring for teams' repositories. */
 #ifndef KS_PIPELINE_H
 #define KS_PIPELINE_H
 
@@ -64,10 +67,12 @@ typedef struct {
 
 typedef struct ks_pipeline ks_pipeline;
 
-/* Loads the problems (invalid ones are reported on stderr and skipped) and starts the GPU runner
- * unless compile_only. Fails with KS_EINVALID when no valid problem loads, KS_EUNSUPPORTED when
- * require_gpu is set and there is no usable GPU. Without a GPU (and without require_gpu) it
- * succeeds in compile-only mode; ks_pipeline_no_gpu_reason says why. */
+/* Loads the problems (invalid ones are reported on stderr and skipped) and starts the GPU lanes
+ * unless compile_only, all at once; each GPU's ceilings are then taken in the background (its lanes
+ * take no work until they are in) while the first compiles run. Fails with KS_EINVALID when no
+ * valid problem loads, KS_EUNSUPPORTED when require_gpu is set and there is no usable GPU. Without
+ * a GPU (and without require_gpu) it succeeds in compile-only mode; ks_pipeline_no_gpu_reason says
+ * why. */
 int ks_pipeline_new(ks_pipeline **out, const ks_pipeline_options *opts);
 
 int ks_pipeline_has_gpu(const ks_pipeline *p);
@@ -87,13 +92,31 @@ typedef struct {
 	cJSON *summary;               /* the "summary" object of score.json */
 } ks_scored;
 
-/* Scores a loaded submission and writes its result folder to out_dir (replacing it, under the rule
- * of outdir.h). Fails only when the folder cannot be written (KS_EIO) or is refused by that rule
- * (KS_EINVALID); everything else is in the results. */
+/* Called once per submission when its result folder is written (rc 0) or could not be (rc < 0:
+ * KS_EIO, or KS_EINVALID when the folder is refused by the rule of outdir.h; error says why). Runs
+ * in the session's finisher thread, one submission at a time, in the order they complete; sc is
+ * the session's and valid during the call only (a callee that keeps its results moves them out and
+ * zeroes *sc). */
+typedef void (*ks_pipeline_done_fn)(void *ud, ks_scored *sc, int rc, const char *error);
+
+/* Queues a loaded submission, to be written to out_dir (replacing it, under the rule of outdir.h);
+ * returns at once. sub is borrowed until done is called; team and out_dir are copied. Everything
+ * that goes wrong is in the results or the done call. */
+int ks_pipeline_submit(ks_pipeline *p, const ks_submission *sub, const char *team, const char *out_dir,
+		       ks_pipeline_done_fn done, void *ud);
+
+/* Returns once every submission queued so far is done (its done call returned). */
+void ks_pipeline_wait(ks_pipeline *p);
+
+/* Queues one submission and waits for it (ks_pipeline_submit): *out receives its results. Fails
+ * only when the folder cannot be written (KS_EIO) or is refused (KS_EINVALID). */
 int ks_pipeline_score(ks_pipeline *p, ks_scored *out, const ks_submission *sub, const char *team,
 		      const char *out_dir);
 
 void ks_scored_clear(ks_scored *s);
+
+/* Waits for every submission queued (ks_pipeline_wait), then stops the lanes and frees the
+ * session. NULL is fine. */
 void ks_pipeline_free(ks_pipeline *p);
 
 #endif
