@@ -23,20 +23,6 @@
 #include <unistd.h>
 
 
-static int write_leaderboard(bt_batch *b)
-{
-	ks_leaderboard_row *sorted = ks_calloc(b->m->nteams + 1, sizeof(*sorted));
-	int rc;
-	/* rank a shallow copy: b->rows stays in manifest order for updates */
-	memcpy(sorted, b->rows, b->m->nteams * sizeof(*sorted));
-	ks_leaderboard_rank(sorted, b->m->nteams);
-	rc = ks_leaderboard_write(b->o.out, sorted, b->m->nteams, b->m->deadline);
-	ks_free(sorted);
-	if (rc < 0)
-		ks_error_wrap(rc, "cannot write the leaderboard in %s", b->o.out);
-	return rc;
-}
-
 /* A fingerprint of the reference problems (names and spec hashes): a result scored against other
  * problems is not "already scored". */
 static void problems_fingerprint(char out[65], const ks_problem_set *ps)
@@ -161,6 +147,8 @@ static int load_teams(bt_batch *b)
 		ks_free(b->m->pull_base);
 		b->m->pull_base = ks_strdup(b->o.base);
 	}
+	if (b->o.status)
+		return 0; /* the teams, to look at what their folders say: nothing is scored */
 	if (b->m->deadline == KS_MANIFEST_NO_DEADLINE) {
 		fprintf(stderr, "score batch: no deadline: set \"deadline\" in the manifest or use --deadline\n");
 		return b->o.manifest_path ? KS_EXIT_DATAERR : KS_EXIT_USAGE;
@@ -539,6 +527,7 @@ static void print_table(const bt_batch *b)
 static int run_teams(bt_batch *b)
 {
 	size_t i;
+	int rc;
 	if (b->o.sharded) {
 		const char **folders = ks_calloc(b->m->nteams + 1, sizeof(*folders));
 		for (i = 0; i < b->m->nteams; i++)
@@ -548,7 +537,6 @@ static int run_teams(bt_batch *b)
 		ks_free(folders);
 	}
 	if (!b->o.collect) {
-		int rc;
 		/* first: an old folder put back is then checked like the others */
 		remove_leftovers(b);
 		if ((rc = check_out(b, 1)) != 0)
@@ -561,18 +549,40 @@ static int run_teams(bt_batch *b)
 	}
 	if (b->o.collect)
 		mark_unfinished(b);
-	for (i = 0; !b->o.collect && i < b->m->nteams; i++) {
-		if (!team_selected(b, &b->m->teams[i]))
-			continue;
-		/* shards leave the leaderboard to --collect: each sees only its own teams' progress */
-		if (bt_process_team(b, i) < 0 || (!b->o.sharded && write_leaderboard(b) < 0)) {
-			bt_progress_clear(b);
+	if (b->o.collect) {
+		if (bt_write_leaderboard(b) < 0) {
 			fprintf(stderr, "score batch: error: %s\n", ks_error_msg());
 			return KS_EXIT_IOERR;
 		}
-		b->ndone++;
+		return 0;
 	}
-	if (!b->o.sharded && write_leaderboard(b) < 0) {
+	/* teams are fetched here and queued, a few ahead of the lanes, into the session's one queue;
+	 * each is written as soon as it is scored */
+	b->ahead = 4 + 2 * ks_pipeline_lanes(b->pl);
+	bt_status_start(b);
+	for (i = 0; i < b->m->nteams; i++) {
+		int stop;
+		if (!team_selected(b, &b->m->teams[i]))
+			continue;
+		rc = bt_process_team(b, i);
+		pthread_mutex_lock(&b->mu);
+		if (rc < 0 && !b->fatal)
+			b->fatal = ks_strdup(ks_error_msg());
+		stop = b->fatal != NULL;
+		pthread_mutex_unlock(&b->mu);
+		bt_drain_uploads(b);
+		if (stop)
+			break;
+	}
+	ks_pipeline_wait(b->pl);
+	bt_drain_uploads(b);
+	bt_status_stop(b, b->fatal ? "failed" : "finished");
+	if (b->fatal) {
+		bt_progress_clear(b);
+		fprintf(stderr, "score batch: error: %s\n", b->fatal);
+		return KS_EXIT_IOERR;
+	}
+	if (!b->o.sharded && bt_write_leaderboard(b) < 0) {
 		fprintf(stderr, "score batch: error: %s\n", ks_error_msg());
 		return KS_EXIT_IOERR;
 	}
@@ -589,11 +599,18 @@ int ks_batch_run(const ks_batch_options *o)
 	b.o = *o;
 	b.so = o->so;
 	b.lock_fd = b.shard_lock_fd = -1;
+	pthread_mutex_init(&b.mu, NULL);
+	pthread_cond_init(&b.cv, NULL);
 	b.jteams = cJSON_CreateArray();
 	if (b.o.collect)
 		b.o.no_fetch = 1;  /* the leaderboard of what the shards scored, from the cache as it is */
 	if ((rc = load_teams(&b)) != 0)
 		goto done;
+	if (b.o.status) {
+		/* reads the results folder as it is: no lock, no mark, no fetch, nothing written */
+		rc = bt_status_report(&b);
+		goto done;
+	}
 	/* a manifest's teams are known now; pull requests only once their repository is fetched */
 	if (!b.m->pull_repo && (rc = check_only_team(&b)) != 0)
 		goto done;
@@ -633,7 +650,7 @@ int ks_batch_run(const ks_batch_options *o)
 	if (!b.o.json && !b.o.quiet && !b.o.sharded)
 		print_table(&b);
 done:
-	if (b.o.json && !b.o.slurm) {
+	if (b.o.json && !b.o.slurm && !b.o.status) {
 		print_report(&b, b.jteams, rc);
 		b.jteams = NULL;
 	}
@@ -641,8 +658,13 @@ done:
 	for (i = 0; b.rows && i < b.m->nteams; i++)
 		ks_leaderboard_row_clear(&b.rows[i]);
 	ks_free(b.rows);
+	ks_pipeline_free(b.pl); /* waits for teams still queued (after an early error) */
 	bt_slots_free(&b);
-	ks_pipeline_free(b.pl);
+	ks_free(b.fatal);
+	ks_free(b.status_path);
+	bt_uploads_free(&b);
+	pthread_mutex_destroy(&b.mu);
+	pthread_cond_destroy(&b.cv);
 	ks_manifest_free(b.m);
 	ks_free(b.cache);
 	ks_free(b.compile_cache);

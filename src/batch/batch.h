@@ -20,6 +20,7 @@
 
 #define KS_BATCH_DEFAULT_OUT "results"  /* --out */
 #define KS_BATCH_DEFAULT_MAX_SHARDS 16  /* --slurm without --shards: one shard per team, at most this */
+#define KS_BATCH_HEARTBEAT_S 30         /* a running batch rewrites its status file at least this often */
 
 typedef struct {
 	ks_scoreopts so;              /* scoring and upload options, finished (ks_scoreopts_finish) */
@@ -42,6 +43,7 @@ typedef struct {
 	int progress;                 /* show the progress line on stderr (a terminal) */
 	/* a share of the teams (--shard), the leaderboard alone (--collect), or a Slurm job array */
 	int sharded, collect, slurm, dry_run;
+	int status;                   /* --status: report what the results folder says, change nothing */
 	ks_shard shard;
 	unsigned nshards;             /* --shards; 0: one per team, at most KS_BATCH_DEFAULT_MAX_SHARDS */
 	const char *const *sbatch_opts;

@@ -1,10 +1,19 @@
-/* batch_int: the insides of a batch run, shared by its two files only:
- *   batch.c       the run: teams, results folder, locks, the loop, leaderboard, Slurm, report
- *   batch_team.c  one team: fetch (once per repository), commit, file, score, its batch.json
- * Everything a run owns lives in one bt_batch, passed to every function; names are bt_<what>. */
+/* batch_int: the insides of a batch run, shared by its files only:
+ *   batch.c         the run: teams, results folder, locks, the loop, Slurm, report
+ *   batch_team.c    one team: fetch (once per repository), commit, file, queued for scoring, its
+ *                   batch.json and leaderboard line as soon as it is scored
+ *   batch_status.c  the run's status file, and `--status`, which reads the results folder
+ * Everything a run owns lives in one bt_batch, passed to every function; names are bt_<what>.
+ *
+ * Teams are fetched and read one after the other in the calling thread and queued into the
+ * session's one queue (pipeline.h), a few ahead of the lanes; each team's results are written, in
+ * the session's finisher thread, as soon as its own kernels are done. What both threads touch (the
+ * counts, the rows, the report, the lines on stderr, the leaderboard, the status file) is under
+ * bt_batch's mu. */
 #ifndef KS_BATCH_INT_H
 #define KS_BATCH_INT_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <cJSON.h>
 #include "batch/batch.h"
@@ -42,9 +51,19 @@ typedef struct {
 	size_t nslots;
 	ks_leaderboard_row *rows;         /* in manifest order */
 	size_t ndone, ntodo, nscored, nskipped, nfailed, nlate;
-	double scored_s;                  /* time spent on teams that were scored, for the ETA */
-	size_t nscored_timed;
 	cJSON *jteams;                    /* the --json report's teams */
+	/* the teams in the session's queue */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	size_t inflight, ahead;           /* teams queued and not written yet; the most at once */
+	char *fatal;                      /* a team's results could not be written: the batch stops */
+	double t_start, t_first;          /* the run's start; when its first team was queued */
+	size_t kernels;                   /* kernels of the teams scored in this run */
+	struct bt_upload *uploads;        /* scored teams to upload (by the calling thread) */
+	/* the status file (batch_status.c) */
+	char *status_path;
+	pthread_t heartbeat;
+	int heartbeat_on, stopping;
 } bt_batch;
 
 /* The repository of a location, opened and (unless --no-fetch) fetched on first use. */
@@ -61,10 +80,33 @@ char *bt_team_dir(const bt_batch *b, const ks_manifest_team *t);
  * inputs and must outlive *oo. */
 void bt_team_outdir(const bt_batch *b, ks_outdir_options *oo, const char *in[4]);
 
-/* Fetches, chooses the commit, reads and scores team idx, writes its batch.json, prints its line
- * and reloads its leaderboard row. Fails (message set) only when the results cannot be written. */
+/* Fetches, chooses the commit and reads team idx. A team to be scored is queued into the session
+ * (it is finished later, in the finisher thread: its batch.json written, its line printed, its
+ * leaderboard row reloaded, the leaderboard written); any other (failed, late, already scored) is
+ * finished here. Fails (message set) only when the results cannot be written; a team queued whose
+ * results cannot be written sets b->fatal. */
 int bt_process_team(bt_batch *b, size_t idx);
 
+/* Uploads the teams scored since the last call (in the calling thread, never the finisher). */
+void bt_drain_uploads(bt_batch *b);
+void bt_uploads_free(bt_batch *b);
+
+/* Ranks the rows and writes the leaderboard (b->mu held, or no other thread running). */
+int bt_write_leaderboard(bt_batch *b);
+
 void bt_progress_clear(const bt_batch *b);
+
+/* The status file OUT/.status.json (OUT/.status-shard-I-of-N.json for a shard): what this run is
+ * doing, for `score batch --status` (b->mu held). state: "running", "finished" or "failed". */
+void bt_status_write(bt_batch *b, const char *state);
+
+/* Starts (and bt_status_stop stops) a thread that rewrites the status file every
+ * KS_BATCH_HEARTBEAT_S seconds while the run goes on, so a reader can tell a run that is alive. */
+void bt_status_start(bt_batch *b);
+void bt_status_stop(bt_batch *b, const char *state);
+
+/* --status: prints what the results folder says (teams scored, late, failed and to do, kernels per
+ * minute, the time left, each run's state). Reads only; returns an exit code. */
+int bt_status_report(bt_batch *b);
 
 #endif

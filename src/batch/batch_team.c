@@ -47,14 +47,23 @@ static const char *col(const bt_batch *b, const char *code)
 	return b->o.color ? code : "";
 }
 
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* The progress line (b->mu held): the team being fetched, and the time left at the rate teams have
+ * been scored so far. */
 static void progress(bt_batch *b, const ks_manifest_team *t, const char *stage)
 {
 	char eta[32] = "";
 	double left;
 	if (!b->o.progress)
 		return;
-	if (b->nscored_timed) {
-		left = b->scored_s / (double)b->nscored_timed * (double)(b->ntodo - b->ndone);
+	if (b->nscored && b->t_first > 0) {
+		left = (now_s() - b->t_first) / (double)b->nscored * (double)(b->ntodo - b->ndone);
 		if (left >= 3600)
 			snprintf(eta, sizeof(eta), ", ETA %dh%02dm", (int)(left / 3600), ((int)left % 3600) / 60);
 		else
@@ -402,24 +411,61 @@ static int record_failure(const bt_batch *b, const ks_manifest_team *t, const ou
 	return rc;
 }
 
-static void upload_one(bt_batch *b, const ks_manifest_team *t, outcome *o)
+/* A scored team waiting for its upload (uploads go over the network: never in the finisher). */
+struct bt_upload {
+	size_t idx;
+	cJSON *jt;                        /* its line in the --json report */
+	struct bt_upload *next;
+};
+
+/* Uploads team idx's result folder (the calling thread; b->mu not held); returns its status name. */
+static const char *upload_dir(bt_batch *b, const ks_manifest_team *t)
 {
 	ks_upload_report ur;
+	const char *st;
 	char *dir;
-	if (!b->up)
-		return;
-	if (!ks_pipeline_has_gpu(b->pl)) {
-		o->upload = "skipped";
-		return;
-	}
+	if (!ks_pipeline_has_gpu(b->pl))
+		return "skipped";
 	dir = bt_team_dir(b, t);
 	ks_upload_result_dir(&ur, dir, ks_upload_setup_options(b->up));
-	o->upload = ks_upload_status_name(ur.status);
+	st = ks_upload_status_name(ur.status);
+	pthread_mutex_lock(&b->mu);
 	bt_progress_clear(b);
 	if (!b->o.quiet || (ur.status != KS_UPLOAD_SENT && ur.status != KS_UPLOAD_ALREADY))
-		fprintf(stderr, "score batch: %s: upload: %s: %s\n", t->name, o->upload, ur.message);
+		fprintf(stderr, "score batch: %s: upload: %s: %s\n", t->name, st, ur.message);
+	pthread_mutex_unlock(&b->mu);
 	ks_upload_report_clear(&ur);
 	ks_free(dir);
+	return st;
+}
+
+void bt_uploads_free(bt_batch *b)
+{
+	while (b->uploads) {
+		struct bt_upload *u = b->uploads;
+		b->uploads = u->next;
+		ks_free(u);
+	}
+}
+
+void bt_drain_uploads(bt_batch *b)
+{
+	for (;;) {
+		struct bt_upload *u;
+		const char *st;
+		pthread_mutex_lock(&b->mu);
+		u = b->uploads;
+		if (u)
+			b->uploads = u->next;
+		pthread_mutex_unlock(&b->mu);
+		if (!u)
+			return;
+		st = upload_dir(b, &b->m->teams[u->idx]);
+		pthread_mutex_lock(&b->mu);
+		cJSON_ReplaceItemInObjectCaseSensitive(u->jt, "upload", cJSON_CreateString(st));
+		pthread_mutex_unlock(&b->mu);
+		ks_free(u);
+	}
 }
 
 /* ---- what teams commit instead of a submission ---- */
@@ -653,144 +699,232 @@ static void note_previous(outcome *o, const cJSON *old)
 	ks_error_clear();
 }
 
-int bt_process_team(bt_batch *b, size_t idx)
+int bt_write_leaderboard(bt_batch *b)
+{
+	ks_leaderboard_row *sorted = ks_calloc(b->m->nteams + 1, sizeof(*sorted));
+	int rc;
+	/* rank a shallow copy: b->rows stays in manifest order for updates */
+	memcpy(sorted, b->rows, b->m->nteams * sizeof(*sorted));
+	ks_leaderboard_rank(sorted, b->m->nteams);
+	rc = ks_leaderboard_write(b->o.out, sorted, b->m->nteams, b->m->deadline);
+	ks_free(sorted);
+	if (rc < 0)
+		ks_error_wrap(rc, "cannot write the leaderboard in %s", b->o.out);
+	return rc;
+}
+
+/* The end of a team (b->mu held): its counts, its line, its --json line, its leaderboard row, the
+ * leaderboard (unless a shard's), the status file; a scored team's upload is queued. Returns 0, or
+ * -1 when the leaderboard cannot be written (message set). */
+static int finish(bt_batch *b, size_t idx, const outcome *o, int upload)
 {
 	const ks_manifest_team *t = &b->m->teams[idx];
-	outcome o;
-	ks_pass pass;
-	ks_submission sub;
-	ks_scored sc;
-	cJSON *old = NULL, *rec, *jt;
-	char *dir = NULL, *note = NULL;
-	struct timespec t0, t1;
+	cJSON *jt;
+	char *note = NULL;
 	int rc = 0;
-
-	memset(&o, 0, sizeof(o));
-	memset(&pass, 0, sizeof(pass));
-	memset(&sub, 0, sizeof(sub));
-	memset(&sc, 0, sizeof(sc));
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	old = existing_record(b, t);
-	prepare(b, t, &o, &pass);
-	if (o.status == KS_LEADERBOARD_FAILED && kept_despite(&o, old)) {
-		/* the repository cannot be reached now, but what was scored from it stands: a
-		 * network or cache problem of this run must not delete a team's result */
-		o.kept = 1;
-	} else if (o.status == KS_LEADERBOARD_FAILED || o.status == KS_LEADERBOARD_LATE) {
-		if ((rc = record_failure(b, t, &o, old)) < 0)
-			goto done;
-	} else if (!b->o.rescore && already_scored(b, t, old, &o)) {
-		o.status = KS_LEADERBOARD_ALREADY_SCORED;
-		/* commits pushed after the deadline since the result was written are still recorded */
-		if (!same_later(old, &o)) {
-			char ts[32];
-			ks_manifest_format_time(ts, (int64_t)ks_repo_fetched_at(o.slot->repo));
-			cJSON_ReplaceItemInObjectCaseSensitive(old, "later_commits", later_json(&o));
-			cJSON_ReplaceItemInObjectCaseSensitive(old, "later_commits_total",
-							      cJSON_CreateNumber((double)o.pick.later_total));
-			cJSON_ReplaceItemInObjectCaseSensitive(old, "fetched_at", cJSON_CreateString(ts));
-			if ((rc = write_record(b, t, old)) < 0)
-				goto done;
-		}
-		upload_one(b, t, &o);
-	} else {
-		progress(b, t, "scoring");
-		note_previous(&o, old);
-		sub.path = ks_asprintf("%s@%s:%s", ks_repo_display(o.slot->repo), o.pick.chosen.id, o.file);
-		sub.passes = &pass;
-		sub.npasses = 1;
-		memcpy(sub.sha256, o.sha, sizeof(sub.sha256));
-		dir = bt_team_dir(b, t);
-		if ((rc = ks_pipeline_score(b->pl, &sc, &sub, t->name, dir)) < 0) {
-			ks_error_wrap(rc, "team %s", t->name);
-			goto done;
-		}
-		progress(b, t, "writing");
-		o.status = KS_LEADERBOARD_SCORED;
-		rec = team_record(b, t, &o);
-		rc = write_record(b, t, rec);
-		cJSON_Delete(rec);
-		if (rc < 0)
-			goto done;
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		b->scored_s += (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
-		b->nscored_timed++;
-		upload_one(b, t, &o);
-	}
 
 	/* the leaderboard follows every team, so a stopped batch leaves a current one */
 	ks_leaderboard_row_clear(&b->rows[idx]);
 	ks_leaderboard_row_load(&b->rows[idx], b->o.out, t->name, t->folder);
-	if (o.status == KS_LEADERBOARD_SCORED || o.status == KS_LEADERBOARD_ALREADY_SCORED)
+	if (o->status == KS_LEADERBOARD_SCORED || o->status == KS_LEADERBOARD_ALREADY_SCORED)
 		note = ks_unscored_note(&b->rows[idx].unscored);
 	bt_progress_clear(b);
-	if (o.status == KS_LEADERBOARD_FAILED) {
+	if (o->status == KS_LEADERBOARD_FAILED) {
 		/* -q keeps these: a team that cannot be scored is an error to look at */
 		b->nfailed++;
 		fprintf(stderr, "score batch: [%zu/%zu] %s: %sfailed%s: %s: %s%s\n", b->ndone + 1, b->ntodo,
-			t->name, col(b, "\033[31m"), col(b, "\033[0m"), o.reason, o.detail,
-			o.kept ? " (its earlier result is kept)" : "");
-	} else if (o.status == KS_LEADERBOARD_LATE) {
+			t->name, col(b, "\033[31m"), col(b, "\033[0m"), o->reason, o->detail,
+			o->kept ? " (its earlier result is kept)" : "");
+	} else if (o->status == KS_LEADERBOARD_LATE) {
 		b->nlate++;
 		if (!b->o.quiet)
 			fprintf(stderr, "score batch: [%zu/%zu] %s: %slate%s: %s\n", b->ndone + 1, b->ntodo,
-				t->name, col(b, "\033[33m"), col(b, "\033[0m"), o.detail);
+				t->name, col(b, "\033[33m"), col(b, "\033[0m"), o->detail);
 	} else {
 		char ts[32];
-		ks_manifest_format_time(ts, o.pick.chosen.time);
-		if (o.status == KS_LEADERBOARD_SCORED)
+		ks_manifest_format_time(ts, o->pick.chosen.time);
+		if (o->status == KS_LEADERBOARD_SCORED)
 			b->nscored++;
 		else
 			b->nskipped++;
 		/* -q keeps a team of answers this run could not score: it looks like a team of zeros */
-		if (b->o.quiet) {
+		if (b->o.quiet && note)
+			fprintf(stderr, "score batch: [%zu/%zu] %s: %swarning%s: %s\n", b->ndone + 1, b->ntodo,
+				t->name, col(b, "\033[33m"), col(b, "\033[0m"), note);
+		if (!b->o.quiet) {
+			fprintf(stderr, "score batch: [%zu/%zu] %s: %s%s%s: commit %.12s (%s), %s", b->ndone + 1,
+				b->ntodo, t->name,
+				col(b, o->status == KS_LEADERBOARD_SCORED ? "\033[32m" : "\033[36m"),
+				o->status == KS_LEADERBOARD_SCORED ? "scored" : "already scored", col(b, "\033[0m"),
+				o->pick.chosen.id, ts, o->file);
+			if (o->pick.later_total)
+				fprintf(stderr, "; %zu later commit%s not scored", o->pick.later_total,
+					o->pick.later_total == 1 ? "" : "s");
+			if (o->slot && o->slot->warning)
+				fprintf(stderr, "; warning: %s", o->slot->warning);
 			if (note)
-				fprintf(stderr, "score batch: [%zu/%zu] %s: %swarning%s: %s\n", b->ndone + 1,
-					b->ntodo, t->name, col(b, "\033[33m"), col(b, "\033[0m"), note);
-			goto report;
+				fprintf(stderr, "; %s%s%s", col(b, "\033[33m"), note, col(b, "\033[0m"));
+			fputc('\n', stderr);
 		}
-		fprintf(stderr, "score batch: [%zu/%zu] %s: %s%s%s: commit %.12s (%s), %s", b->ndone + 1,
-			b->ntodo, t->name, col(b, o.status == KS_LEADERBOARD_SCORED ? "\033[32m" : "\033[36m"),
-			o.status == KS_LEADERBOARD_SCORED ? "scored" : "already scored", col(b, "\033[0m"),
-			o.pick.chosen.id, ts, o.file);
-		if (o.pick.later_total)
-			fprintf(stderr, "; %zu later commit%s not scored", o.pick.later_total,
-				o.pick.later_total == 1 ? "" : "s");
-		if (o.slot && o.slot->warning)
-			fprintf(stderr, "; warning: %s", o.slot->warning);
-		if (note)
-			fprintf(stderr, "; %s%s%s", col(b, "\033[33m"), note, col(b, "\033[0m"));
-		fputc('\n', stderr);
 	}
-report:
 	jt = cJSON_CreateObject();
 	cJSON_AddStringToObject(jt, "team", t->name);
 	cJSON_AddStringToObject(jt, "folder", t->folder);
-	cJSON_AddStringToObject(jt, "status", ks_leaderboard_status_name(o.status));
+	cJSON_AddStringToObject(jt, "status", ks_leaderboard_status_name(o->status));
 	cJSON_AddStringToObject(jt, "name_source", ks_manifest_name_source_name(t->name_source));
-	ks_json_add_str(jt, "reason", o.reason);
-	ks_json_add_str(jt, "detail", o.detail);
-	ks_json_add_str(jt, "commit", o.pick.found ? o.pick.chosen.id : NULL);
-	ks_json_add_str(jt, "file", o.file);
-	cJSON_AddNumberToObject(jt, "later_commits", (double)o.pick.later_total);
-	if (o.slot && o.slot->warning)
-		cJSON_AddStringToObject(jt, "fetch_warning", o.slot->warning);
-	ks_json_add_str(jt, "upload", o.upload);
-	if (o.kept)
+	ks_json_add_str(jt, "reason", o->reason);
+	ks_json_add_str(jt, "detail", o->detail);
+	ks_json_add_str(jt, "commit", o->pick.found ? o->pick.chosen.id : NULL);
+	ks_json_add_str(jt, "file", o->file);
+	cJSON_AddNumberToObject(jt, "later_commits", (double)o->pick.later_total);
+	if (o->slot && o->slot->warning)
+		cJSON_AddStringToObject(jt, "fetch_warning", o->slot->warning);
+	ks_json_add_str(jt, "upload", o->upload);
+	if (o->kept)
 		cJSON_AddBoolToObject(jt, "earlier_result_kept", 1);
 	if (b->rows[idx].has_result)
 		cJSON_AddNumberToObject(jt, "unscored_answers", (double)b->rows[idx].unscored.unscored);
 	else
 		cJSON_AddNullToObject(jt, "unscored_answers");
 	ks_json_add_str(jt, "unscored_note", note);
-	cJSON_AddItemToArray(b->jteams, jt);
-done:
 	ks_free(note);
+	cJSON_AddItemToArray(b->jteams, jt);
+	if (upload && b->up) {
+		struct bt_upload *u = ks_calloc(1, sizeof(*u)), **pp;
+		u->idx = idx;
+		u->jt = jt;
+		for (pp = &b->uploads; *pp; pp = &(*pp)->next)
+			;
+		*pp = u;
+	}
+	b->ndone++;
+	/* shards leave the leaderboard to --collect: each sees only its own teams' progress */
+	if (!b->o.sharded && (rc = bt_write_leaderboard(b)) < 0 && !b->fatal)
+		b->fatal = ks_strdup(ks_error_msg());
+	bt_status_write(b, "running");
+	return rc < 0 ? -1 : 0;
+}
+
+/* A team in the session's queue: scored while the next teams are fetched. */
+typedef struct {
+	bt_batch *b;
+	size_t idx;
+	outcome o;
+	ks_pass pass;
+	ks_submission sub;
+} team_job;
+
+static void team_job_free(team_job *tj)
+{
+	ks_free(tj->sub.path);
+	ks_pass_clear(&tj->pass);
+	outcome_clear(&tj->o);
+	ks_free(tj);
+}
+
+/* The team is scored and its result folder written (the session's finisher thread). */
+static void team_scored(void *ud, ks_scored *sc, int rc, const char *error)
+{
+	team_job *tj = ud;
+	bt_batch *b = tj->b;
+	const ks_manifest_team *t = &b->m->teams[tj->idx];
+	cJSON *rec;
+	char *why = NULL;
+
+	if (rc < 0)
+		why = ks_asprintf("team %s: %s", t->name, error ? error : "cannot write its results");
+	else {
+		tj->o.status = KS_LEADERBOARD_SCORED;
+		rec = team_record(b, t, &tj->o);
+		if (write_record(b, t, rec) < 0)
+			why = ks_strdup(ks_error_msg());
+		cJSON_Delete(rec);
+	}
+	pthread_mutex_lock(&b->mu);
+	if (why) {
+		if (!b->fatal)
+			b->fatal = why;
+		else
+			ks_free(why);
+	} else {
+		b->kernels += sc->nresults;
+		finish(b, tj->idx, &tj->o, 1);
+	}
+	b->inflight--;
+	pthread_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+	team_job_free(tj);
+}
+
+int bt_process_team(bt_batch *b, size_t idx)
+{
+	const ks_manifest_team *t = &b->m->teams[idx];
+	team_job *tj = ks_calloc(1, sizeof(*tj));
+	outcome *o = &tj->o;
+	cJSON *old = NULL;
+	char *dir = NULL;
+	int rc = 0;
+
+	tj->b = b;
+	tj->idx = idx;
+	old = existing_record(b, t);
+	pthread_mutex_lock(&b->mu);
+	progress(b, t, "fetching");
+	pthread_mutex_unlock(&b->mu);
+	prepare(b, t, o, &tj->pass);
+	if (o->status == KS_LEADERBOARD_FAILED && kept_despite(o, old)) {
+		/* the repository cannot be reached now, but what was scored from it stands: a
+		 * network or cache problem of this run must not delete a team's result */
+		o->kept = 1;
+	} else if (o->status == KS_LEADERBOARD_FAILED || o->status == KS_LEADERBOARD_LATE) {
+		if ((rc = record_failure(b, t, o, old)) < 0)
+			goto done;
+	} else if (!b->o.rescore && already_scored(b, t, old, o)) {
+		o->status = KS_LEADERBOARD_ALREADY_SCORED;
+		/* commits pushed after the deadline since the result was written are still recorded */
+		if (!same_later(old, o)) {
+			char ts[32];
+			ks_manifest_format_time(ts, (int64_t)ks_repo_fetched_at(o->slot->repo));
+			cJSON_ReplaceItemInObjectCaseSensitive(old, "later_commits", later_json(o));
+			cJSON_ReplaceItemInObjectCaseSensitive(old, "later_commits_total",
+							      cJSON_CreateNumber((double)o->pick.later_total));
+			cJSON_ReplaceItemInObjectCaseSensitive(old, "fetched_at", cJSON_CreateString(ts));
+			if ((rc = write_record(b, t, old)) < 0)
+				goto done;
+		}
+		if (b->up)
+			o->upload = upload_dir(b, t);
+	} else {
+		/* scored in the session's queue; finished in team_scored, as soon as it is */
+		note_previous(o, old);
+		tj->sub.path = ks_asprintf("%s@%s:%s", ks_repo_display(o->slot->repo), o->pick.chosen.id, o->file);
+		tj->sub.passes = &tj->pass;
+		tj->sub.npasses = 1;
+		memcpy(tj->sub.sha256, o->sha, sizeof(tj->sub.sha256));
+		dir = bt_team_dir(b, t);
+		pthread_mutex_lock(&b->mu);
+		while (b->inflight >= b->ahead && !b->fatal)
+			pthread_cond_wait(&b->cv, &b->mu);
+		if (b->fatal) {
+			pthread_mutex_unlock(&b->mu);
+			goto done;
+		}
+		b->inflight++;
+		if (b->t_first <= 0)
+			b->t_first = now_s();
+		progress(b, t, "scoring");
+		pthread_mutex_unlock(&b->mu);
+		ks_pipeline_submit(b->pl, &tj->sub, t->name, dir, team_scored, tj);
+		tj = NULL; /* the finisher's from now on */
+		goto done;
+	}
+	pthread_mutex_lock(&b->mu);
+	rc = finish(b, idx, o, 0);
+	pthread_mutex_unlock(&b->mu);
+done:
 	cJSON_Delete(old);
-	ks_scored_clear(&sc);
-	ks_free(sub.path);
-	ks_pass_clear(&pass);
 	ks_free(dir);
-	outcome_clear(&o);
+	if (tj)
+		team_job_free(tj);
 	return rc;
 }

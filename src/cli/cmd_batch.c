@@ -55,6 +55,10 @@ static void usage(FILE *f)
 	      "      --slurm-option OPT    an sbatch option for both jobs: partition, account, time\n"
 	      "                            limit (repeatable)\n"
 	      "      --dry-run             with --slurm: print the job scripts, submit nothing\n"
+	      "      --status              how a batch (or its shards) is going, from the results folder:\n"
+	      "                            teams scored, late, failed and to do, kernels per minute, the\n"
+	      "                            time left, each shard running, finished or gone; takes no\n"
+	      "                            lock and writes nothing\n"
 	      "      --color[=WHEN]        never, always or auto (default; honours NO_COLOR)\n"
 	      "      --no-site             do not write the static site OUT/site/ (score export)\n"
 	      "  -h, --help                show this help and exit\n"
@@ -79,8 +83,8 @@ static void usage(FILE *f)
 static int check_modes(const ks_batch_options *o)
 {
 	const char *bad = NULL;
-	if (o->sharded + o->collect + o->slurm > 1)
-		bad = "--shard, --collect and --slurm exclude each other";
+	if (o->sharded + o->collect + o->slurm + o->status > 1)
+		bad = "--shard, --collect, --slurm and --status exclude each other";
 	else if (o->dry_run && !o->slurm)
 		bad = "--dry-run goes with --slurm";
 	else if ((o->nshards || o->nsbatch_opts) && !o->slurm)
@@ -124,6 +128,7 @@ int ks_batch_main(int argc, char **argv)
 		{ "name-from", required_argument, 0, 15 },
 		{ "no-site", no_argument, 0, 16 },
 		{ "base", required_argument, 0, 17 },
+		{ "status", no_argument, 0, 18 },
 		{ "help", no_argument, 0, 'h' },
 		KS_SCOREOPTS_LONGOPTS,
 		{ 0, 0, 0, 0 }
@@ -241,6 +246,9 @@ int ks_batch_main(int argc, char **argv)
 				goto done;
 			}
 			o.base = optarg;
+			continue;
+		case 18:
+			o.status = 1;
 			continue;
 		case 15: {
 			ks_manifest_name_from nf;

@@ -615,6 +615,11 @@ int ks_pipeline_has_gpu(const ks_pipeline *p)
 	return p->first != NULL;
 }
 
+size_t ks_pipeline_lanes(const ks_pipeline *p)
+{
+	return p->first ? p->nlanes : 0;
+}
+
 const char *ks_pipeline_no_gpu_reason(const ks_pipeline *p)
 {
 	return p->no_gpu;

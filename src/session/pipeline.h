@@ -76,6 +76,8 @@ typedef struct ks_pipeline ks_pipeline;
 int ks_pipeline_new(ks_pipeline **out, const ks_pipeline_options *opts);
 
 int ks_pipeline_has_gpu(const ks_pipeline *p);
+/* The lanes of the session (0 without a GPU). */
+size_t ks_pipeline_lanes(const ks_pipeline *p);
 /* Why there is no GPU (NULL when there is one or compile-only was asked for). */
 const char *ks_pipeline_no_gpu_reason(const ks_pipeline *p);
 const ks_problem_set *ks_pipeline_problems(const ks_pipeline *p);
