@@ -59,6 +59,9 @@ typedef struct {
 	char *fatal;                      /* a team's results could not be written: the batch stops */
 	double t_start, t_first;          /* the run's start; when its first team was queued */
 	size_t kernels;                   /* kernels of the teams scored in this run */
+	size_t nstarted;                  /* teams the calling thread has taken up */
+	const ks_manifest_team *prog_team;/* what the progress line is about */
+	const char *prog_stage;
 	struct bt_upload *uploads;        /* scored teams to upload (by the calling thread) */
 	/* the status file (batch_status.c) */
 	char *status_path;

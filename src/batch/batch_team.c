@@ -54,14 +54,22 @@ static double now_s(void)
 	return (double)t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-/* The progress line (b->mu held): the team being fetched, and the time left at the rate teams have
- * been scored so far. */
+/* The progress line (b->mu held): the team the calling thread is at (its place among the teams to
+ * do, its stage), and the time left at the rate teams have been scored so far. NULL t: the last
+ * line again, with the counts of now (after a team was written). */
 static void progress(bt_batch *b, const ks_manifest_team *t, const char *stage)
 {
 	char eta[32] = "";
 	double left;
 	if (!b->o.progress)
 		return;
+	if (t) {
+		b->prog_team = t;
+		b->prog_stage = stage;
+	} else if (!b->prog_team || b->ndone >= b->ntodo)
+		return;
+	t = b->prog_team;
+	stage = b->prog_stage;
 	if (b->nscored && b->t_first > 0) {
 		left = (now_s() - b->t_first) / (double)b->nscored * (double)(b->ntodo - b->ndone);
 		if (left >= 3600)
@@ -69,7 +77,7 @@ static void progress(bt_batch *b, const ks_manifest_team *t, const char *stage)
 		else
 			snprintf(eta, sizeof(eta), ", ETA %dm%02ds", (int)(left / 60), (int)left % 60);
 	}
-	fprintf(stderr, "\r\033[K[%zu/%zu] %s: %s%s", b->ndone + 1, b->ntodo, t->name, stage, eta);
+	fprintf(stderr, "\r\033[K[%zu/%zu] %s: %s%s", b->nstarted, b->ntodo, t->name, stage, eta);
 	fflush(stderr);
 }
 
@@ -613,7 +621,6 @@ static void prepare(bt_batch *b, const ks_manifest_team *t, outcome *o, ks_pass 
 	ks_sha256 *h;
 	int rc;
 
-	progress(b, t, "fetching");
 	o->slot = bt_get_repo(b, t->repo);
 	if (o->slot->error) {
 		fail(o, t, o->slot->reason, o->slot->error);
@@ -802,6 +809,7 @@ static int finish(bt_batch *b, size_t idx, const outcome *o, int upload)
 	if (!b->o.sharded && (rc = bt_write_leaderboard(b)) < 0 && !b->fatal)
 		b->fatal = ks_strdup(ks_error_msg());
 	bt_status_write(b, "running");
+	progress(b, NULL, NULL);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -869,6 +877,7 @@ int bt_process_team(bt_batch *b, size_t idx)
 	tj->idx = idx;
 	old = existing_record(b, t);
 	pthread_mutex_lock(&b->mu);
+	b->nstarted++;
 	progress(b, t, "fetching");
 	pthread_mutex_unlock(&b->mu);
 	prepare(b, t, o, &tj->pass);

@@ -131,6 +131,12 @@ static cJSON *lanes_json(const ks_report *rep)
 		else
 			cJSON_AddNullToObject(o, "ceilings");
 		ks_json_add_str(o, "golden_times", ln->golden_source);
+		if (ln->have_goldens) {
+			cJSON *g = cJSON_AddObjectToObject(o, "golden_results");
+			cJSON_AddNumberToObject(g, "computed", (double)ln->goldens_computed);
+			cJSON_AddNumberToObject(g, "reused", (double)ln->goldens_reused);
+		} else
+			cJSON_AddNullToObject(o, "golden_results");
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;

@@ -25,6 +25,10 @@ typedef struct {
 	const char *out;                  /* why it was taken out of the rotation; NULL: it was not */
 	const ks_ceilings *ceilings;      /* its GPU's (NULL: not timed or not measured) */
 	const char *golden_source;
+	/* its GPU's golden results in the run so far (goldcache.h): run on the GPU, and served again
+	 * from the GPU's cache; have_goldens 0: not known */
+	int have_goldens;
+	uint64_t goldens_computed, goldens_reused;
 } ks_report_lane;
 
 typedef struct {

@@ -316,6 +316,13 @@ static int write_job(ks_pipeline *p, job *j, ks_scored *sc)
 			rl[i].out = ks_lanes_why(p->lanes, i);
 			rl[i].ceilings = L->g && L->g->have_ceil && p->timing ? &L->g->ceil : NULL;
 			rl[i].golden_source = L->g && p->timing ? L->g->golden_source : NULL;
+			if (L->g) {
+				ks_goldcache_stats st;
+				ks_goldcache_stats_get(&st, L->g->goldens);
+				rl[i].have_goldens = 1;
+				rl[i].goldens_computed = st.computed;
+				rl[i].goldens_reused = st.hits;
+			}
 		}
 		rep.lanes = rl;
 		rep.nlanes = p->nlanes;

@@ -28,9 +28,7 @@ void ks_scoreopts_init(ks_scoreopts *o)
 	o->pipeline.compile.jobs = ncpu < 1 ? 1 : (int)ncpu;
 }
 
-/* --devices: "all", or 1 to KS_PIPELINE_MAX_LANES ordinals from 0 to 1023, comma-separated, none
- * empty (repeats allowed). Returns 0 or -1; *o is changed only on success. */
-static int parse_devices(ks_pipeline_options *o, const char *s)
+int ks_scoreopts_parse_devices(ks_pipeline_options *o, const char *s)
 {
 	int dev[KS_PIPELINE_MAX_LANES];
 	size_t n = 0;
@@ -190,7 +188,7 @@ int ks_scoreopts_parse(ks_scoreopts *o, int code, const char *arg)
 		return 1;
 	case KS_SO_DEVICE:
 	case KS_SO_DEVICES:
-		if (parse_devices(po, arg) < 0)
+		if (ks_scoreopts_parse_devices(po, arg) < 0)
 			return ks_error_set(KS_EINVALID, "%s takes a device ordinal from 0 to 1023, a comma-separated "
 					    "list of them (one lane each, at most %d; a GPU listed twice runs two "
 					    "lanes), or all", code == KS_SO_DEVICE ? "--device" : "--devices",

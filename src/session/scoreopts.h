@@ -116,6 +116,11 @@ void ks_scoreopts_init(ks_scoreopts *o);
  * borrowed: they must outlive *o (argv does). */
 int ks_scoreopts_parse(ks_scoreopts *o, int code, const char *arg);
 
+/* The value of --devices (or --device) into o: "all" (devices_all), or 1 to KS_PIPELINE_MAX_LANES
+ * ordinals from 0 to 1023, comma-separated, none empty, repeats allowed (devices, ndevices, and
+ * device the first). Returns 0 or -1; *o is changed only on success. Also for `score calibrate`. */
+int ks_scoreopts_parse_devices(ks_pipeline_options *o, const char *s);
+
 /* Checks the options together (--compile-only with --require-gpu is a usage error, KS_EINVALID)
  * and draws a random seed when none was given. */
 int ks_scoreopts_finish(ks_scoreopts *o);

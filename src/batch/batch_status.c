@@ -2,13 +2,13 @@
  * rewrites after every team and on a heartbeat, and `score batch MANIFEST --status`, which reads
  * the results folder (every shard's status file, every team's batch.json) while runs go on or after
  * they stopped, and never takes the batch's lock nor writes anything (batch_int.h). */
-#include "batch_int.h"
-#include "cli.h"
-#include "errors.h"
-#include "fsutil.h"
-#include "jsonutil.h"
-#include "mem.h"
-#include "version.h"
+#include "batch/batch_int.h"
+#include "util/exitcode.h"
+#include "util/errors.h"
+#include "util/fsutil.h"
+#include "util/jsonutil.h"
+#include "util/mem.h"
+#include "util/version.h"
 
 #include <dirent.h>
 #include <errno.h>
