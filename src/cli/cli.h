@@ -47,7 +47,6 @@ int ks_cli_refs_load(ks_problem_set **set, char **refs, const ks_cli_refs *o,
  * only, 0 to KS_DEVICE_MAX_ORDINAL. Returns -1 (nothing stored) for anything else. */
 int ks_cli_device_parse(int *out, const char *arg);
 
-
 /* Parses the value of --color[=WHEN]: "always" or none (a bare --color) 1, "never" 0, "auto" -1
  * (decide by the terminal). Returns -1 (nothing stored) for anything else. */
 int ks_cli_color_parse(int *out, const char *when);
