@@ -10,6 +10,8 @@
 #   5. a synthetic batch of BENCH_TEAMS teams (default 5; 0: none) with `score batch`'s defaults
 #      (bench/synthetic-batch.sh): kernels scored per minute
 #   6. Nsight Compute (if present, --clock-control none) on one golden kernel, against kscore's median
+#   7. on a host of several GPUs, the 1/2/4-GPU table (bench/multi-gpu.sh: the suite as one run and
+#      a synthetic batch of MULTI_TEAMS teams on 1, 2 and 4 GPUs, side by side); on one GPU it says so
 # Each run's process wall time goes to $work/<run>.wall (bench/report.py reads it).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -71,3 +73,12 @@ python3 bench/report.py "$work" >"$out/bench.txt" 2>>"$log"
 cp "$work/bench.json" "$out/bench.json" 2>/dev/null
 cp "$work/ncu.csv" "$out/ncu.csv" 2>/dev/null
 cat "$out/bench.txt"
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+if [ "${ngpu:-0}" -gt 1 ]; then
+	echo
+	echo "== $ngpu GPUs: the suite and a synthetic batch on 1, 2 and 4 of them (bench/multi-gpu.sh)"
+	KSCORE_BIN="$bin" OUT="$out" sh bench/multi-gpu.sh
+else
+	echo
+	echo "one GPU on this host: the 1/2/4-GPU table (bench/multi-gpu.sh) needs a host with several"
+fi

@@ -897,6 +897,171 @@ static void test_gpu_no_timing_summary_says_the_kernels_ran(void)
 	ks_free(out);
 }
 
+/* ---- one queue for the run over several GPUs (issue 24); on a host of one GPU, what needs two
+ * says so and is skipped */
+
+/* How many GPUs the driver shows (a run of --devices all, without timing). */
+static int gpu_count(void)
+{
+	char args[4400];
+	cJSON *j;
+	int n;
+	snprintf(args, sizeof(args), "--require-gpu --no-timing --devices all --refs tests/fixtures/problems --out "
+		 "'%s/count' tests/fixtures/cli/good.json", kt_tmpdir());
+	KT_ASSERT(score(args) <= 2);
+	j = load_json("count/score.json");
+	n = cJSON_GetArraySize(devices_of(j));
+	cJSON_Delete(j);
+	return n;
+}
+
+/* "0,1,...,n-1" for the first n GPUs, or skips the test when the host has fewer. */
+static const char *first_gpus(int n)
+{
+	static char list[64];
+	int have = gpu_count(), i;
+	size_t k = 0;
+	if (have < n)
+		KT_SKIP("needs %d GPUs; this host has %d", n, have);
+	for (i = 0; i < n; i++)
+		k += (size_t)snprintf(list + k, sizeof(list) - k, "%s%d", i ? "," : "", i);
+	return list;
+}
+
+/* Says in the test's output which GPU each lane of a record used and what it did. */
+static void say_lanes(const char *what, const cJSON *j)
+{
+	const cJSON *d;
+	cJSON_ArrayForEach(d, devices_of(j))
+	{
+		const cJSON *g = cJSON_GetObjectItem(d, "golden_results");
+		fprintf(stderr, "  %s: lane %d: GPU %d (%s, %s), %s, %d kernels, golden results %d computed, %d reused\n",
+			what, cJSON_GetObjectItem(d, "lane")->valueint, cJSON_GetObjectItem(d, "ordinal")->valueint,
+			kstr(d, "name"), kstr(d, "uuid"), kstr(d, "status"), cJSON_GetObjectItem(d, "kernels")->valueint,
+			cJSON_IsObject(g) ? cJSON_GetObjectItem(g, "computed")->valueint : -1,
+			cJSON_IsObject(g) ? cJSON_GetObjectItem(g, "reused")->valueint : -1);
+	}
+}
+
+/* Two GPUs give the verdicts of one; each lane is its own GPU, not shared, and does work. */
+static void test_gpu_gpus_two_give_the_verdicts_of_one(void)
+{
+	cJSON *one, *both;
+	const cJSON *a, *b, *st;
+	need_gpu();
+	first_gpus(2);
+	one = score_example("--devices 0", "one");
+	both = score_example("--devices 0,1", "two");
+	say_lanes("one GPU", one);
+	say_lanes("two GPUs", both);
+	KT_EQ_INT(cJSON_GetArraySize(devices_of(both)), 2);
+	KT_ASSERT(strcmp(kstr(cJSON_GetArrayItem(devices_of(both), 0), "uuid"),
+			 kstr(cJSON_GetArrayItem(devices_of(both), 1), "uuid")) != 0);
+	KT_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(both, "summary"), "shared_gpu")));
+	for (a = cJSON_GetObjectItem(one, "kernels")->child, b = cJSON_GetObjectItem(both, "kernels")->child; a && b;
+	     a = a->next, b = b->next)
+		KT_EQ_STR(kstr(a, "reason"), kstr(b, "reason"));
+	KT_ASSERT(!a && !b);
+	cJSON_ArrayForEach(a, devices_of(both))
+	{
+		KT_EQ_STR(kstr(a, "status"), "ok");
+		KT_ASSERT_MSG(cJSON_GetObjectItem(a, "kernels")->valueint > 0, "GPU %d did no work",
+			      cJSON_GetObjectItem(a, "ordinal")->valueint);
+	}
+	/* the start: both GPUs started and calibrated, in the record */
+	st = cJSON_GetObjectItem(both, "start");
+	KT_ASSERT(cJSON_IsObject(st));
+	KT_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItem(st, "gpus")), 2);
+	cJSON_ArrayForEach(a, cJSON_GetObjectItem(st, "gpus"))
+		KT_ASSERT(strcmp(kstr(a, "ceilings"), "failed") != 0);
+	fprintf(stderr, "  start: %.2f s (lanes %.2f s, ceilings %.2f s)\n",
+		cJSON_GetObjectItem(st, "seconds")->valuedouble, cJSON_GetObjectItem(st, "lanes_seconds")->valuedouble,
+		cJSON_GetObjectItem(st, "calibration_seconds")->valuedouble);
+	cJSON_Delete(one);
+	cJSON_Delete(both);
+}
+
+/* One run, two files, every GPU the host has (up to two): both result folders are written with
+ * the example's verdicts, and the second file's golden results are those the first computed. */
+static void test_gpu_gpus_one_queue_for_several_files(void)
+{
+	char args[12000];
+	cJSON *a, *b;
+	const cJSON *d;
+	int reused = 0, n;
+	need_gpu();
+	n = gpu_count() >= 2 ? 2 : 1;
+	snprintf(args, sizeof(args), "cp submissions/example/reflexion_oneshot_tritonbench_4.json '%s/a.json' && "
+		 "cp submissions/example/reflexion_oneshot_tritonbench_4.json '%s/b.json'", kt_tmpdir(), kt_tmpdir());
+	KT_EQ_INT(system(args), 0);
+	snprintf(args, sizeof(args), "--require-gpu --seed 777 --devices %s '%s/a.json' '%s/b.json'",
+		 n == 2 ? "0,1" : "0", kt_tmpdir(), kt_tmpdir());
+	KT_EQ_INT(score(args), 1);
+	a = load_json("a/score.json");
+	b = load_json("b/score.json");
+	check_example_verdicts(a, "file a");
+	check_example_verdicts(b, "file b");
+	say_lanes("a.json", a);
+	say_lanes("b.json", b);
+	cJSON_ArrayForEach(d, devices_of(b))
+	{
+		const cJSON *g = cJSON_GetObjectItem(d, "golden_results");
+		KT_ASSERT(cJSON_IsObject(g));
+		reused += cJSON_GetObjectItem(g, "reused")->valueint;
+	}
+	KT_ASSERT_MSG(reused > 0, "no golden result was reused across the two files");
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+}
+
+/* A GPU that fails hands its work to the other GPU; nothing is charged to a kernel. */
+static void test_gpu_gpus_a_failing_gpu_hands_its_work_to_the_other(void)
+{
+	cJSON *j;
+	const cJSON *k;
+	need_gpu();
+	first_gpus(2);
+	setenv("KSCORE_TEST_FAIL_LANE", "1:1", 1);
+	j = score_example("--devices 0,1", "r");
+	unsetenv("KSCORE_TEST_FAIL_LANE");
+	say_lanes("lane 1 failing", j);
+	KT_CONTAINS(g_err, "lane 1 (GPU 1");
+	KT_CONTAINS(g_err, "is out of the rotation: KSCORE_TEST_FAIL_LANE");
+	KT_EQ_STR(kstr(cJSON_GetArrayItem(devices_of(j), 1), "status"), "failed");
+	KT_EQ_STR(kstr(cJSON_GetArrayItem(devices_of(j), 0), "status"), "ok");
+	cJSON_ArrayForEach(k, cJSON_GetObjectItem(j, "kernels"))
+	{
+		KT_ASSERT(strcmp(kstr(k, "reason"), "not_run"));
+		KT_ASSERT(strcmp(kstr(k, "reason"), "crash"));
+	}
+	cJSON_Delete(j);
+}
+
+/* score calibrate --devices all: every GPU once, each its own ceilings. */
+static void test_gpu_gpus_calibrate_devices_all_measures_each_gpu(void)
+{
+	char *out;
+	cJSON *j = NULL;
+	const cJSON *x, *y;
+	int n;
+	need_gpu();
+	n = gpu_count();
+	out = score_stdout("calibrate --devices all --json", 0);
+	KT_ASSERT_MSG(ks_json_parse(&j, out, strlen(out), 16, "calibrate") == 0, "%s", out);
+	KT_ASSERT(cJSON_IsArray(j));
+	KT_EQ_INT(cJSON_GetArraySize(j), n);
+	cJSON_ArrayForEach(x, j)
+	{
+		fprintf(stderr, "  GPU %d: %s, %.0f GB/s, %s\n", cJSON_GetObjectItem(x, "ordinal")->valueint,
+			kstr(x, "device"), cJSON_GetObjectItem(x, "bandwidth_gbps")->valuedouble, kstr(x, "uuid"));
+		KT_ASSERT(cJSON_GetObjectItem(x, "bandwidth_gbps")->valuedouble > 0);
+		for (y = x->next; y; y = y->next)
+			KT_ASSERT(strcmp(kstr(x, "uuid"), kstr(y, "uuid")) != 0);
+	}
+	cJSON_Delete(j);
+	ks_free(out);
+}
+
 static const kt_test tests[] = {
 	KT(test_gpu_no_timing_summary_says_the_kernels_ran),
 	KT(test_gpu_bundled_example_gets_its_expected_verdicts),
@@ -907,6 +1072,9 @@ static const kt_test tests[] = {
 	KT(test_gpu_same_seed_same_verdicts), KT(test_gpu_two_lanes_on_one_gpu_give_the_same_verdicts_marked_shared),
 	KT(test_gpu_a_failing_lane_hands_its_work_to_the_other), KT(test_gpu_a_lane_that_cannot_start_is_left_out),
 	KT(test_gpu_devices_all_is_every_visible_gpu),
+	KT(test_gpu_gpus_two_give_the_verdicts_of_one), KT(test_gpu_gpus_one_queue_for_several_files),
+	KT(test_gpu_gpus_a_failing_gpu_hands_its_work_to_the_other),
+	KT(test_gpu_gpus_calibrate_devices_all_measures_each_gpu),
 	KT(test_gpu_sanitizer_fails_a_write_64k_past_the_output_and_passes_clean_kernels),
 	KT(test_gpu_sanitizer_runs_a_case_with_several_blocks_and_a_partial_tail),
 	KT(test_gpu_profile_names_uncoalesced_access_and_register_pressure),

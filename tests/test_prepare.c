@@ -1,8 +1,8 @@
 /* prepare tests: the CPU stage of a run's entries across several files (NVRTC runs here; no GPU is
  * needed): every entry of every file gets exactly one ready call, with its compiled kernel when it
- * is to run and only after its problem's golden kernel is in the store, or settled with its reason
- * (unknown problem, duplicate, not CUDA); files added while others compile are compiled too; without
- * a GPU everything is compiled only. */
+ * is to run (a Triton answer as it is, for its check to trace) and only after its problem's golden
+ * kernel is in the store, or settled with its reason (unknown problem, duplicate, not CUDA); files
+ * added while others compile are compiled too; without a GPU everything is compiled only. */
 #include "compiletest.h"
 #include "session/prepare.h"
 #include "load/problem.h"
@@ -30,7 +30,10 @@ static void on_ready(void *ud, void *set_ud, size_t i, const ks_candidate_image 
 	pthread_mutex_lock(&r->mu);
 	r->ready[s][i]++;
 	r->img[s][i] = img != NULL;
-	if (img && (!img->cubin || !img->problem || !ks_golden_store_has(r->store, img->problem)))
+	/* a CUDA kernel comes compiled; a Triton answer comes as it is (its check traces it); both
+	 * only once their problem's golden kernel is compiled */
+	if (img && ((!img->cubin && img->language != KS_LANG_TRITON) || !img->problem ||
+		    !ks_golden_store_has(r->store, img->problem)))
 		r->golden_missing = 1;
 	r->total++;
 	pthread_cond_broadcast(&r->cv);
@@ -130,10 +133,17 @@ static void test_every_entry_of_every_file_is_prepared_once(void)
 	KT_EQ_INT(f[1].res[2].reason, KS_REASON_UNKNOWN_PROBLEM);
 	KT_EQ_INT(f[1].res[3].reason, KS_REASON_DUPLICATE);
 	KT_ASSERT(ks_prepare_image(f[1].set, 2) == NULL);
-	/* triton.json: not CUDA */
+	/* triton.json: a Triton answer is handed on uncompiled, to be traced by its check; the answer
+	 * that is Python without a Triton kernel is not run */
+	KT_EQ_INT(r.img[2][0], 1);
+	KT_EQ_INT(f[2].res[1].reason, KS_REASON_NOT_CUDA);
 	for (i = 0; i < f[2].n; i++) {
-		KT_EQ_INT(r.img[2][i], 0);
-		KT_EQ_INT(f[2].res[i].reason, KS_REASON_NOT_CUDA);
+		if (r.img[2][i]) {
+			KT_EQ_INT(ks_prepare_image(f[2].set, i)->language, KS_LANG_TRITON);
+			KT_EQ_STR(f[2].res[i].launch_source, "traced");
+			KT_ASSERT(!f[2].res[i].compiled);
+		} else
+			KT_ASSERT(f[2].res[i].reason == KS_REASON_NOT_CUDA || f[2].res[i].reason == KS_REASON_NO_CODE);
 	}
 	/* each golden kernel once, for the whole run */
 	for (i = 0; i < ps->n; i++)
