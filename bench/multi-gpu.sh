@@ -38,7 +38,8 @@ for g in $counts; do
 	done
 	clear_kernels
 	s=$(date +%s.%N)
-	(cd "$work/suite-$g" && "$bin" --require-gpu --seed "$seed" -q --devices "$devs" --cache-dir "$cache" ./*.json) \
+	(cd "$work/suite-$g" && "$bin" --require-gpu --seed "$seed" -q --devices "$devs" --cache-dir "$cache" \
+		--refs "$root/reference_tests" ./*.json) \
 		2>>"$log"
 	echo "exit $?" >>"$log"
 	e=$(date +%s.%N)
