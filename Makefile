@@ -142,12 +142,14 @@ demo: deps
 	status=$$?; echo "score exited with status $$status (see build/score --help)"; \
 	[ $$status -le 3 ]
 
-# The GPU suite without sanitizers (the GPU host runs it from a packed build).
-build/gpu/test_gpu: tests/test_gpu.c tests/ktest.h build/libkscore.a
+# The GPU suites without sanitizers (the GPU host runs them from a packed build): test_gpu, and
+# test_gpu_lanes (--devices: lanes, several GPUs).
+GPU_TEST_BIN = build/gpu/test_gpu build/gpu/test_gpu_lanes
+$(GPU_TEST_BIN): build/gpu/%: tests/%.c tests/ktest.h tests/gputest.h tests/passestest.h build/libkscore.a
 	@mkdir -p build/gpu
 	$(QLD)$(CC) $(CFLAGS_KS) -Itests $(LDFLAGS_KS) -o $@ $< build/libkscore.a $(LIBS_KS)
 
-gpu-test: all build/gpu/test_gpu
+gpu-test: all $(GPU_TEST_BIN)
 	sh tests/gpu/run.sh
 
 bench: all
