@@ -14,7 +14,7 @@ echo "python: $py" >"$out/triton.log"
 [ -n "${TRITON_SKIP_PY:-}" ] || PYTHONUNBUFFERED=1 "$py" tests/triton/run.py >>"$out/triton.log" 2>&1 || status=1
 for f in reflexion_oneshot_tritonbench_triton levels_triton attacks_triton; do
 	start=$(date +%s)
-	KSCORE_TRITON_KEEP="$work/keep" timeout "${TRITON_FILE_TIMEOUT:-600}" "$KSCORE_BIN" --require-gpu --seed 1 --team triton --out "$work/$f" \
+	KSCORE_TRITON_KEEP="$work/keep" timeout "${TRITON_FILE_TIMEOUT:-600}" "$KSCORE_BIN" --require-gpu --seed 1 ${TRITON_SCORE_ARGS:-} --team triton --out "$work/$f" \
 		"submissions/triton/$f.json" >"$work/$f.txt" 2>"$work/$f.err"
 	echo "$f: exit status $? in $(($(date +%s) - start)) s" >>"$out/triton.log"
 	cat "$work/$f.txt" >>"$out/triton.log"
