@@ -1,11 +1,13 @@
 /* fsutil tests: atomic writes from several threads of one process (lane threads writing one cache
- * entry at once) never leave a mixed or truncated file and never fail. */
+ * entry at once) never leave a mixed or truncated file and never fail; rm -rf stays in its tree. */
 #include "ktest.h"
 #include "util/fsutil.h"
 #include "util/errors.h"
 #include "util/mem.h"
 
 #include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #define BIG (1u << 20)
 
@@ -48,5 +50,39 @@ static void test_atomic_writes_from_two_threads_never_mix(void)
 	ks_free(text);
 }
 
-static const kt_test tests[] = { KT(test_atomic_writes_from_two_threads_never_mix), { 0 } };
+/* rm -rf of a tree a confined helper wrote (the Triton trace's private folder): links inside it,
+ * to a folder and to a file outside, are removed themselves, and what they point to stays. */
+static void test_rm_rf_never_follows_links_out_of_the_tree(void)
+{
+	char tree[4200], outside[4200], p[4400], q[4400];
+	snprintf(tree, sizeof(tree), "%s/tree", kt_tmpdir());
+	snprintf(outside, sizeof(outside), "%s/outside", kt_tmpdir());
+	snprintf(p, sizeof(p), "%s/a/b/c", tree);
+	KT_EQ_INT(ks_fs_mkdir_p(p, 0700), 0);
+	KT_EQ_INT(ks_fs_mkdir_p(outside, 0700), 0);
+	snprintf(q, sizeof(q), "%s/keep.txt", outside);
+	KT_EQ_INT(ks_fs_write_atomic(q, "keep", 4), 0);
+	snprintf(p, sizeof(p), "%s/a/b/c/file", tree);
+	KT_EQ_INT(ks_fs_write_atomic(p, "x", 1), 0);
+	snprintf(p, sizeof(p), "%s/a/to-dir", tree);
+	KT_EQ_INT(symlink(outside, p), 0);
+	snprintf(p, sizeof(p), "%s/a/b/to-file", tree);
+	KT_EQ_INT(symlink(q, p), 0);
+	KT_EQ_INT(ks_fs_rm_rf(tree), 0);
+	KT_ASSERT(!ks_fs_exists(tree));
+	KT_ASSERT(ks_fs_exists(q));
+	/* a link given as the path is removed, not followed */
+	snprintf(p, sizeof(p), "%s/link", kt_tmpdir());
+	KT_EQ_INT(symlink(outside, p), 0);
+	KT_EQ_INT(ks_fs_rm_rf(p), 0);
+	KT_ASSERT(ks_fs_exists(q));
+	KT_EQ_INT(ks_fs_rm_rf(outside), 0);
+	KT_ASSERT(!ks_fs_exists(outside));
+}
+
+static const kt_test tests[] = {
+	KT(test_atomic_writes_from_two_threads_never_mix),
+	KT(test_rm_rf_never_follows_links_out_of_the_tree),
+	{ 0 }
+};
 KT_MAIN("fsutil", tests)

@@ -131,12 +131,55 @@ done:
 	return rc;
 }
 
+/* Removes everything inside the open directory dfd (which it closes), relative to it: every entry is
+ * looked at without following links and opened with O_NOFOLLOW, so a link that replaces a folder
+ * while the tree is removed (a confined helper's child may still be writing it) is removed itself,
+ * never followed out of the tree. */
+static int rm_inside(int dfd, const char *path)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *e;
+	int rc = 0;
+	if (!d) {
+		close(dfd);
+		return ks_error_set(KS_EIO, "%s: %s", path, strerror(errno));
+	}
+	while ((e = readdir(d)) != NULL) {
+		struct stat st;
+		int sub;
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue; /* gone already */
+		if (!S_ISDIR(st.st_mode)) {
+			if (unlinkat(dirfd(d), e->d_name, 0) < 0 && errno != ENOENT)
+				rc = ks_error_set(KS_EIO, "rm %s/%s: %s", path, e->d_name, strerror(errno));
+			continue;
+		}
+		sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0) {
+			/* a folder that became a link or a file meanwhile: remove what is there now */
+			if (unlinkat(dirfd(d), e->d_name, 0) < 0 && errno != ENOENT)
+				rc = ks_error_set(KS_EIO, "rm %s/%s: %s", path, e->d_name, strerror(errno));
+			continue;
+		}
+		{
+			char *child = ks_path_join(path, e->d_name);
+			if (rm_inside(sub, child) < 0)
+				rc = KS_EIO;
+			ks_free(child);
+		}
+		if (unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+			rc = ks_error_set(KS_EIO, "rmdir %s/%s: %s", path, e->d_name, strerror(errno));
+	}
+	closedir(d);
+	return rc;
+}
+
 int ks_fs_rm_rf(const char *path)
 {
 	struct stat st;
-	DIR *d;
-	struct dirent *e;
-	int rc = 0;
+	int dfd, rc;
 
 	if (lstat(path, &st) < 0)
 		return errno == ENOENT ? 0 : ks_error_set(KS_EIO, "%s: %s", path, strerror(errno));
@@ -145,19 +188,10 @@ int ks_fs_rm_rf(const char *path)
 			return ks_error_set(KS_EIO, "rm %s: %s", path, strerror(errno));
 		return 0;
 	}
-	d = opendir(path);
-	if (!d)
-		return ks_error_set(KS_EIO, "%s: %s", path, strerror(errno));
-	while ((e = readdir(d)) != NULL) {
-		char *child;
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		child = ks_path_join(path, e->d_name);
-		if (ks_fs_rm_rf(child) < 0)
-			rc = KS_EIO;
-		ks_free(child);
-	}
-	closedir(d);
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return errno == ENOENT ? 0 : ks_error_set(KS_EIO, "%s: %s", path, strerror(errno));
+	rc = rm_inside(dfd, path);
 	if (rmdir(path) < 0 && errno != ENOENT)
 		return ks_error_set(KS_EIO, "rmdir %s: %s", path, strerror(errno));
 	return rc;
