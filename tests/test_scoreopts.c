@@ -34,6 +34,7 @@ static void test_defaults(void)
 	KT_EQ_INT(o.pipeline.nks, 1);
 	KT_EQ_INT(o.pipeline.ks[0], 1);
 	KT_NEAR(o.pipeline.runner.kernel_timeout_s, 10, 0);
+	KT_NEAR(o.pipeline.runner.trace_timeout_s, 180, 0);
 	KT_NEAR(o.pipeline.compile.timeout_s, 60, 0);
 	KT_EQ_INT(o.pipeline.compile.memory_mb, 8192);
 	KT_ASSERT(o.pipeline.compile.jobs >= 1);
@@ -46,7 +47,7 @@ static void test_values_are_parsed(void)
 {
 	char *argv[] = { "x", "-r", "refs", "--suite", "hackathon", "-k", "1,5,10", "--compile-only",
 			 "--arch", "sm_80", "--device", "2", "--seed", "0x10", "-j", "3", "--cache-dir", "c",
-			 "--no-cache", "--kernel-timeout", "2.5", "--compile-timeout", "30",
+			 "--no-cache", "--kernel-timeout", "2.5", "--trace-timeout", "45", "--compile-timeout", "30",
 			 "--compile-memory", "512", "--upload", "--endpoint", "https://lb.example.org/x",
 			 "--upload-mode", "gradio", "--upload-config", "u.json", "--token-file", "t",
 			 "--ca-bundle", "ca.pem", "--spool", "sp", "--no-timing", "--config", "sc.json",
@@ -65,6 +66,7 @@ static void test_values_are_parsed(void)
 	KT_ASSERT(o.seed_given);
 	KT_EQ_INT(o.pipeline.compile.jobs, 3);
 	KT_NEAR(o.pipeline.runner.kernel_timeout_s, 2.5, 0);
+	KT_NEAR(o.pipeline.runner.trace_timeout_s, 45, 0);
 	KT_EQ_INT(o.pipeline.compile.memory_mb, 512);
 	KT_EQ_STR(o.up.endpoint, "https://lb.example.org/x");
 	KT_EQ_INT(o.up.mode, KS_UPLOAD_GRADIO);
@@ -95,6 +97,7 @@ static void test_bad_values_are_usage_errors(void)
 		{ "--arch", "compute_90", "--arch" }, { "--device", "-1", "--device" },
 		{ "--seed", "abc", "--seed" }, { "-j", "0", "--jobs" },
 		{ "--kernel-timeout", "0", "--kernel-timeout" }, { "--compile-timeout", "nan", "--compile-timeout" },
+		{ "--trace-timeout", "-1", "--trace-timeout" },
 		{ "--compile-memory", "10", "--compile-memory" }, { "--upload-mode", "ftp", "--upload-mode" },
 	};
 	size_t i;
@@ -396,6 +399,9 @@ static void test_help_shows_the_init_defaults(void)
 	help_default(v, sizeof(v), help, "--kernel-timeout", "default: ");
 	KT_EQ_INT(one(&o, "--kernel-timeout", v), 1);
 	KT_NEAR(o.pipeline.runner.kernel_timeout_s, d.pipeline.runner.kernel_timeout_s, 0);
+	help_default(v, sizeof(v), help, "--trace-timeout", "default: ");
+	KT_EQ_INT(one(&o, "--trace-timeout", v), 1);
+	KT_NEAR(o.pipeline.runner.trace_timeout_s, d.pipeline.runner.trace_timeout_s, 0);
 	help_default(v, sizeof(v), help, "--compile-timeout", "default: ");
 	KT_EQ_INT(one(&o, "--compile-timeout", v), 1);
 	KT_NEAR(o.pipeline.compile.timeout_s, d.pipeline.compile.timeout_s, 0);

@@ -678,6 +678,8 @@ void ks_runner_trace(ks_runner *r, ks_trace *out, const ks_problem *p, const cJS
 	if (!r->tracer && !r->tracer_why) {
 		ks_tracer_options to = KS_TRACER_OPTIONS_INIT;
 		to.device = r->opts.device;
+		if (r->opts.trace_timeout_s > 0)
+			to.timeout_s = r->opts.trace_timeout_s;
 		if (ks_tracer_start(&r->tracer, &to) < 0)
 			r->tracer_why = ks_strdup(ks_error_msg());
 	}

@@ -13,6 +13,7 @@
 #include "run/result.h"
 #include "run/worker.h"
 #include "lang/triton/trace.h"
+#include "lang/triton/tracer.h"
 
 typedef struct ks_runner ks_runner;
 
@@ -28,6 +29,7 @@ typedef struct {
 	const char *worker_exe;       /* NULL: found with ks_fs_find_helper */
 	ks_compile_options compile;   /* compiles the harness kernels */
 	double kernel_timeout_s;      /* per run, past which the worker is killed */
+	double trace_timeout_s;       /* a Triton answer's trace (--trace-timeout; lang/triton/tracer.h) */
 	ks_plan_limits limits;
 	int golden_only;              /* no candidate worker is started with the runner (it still is on
 				       * first use); for tools that run golden kernels only */
@@ -42,6 +44,7 @@ typedef struct {
 
 #define KS_RUNNER_OPTIONS_INIT                                                                   \
 	{ .compile = KS_COMPILE_OPTIONS_INIT, .kernel_timeout_s = KS_RUNNER_DEFAULT_KERNEL_TIMEOUT_S, \
+	  .trace_timeout_s = KS_TRACER_DEFAULT_TIMEOUT,                                           \
 	  .limits = KS_PLAN_LIMITS_INIT }
 
 /* Traces a Triton answer on the runner's GPU with the runner's own kscore-triton server

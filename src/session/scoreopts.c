@@ -222,12 +222,16 @@ int ks_scoreopts_parse(ks_scoreopts *o, int code, const char *arg)
 		return 1;
 	case KS_SO_KERNEL_TIMEOUT:
 	case KS_SO_COMPILE_TIMEOUT:
+	case KS_SO_TRACE_TIMEOUT:
 		v = strtod(arg, &end);
 		if (*end || !(v > 0) || v > 86400)
 			return ks_error_set(KS_EINVALID, "%s takes seconds", code == KS_SO_KERNEL_TIMEOUT ?
-					    "--kernel-timeout" : "--compile-timeout");
+					    "--kernel-timeout" : code == KS_SO_TRACE_TIMEOUT ? "--trace-timeout"
+											      : "--compile-timeout");
 		if (code == KS_SO_KERNEL_TIMEOUT)
 			po->runner.kernel_timeout_s = v;
+		else if (code == KS_SO_TRACE_TIMEOUT)
+			po->runner.trace_timeout_s = v;
 		else
 			po->compile.timeout_s = v;
 		return 1;
@@ -356,11 +360,13 @@ void ks_scoreopts_usage(FILE *f)
 		"      --no-cache            do not read or write the compiled-kernel cache\n"
 		"      --kernel-timeout SEC  a kernel run longer than this is killed (default: %g)\n"
 		"      --compile-timeout SEC a compile longer than this is killed (default: %g)\n"
+		"      --trace-timeout SEC   a Triton answer's trace (every case, compiles and autotuning\n"
+		"                            included) longer than this is killed (default: %g)\n"
 		"      --compile-memory MIB  address-space limit of a compile (default: %zu)\n"
 		"      --max-scratch BYTES   scratch memory one launch plan may ask for, all its buffers\n"
 		"                            together; K, M, G, T suffixes (default: %s)\n",
 		KS_PIPELINE_DEFAULT_K, KS_COMPILE_DEFAULT_ARCH, KS_PIPELINE_DEFAULT_DEVICE,
-		KS_RUNNER_DEFAULT_KERNEL_TIMEOUT_S, KS_COMPILE_DEFAULT_TIMEOUT_S,
+		KS_RUNNER_DEFAULT_KERNEL_TIMEOUT_S, KS_COMPILE_DEFAULT_TIMEOUT_S, KS_TRACER_DEFAULT_TIMEOUT,
 		(size_t)KS_COMPILE_DEFAULT_MEMORY_MB, scratch);
 	fputs("      --no-timing           check correctness only: no timing, no speedups\n"
 	      "      --config FILE         timing and roofline settings (default: scoring/scoring.json)\n"

@@ -24,6 +24,7 @@ enum {
 	KS_SO_CACHE_DIR,
 	KS_SO_NO_CACHE,
 	KS_SO_KERNEL_TIMEOUT,
+	KS_SO_TRACE_TIMEOUT,
 	KS_SO_COMPILE_TIMEOUT,
 	KS_SO_COMPILE_MEMORY,
 	KS_SO_UPLOAD,
@@ -68,6 +69,7 @@ enum {
 	{ "cache-dir", required_argument, 0, KS_SO_CACHE_DIR },                              \
 	{ "no-cache", no_argument, 0, KS_SO_NO_CACHE },                                      \
 	{ "kernel-timeout", required_argument, 0, KS_SO_KERNEL_TIMEOUT },                    \
+	{ "trace-timeout", required_argument, 0, KS_SO_TRACE_TIMEOUT },                      \
 	{ "no-timing", no_argument, 0, KS_SO_NO_TIMING },                                    \
 	{ "config", required_argument, 0, KS_SO_CONFIG },                                    \
 	{ "recalibrate", no_argument, 0, KS_SO_RECALIBRATE },                                \
