@@ -17,7 +17,7 @@
 cd "$(dirname "$0")/.." || exit 2
 mode=${1:-smoke}
 [ $# -gt 0 ] && shift
-targets=${*:-"submission extract expr plan problem manifest"}
+targets=${*:-"submission extract expr plan problem manifest trace"}
 B=build/fuzz
 
 max_len() {
@@ -26,6 +26,7 @@ max_len() {
 	expr) echo 4200 ;;
 	plan|manifest) echo 16384 ;;
 	problem) echo 32768 ;;
+	trace) echo 262144 ;;
 	*) echo 4096 ;;
 	esac
 }

@@ -18,7 +18,7 @@ import shutil
 import sys
 
 # each target's -max_len, also used by fuzz/run.sh
-MAX_LEN = {"submission": 65536, "extract": 65536, "expr": 4200, "plan": 16384,
+MAX_LEN = {"submission": 65536, "extract": 65536, "expr": 4200, "plan": 16384, "trace": 262144,
            "problem": 32768, "manifest": 16384}
 
 seeds = {t: set() for t in MAX_LEN}
@@ -153,6 +153,15 @@ def main():
         if isinstance(e.get("launch"), dict):
             for x in expressions(e["launch"]):
                 add("expr", x)
+
+    # Triton trace responses recorded on a GPU host: the first byte picks the hackathon problem
+    # (fuzz_trace numbers them in name order)
+    hack = sorted(d for d in os.listdir("reference_tests/hackathon")
+                  if os.path.exists(os.path.join("reference_tests/hackathon", d, "problem.json")))
+    for path in sorted(glob.glob("tests/fixtures/triton/*.response.json")):
+        req = json.loads(read(path.replace(".response.json", ".request.json")))
+        if req.get("problem") in hack:
+            add("trace", bytes([hack.index(req["problem"])]) + read(path))
     for c in codes:
         for m in LAUNCH_RE.findall(c.decode("utf-8", "replace")):
             for x in re.findall(r'"([^"]*)"', m):

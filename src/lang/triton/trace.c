@@ -719,7 +719,7 @@ static char *confinement_of(const cJSON *c)
 	return o ? ks_utf8_sanitize(out, strlen(out), NULL) : NULL;
 }
 
-int ks_trace_read(ks_trace *out, const cJSON *response, const ks_problem *p, const ks_plan_limits *lim)
+static int read_response(ks_trace *out, const cJSON *response, const ks_problem *p, const ks_plan_limits *lim)
 {
 	ks_plan_limits dl = KS_PLAN_LIMITS_INIT;
 	const cJSON *ks = cJSON_GetObjectItemCaseSensitive(response, "kernels"),
@@ -758,8 +758,10 @@ int ks_trace_read(ks_trace *out, const cJSON *response, const ks_problem *p, con
 	}
 	if (out->status != KS_TRACE_OK) {
 		out->message = safe_text(response, "reason");
-		if (!out->message)
-			out->message = ks_strdup(ks_trace_status_name(out->status));
+		if (!out->message || !*out->message) {
+			ks_free(out->message);
+			out->message = ks_asprintf("%s (the helper gave no reason)", ks_trace_status_name(out->status));
+		}
 		return 0;
 	}
 	if (!cJSON_IsArray(ks) || cJSON_GetArraySize(ks) < 1 || cJSON_GetArraySize(ks) > KS_TRACE_MAX_KERNELS) {
@@ -793,6 +795,18 @@ int ks_trace_read(ks_trace *out, const cJSON *response, const ks_problem *p, con
 		if (!(i < p->ncorrectness ? &out->correctness[i] : &out->perf[i - p->ncorrectness])->recorded)
 			broken(&rd, "case %zu is missing", i);
 	return 0;
+}
+
+int ks_trace_read(ks_trace *out, const cJSON *response, const ks_problem *p, const ks_plan_limits *lim)
+{
+	int rc = read_response(out, response, p, lim);
+	/* a message quotes the response's own strings, which need not be text */
+	if (out->message) {
+		char *clean = ks_utf8_clean(out->message);
+		ks_free(out->message);
+		out->message = clean;
+	}
+	return rc;
 }
 
 static void case_clear(ks_trace_case *c)
