@@ -8,6 +8,11 @@ first request to the last reply into: time with a timed request (TIME_RUN, TIME_
 time with only other requests in flight, and time with none (the scoring process itself: waiting
 for compiles, comparing outputs, writing results).
 
+The `kscore-span:` lines (util/tracelog.h: start ms, duration ms, thread, what, detail) are summed
+per kind of span (lane start, harness compile, worker starts, sanitizer runs, compile waves, each
+entry's check and timing stages), and each lane thread's time in its stages is set against the
+span, which says how long the lanes sat idle.
+
 Usage: python3 bench/trace-report.py TRACE.log [--json OUT.json]
 """
 import json
@@ -31,12 +36,48 @@ def union(iv):
     return tot
 
 
+def report_spans(spans, start, end):
+    """Sums per kind of span, and each lane thread's stage time against the requests' span."""
+    kinds = {}
+    for t0, ms, tid, what, detail in spans:
+        d = kinds.setdefault(what, [0, 0.0, 0.0, None, None])
+        d[0] += 1
+        d[1] += ms
+        d[2] = max(d[2], ms)
+        d[3] = t0 if d[3] is None else min(d[3], t0)
+        d[4] = t0 + ms if d[4] is None else max(d[4], t0 + ms)
+    print("spans (util/tracelog.h), times from the first request:")
+    for what, (n, ms, mx, a, b) in sorted(kinds.items(), key=lambda kv: kv[1][3]):
+        print(f"  {what:16s} {n:5d}  sum {ms / 1e3:8.2f} s  max {mx / 1e3:6.2f} s  "
+              f"from {(a - start) / 1e3:7.2f} to {(b - start) / 1e3:7.2f} s")
+    threads = {}
+    for t0, ms, tid, what, detail in spans:
+        if what in ("check", "time"):
+            d = threads.setdefault(tid, [0.0, None, None, 0])
+            d[0] += ms
+            d[1] = t0 if d[1] is None else min(d[1], t0)
+            d[2] = t0 + ms if d[2] is None else max(d[2], t0 + ms)
+            d[3] += 1
+    span = end - start
+    for tid, (busy, a, b, n) in sorted(threads.items(), key=lambda kv: kv[1][1]):
+        print(f"  lane thread {tid}: {n} stages, busy {busy / 1e3:6.2f} s of the {span / 1e3:.2f} s span "
+              f"({100 * busy / span:4.1f} %), first at {(a - start) / 1e3:.2f} s, last done {(b - start) / 1e3:.2f} s")
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     reqs = []
+    spans = []
     with open(sys.argv[1], errors="replace") as f:
         for line in f:
+            if line.startswith("kscore-span: "):
+                p = line.split()
+                try:
+                    spans.append((float(p[1]), float(p[2]), int(p[3]), p[4], p[5] if len(p) > 5 else "-"))
+                except (IndexError, ValueError):
+                    pass
+                continue
             if not line.startswith("kscore-trace: "):
                 continue
             p = line.split()
@@ -67,6 +108,8 @@ def main():
     print("per message type (summed over workers; requests of two runners overlap):")
     for k, d in sorted(per.items(), key=lambda kv: -kv[1]["ms"]):
         print(f"  {k:12s} {d['count']:6d} requests  {d['ms'] / 1e3:8.2f} s  gate wait {d['gate_ms'] / 1e3:7.2f} s")
+    if spans:
+        report_spans(spans, start, end)
     if len(sys.argv) > 3 and sys.argv[2] == "--json":
         json.dump({"span_s": span / 1e3, "timed_s": timed / 1e3, "other_s": (anyreq - timed) / 1e3,
                    "none_s": (span - anyreq) / 1e3,

@@ -265,7 +265,66 @@ static void test_nvtool_text_names_the_sanitizer_case(void)
 	cJSON_Delete(r.sanitizer);
 }
 
+/* The environment a worker of (device, own_device) was started with, as the stand-in tool saw it. */
+static char *worker_env_seen(int device, int own, const char *cvd, const char *pass)
+{
+	char *tool = path_in_tmp("tool.sh"), *log = path_in_tmp("tool.log"), *envf = ks_asprintf("%s.env", log);
+	const char *argv[] = { tool, log, NULL };
+	const char *env[] = { NULL };
+	ks_worker_options wo;
+	ks_worker *w = NULL;
+	ks_device_info info;
+	char *text = NULL;
+
+	write_exec(tool, g_tool);
+	if (cvd)
+		setenv("CUDA_VISIBLE_DEVICES", cvd, 1);
+	else
+		unsetenv("CUDA_VISIBLE_DEVICES");
+	if (pass)
+		setenv("KSCORE_WORKER_ENV", pass, 1);
+	wo = wrapped(argv, env, NULL, 5);
+	wo.device = device;
+	wo.own_device = own;
+	KT_EQ_INT(ks_worker_spawn(&w, &wo), 0);
+	ks_worker_ready(w, &info); /* no GPU here: fails, after the tool saw the environment */
+	ks_worker_free(w);
+	KT_EQ_INT(ks_fs_read(&text, NULL, envf, 1 << 20), 0);
+	unsetenv("CUDA_VISIBLE_DEVICES");
+	unsetenv("KSCORE_WORKER_ENV");
+	ks_free((char *)wo.exe);
+	ks_free(tool);
+	ks_free(log);
+	ks_free(envf);
+	return text;
+}
+
+/* A lane's worker sees its own GPU only (so its driver does not initialise every GPU of the host):
+ * the run's own CUDA_VISIBLE_DEVICES entry for the ordinal, the ordinal without one, nothing past
+ * the run's list; a worker that is not narrowed gets the run's list as it is. */
+static void test_nvtool_a_worker_of_its_own_gpu_sees_only_that_gpu(void)
+{
+	char *t = worker_env_seen(1, 1, "5,GPU-abc,7", NULL);
+	KT_CONTAINS(t, "CUDA_VISIBLE_DEVICES='GPU-abc'");
+	ks_free(t);
+	t = worker_env_seen(2, 1, NULL, NULL);
+	KT_CONTAINS(t, "CUDA_VISIBLE_DEVICES='2'");
+	ks_free(t);
+	t = worker_env_seen(3, 1, "5,7", NULL);
+	KT_CONTAINS(t, "CUDA_VISIBLE_DEVICES=''");
+	ks_free(t);
+	t = worker_env_seen(1, 0, "5,7", NULL);
+	KT_CONTAINS(t, "CUDA_VISIBLE_DEVICES='5,7'");
+	ks_free(t);
+	/* a worker given the whole environment still gets its own entry, once */
+	t = worker_env_seen(0, 1, "5,7", "*");
+	KT_CONTAINS(t, "CUDA_VISIBLE_DEVICES='5'");
+	KT_ASSERT(!strstr(t, "5,7"));
+	ks_free(t);
+}
+
 static const kt_test tests[] = {
+	KT(test_nvtool_a_worker_of_its_own_gpu_sees_only_that_gpu),
 	KT(test_nvtool_text_names_the_sanitizer_case),
 	KT(test_nvtool_find_looks_where_it_says),
 	KT(test_nvtool_worker_runs_under_a_wrapper),

@@ -4,6 +4,7 @@
 #include "util/fsutil.h"
 #include "util/jsonutil.h"
 #include "util/mem.h"
+#include "util/tracelog.h"
 #include "nvtool/profile.h"
 #include "nvtool/sanitize.h"
 
@@ -337,7 +338,7 @@ static void run_under(job_result *jr, ks_runner *run, const char *role, const ch
 	ks_worker *w = NULL;
 	ks_run_result lr;
 	int module = -1;
-	double t0 = now_s();
+	double t0 = now_s(), t_span = ks_tracelog_ms();
 
 	memset(jr, 0, sizeof(*jr));
 	memset(&lr, 0, sizeof(lr));
@@ -367,6 +368,7 @@ read:
 	jr->log = read_head(logp, MAX_LOG, &jr->log_len);
 	jr->out = read_head(outp, MAX_OUT, NULL);
 	jr->seconds = now_s() - t0;
+	ks_tracelog_span("nvtool", role, t_span);
 	keep_copy(tag, jr->log, jr->log_len, jr->out);
 	ks_run_result_clear(&lr);
 	ks_free(fetch);

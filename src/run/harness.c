@@ -50,39 +50,49 @@ static const char g_source[] =
 	"}\n"
 	/* dist: 1 normal(a=mean,b=std), 2 uniform[a,b), 3 int[a,b], 4 bits. Writes version `version`
 	 * of the input; with `update`, the buffer holds version `prev` and only the chunks that differ
-	 * between the two (those either version redraws) are written. A warp takes a chunk at a time
-	 * (blockDim.x is a multiple of 32, so the loop is the same for all of its lanes), its lane 0
-	 * hashing it for the others. */
+	 * between the two (those either version redraws) are written. A warp takes 32 chunks at a
+	 * time: each lane hashes one of them (a hash per lane, not one per warp: the pass that moves a
+	 * set between versions, before every timed run, is mostly hashing), then the warp writes the
+	 * chunks to be written one after the other, a lane per element (coalesced). Which elements
+	 * get which values does not depend on the launch shape. */
+	"__device__ void ks_draw(unsigned char *dst, u64 i, int dtype, int size, int dist, double a, double b,\n"
+	"    u64 s, unsigned stream) {\n"
+	"  u64 h = ks_hash(s, stream, i, 0);\n"
+	"  double v;\n"
+	"  if (dist == 4) { ks_store_bits(dst, i, size, h); return; }\n"
+	"  if (dist == 1) {\n"
+	"    double u1 = ks_u01(h) + 1.0 / 18014398509481984.0;\n"
+	"    double u2 = ks_u01(ks_hash(s, stream, i, 1));\n"
+	"    v = a + b * sqrt(-2.0 * log(u1)) * cospi(2.0 * u2);\n"
+	"  } else if (dist == 2) {\n"
+	"    v = a + (b - a) * ks_u01(h);\n"
+	"  } else {\n"
+	"    double span = b - a + 1.0;\n"
+	"    v = a + floor(ks_u01(h) * span);\n"
+	"    if (v > b) v = b;\n"
+	"  }\n"
+	"  ks_store(dst, i, dtype, v);\n"
+	"}\n"
 	"extern \"C\" __global__ void ks_fill_random(unsigned char *dst, u64 n, int dtype, int size,\n"
 	"    int dist, double a, double b, u64 seed, unsigned stream, u64 version, double change, u64 prev,\n"
 	"    int update) {\n"
 	"  u64 warps = (u64)gridDim.x * (blockDim.x / 32), lane = threadIdx.x & 31;\n"
-	"  for (u64 c = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32; c * 32 < n; c += warps) {\n"
+	"  u64 chunks = (n + 31) / 32, vseed = ks_version_seed(seed, version);\n"
+	"  for (u64 g = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32; g * 32 < chunks; g += warps) {\n"
+	"    u64 c = g * 32 + lane;\n"
 	"    int now = 0, was = 0;\n"
-	"    if (lane == 0 && change > 0) {\n"
+	"    if (c < chunks && change > 0) {\n"
 	"      now = ks_redrawn(seed, stream, c, version, change);\n"
 	"      was = update && ks_redrawn(seed, stream, c, prev, change);\n"
 	"    }\n"
-	"    now = __shfl_sync(0xffffffffu, now, 0);\n"
-	"    was = __shfl_sync(0xffffffffu, was, 0);\n"
-	"    u64 i = c * 32 + lane;\n"
-	"    if (i >= n || (update && !now && !was)) continue;\n"
-	"    u64 s = now ? ks_version_seed(seed, version) : seed;\n"
-	"    u64 h = ks_hash(s, stream, i, 0);\n"
-	"    double v;\n"
-	"    if (dist == 4) { ks_store_bits(dst, i, size, h); continue; }\n"
-	"    if (dist == 1) {\n"
-	"      double u1 = ks_u01(h) + 1.0 / 18014398509481984.0;\n"
-	"      double u2 = ks_u01(ks_hash(s, stream, i, 1));\n"
-	"      v = a + b * sqrt(-2.0 * log(u1)) * cospi(2.0 * u2);\n"
-	"    } else if (dist == 2) {\n"
-	"      v = a + (b - a) * ks_u01(h);\n"
-	"    } else {\n"
-	"      double span = b - a + 1.0;\n"
-	"      v = a + floor(ks_u01(h) * span);\n"
-	"      if (v > b) v = b;\n"
+	"    unsigned nows = __ballot_sync(0xffffffffu, now);\n"
+	"    unsigned todo = __ballot_sync(0xffffffffu, c < chunks && (!update || now || was));\n"
+	"    while (todo) {\n"
+	"      int k = __ffs(todo) - 1;\n"
+	"      todo &= todo - 1;\n"
+	"      u64 i = (g * 32 + k) * 32 + lane;\n"
+	"      if (i < n) ks_draw(dst, i, dtype, size, dist, a, b, (nows >> k) & 1 ? vseed : seed, stream);\n"
 	"    }\n"
-	"    ks_store(dst, i, dtype, v);\n"
 	"  }\n"
 	"}\n"
 	/* Repeats a width-byte pattern (width divides 8) over nbytes; dst is 8-byte aligned. */
@@ -94,14 +104,22 @@ static const char g_source[] =
 	"  for (u64 i = t; i < nw; i += step) ((u64 *)dst)[i] = word;\n"
 	"  for (u64 i = nw * 8 + t; i < nbytes; i += step) dst[i] = (unsigned char)(word >> (8 * (i % 8)));\n"
 	"}\n"
-	/* Order-independent 64-bit checksum: sum of hashed (index, word) pairs. */
+	/* Order-independent 64-bit checksum: sum of hashed (index, word) pairs. A block sums its
+	 * warps' sums before its one atomic: atomics on one address are serialised, and one per warp
+	 * of a large buffer took longer than the timed run it follows. Needs blockDim.x == 256. */
 	"extern \"C\" __global__ void ks_checksum(const unsigned char *src, u64 nbytes, u64 *out) {\n"
+	"  __shared__ u64 part[8];\n"
 	"  u64 nw = nbytes / 8, step = (u64)gridDim.x * blockDim.x, acc = 0;\n"
 	"  u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n"
 	"  for (u64 i = t; i < nw; i += step) acc += ks_mix(((const u64 *)src)[i] ^ ks_mix(i));\n"
 	"  for (u64 i = nw * 8 + t; i < nbytes; i += step) acc += ks_mix((u64)src[i] ^ ks_mix(i + (1ull << 62)));\n"
 	"  for (int o = 16; o > 0; o /= 2) acc += __shfl_down_sync(0xffffffffu, acc, o);\n"
-	"  if ((threadIdx.x & 31) == 0) atomicAdd(out, acc);\n"
+	"  if ((threadIdx.x & 31) == 0) part[threadIdx.x / 32] = acc;\n"
+	"  __syncthreads();\n"
+	"  if (threadIdx.x == 0) {\n"
+	"    for (int k = 1; k < 8; k++) acc += part[k];\n"
+	"    atomicAdd(out, acc);\n"
+	"  }\n"
 	"}\n"
 	/* Reads every line of a buffer larger than L2, evicting what the last run left there (writing back
  * its dirty lines now, outside the timed window) and leaving only clean lines behind: a flush by

@@ -23,7 +23,8 @@
 					      * of one KS_MSG_TIME_RUN (KS_MSG_TIME_CHECK) */
 
 typedef enum {
-	KS_MSG_HELLO = 1,   /* -> {device}; <- device info */
+	KS_MSG_HELLO = 1,   /* -> {device}; <- device info. Before it, unasked, the worker sends one
+			     * reply: ok once its driver is initialised, or the error it exits on */
 	KS_MSG_HARNESS,     /* -> harness CUBIN; <- ok */
 	KS_MSG_LOAD,        /* -> {funcs} + CUBIN; <- {module, funcs: [attrs]} */
 	KS_MSG_UNLOAD,      /* -> {module}; <- ok */

@@ -6,6 +6,7 @@
 #include "util/fsutil.h"
 #include "run/harness.h"
 #include "util/mem.h"
+#include "util/tracelog.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -82,6 +83,7 @@ static ks_worker_options worker_options(const ks_runner *r, const char *role)
 	ks_worker_options wo = KS_WORKER_OPTIONS_INIT;
 	wo.exe = r->worker_exe;
 	wo.device = r->opts.device;
+	wo.own_device = r->opts.own_device;
 	wo.role = role;
 	wo.gate = r->opts.gate;
 	return wo;
@@ -114,6 +116,7 @@ int ks_runner_start_wrapped(ks_runner *r, ks_worker **out, const char *role, con
 	ks_worker_options o = *wo, base = worker_options(r, role);
 	o.exe = base.exe;
 	o.device = base.device;
+	o.own_device = base.own_device;
 	o.role = role;
 	o.gate = base.gate; /* the tool's runs share the runner's GPU like its own workers' */
 	return start_worker_with(r, out, &o);
@@ -126,6 +129,7 @@ int ks_runner_start(ks_runner **out, const ks_runner_options *opts)
 	ks_compile_options co;
 	ks_worker *cand = NULL;
 	int rc, i;
+	double t_h;
 
 	*out = NULL;
 	memset(&job, 0, sizeof(job));
@@ -144,12 +148,14 @@ int ks_runner_start(ks_runner **out, const ks_runner_options *opts)
 	 * compile; a candidate worker that fails to come up is started again when first needed. */
 	{
 		ks_worker_options gw = worker_options(r, "golden"), cw = worker_options(r, "candidate");
+		double t0 = ks_tracelog_ms();
 		if ((rc = ks_worker_spawn(&r->golden, &gw)) < 0)
 			goto fail;
 		if (!opts->golden_only && ks_worker_spawn(&cand, &cw) < 0)
 			cand = NULL;
 		if ((rc = ks_worker_ready(r->golden, &r->dev)) < 0)
 			goto fail;
+		ks_tracelog_span("runner-ready", "golden", t0);
 	}
 	r->arch = ks_arch_for(r->dev.cc_major, r->dev.cc_minor);
 	co = opts->compile;
@@ -158,8 +164,10 @@ int ks_runner_start(ks_runner **out, const ks_runner_options *opts)
 	job.names = (const char *const *)ks_harness_kernels;
 	job.nnames = KS_HK_COUNT;
 	job.label = "harness kernels";
+	t_h = ks_tracelog_ms();
 	if ((rc = ks_compile_run(&job, 1, &co)) < 0)
 		goto fail;
+	ks_tracelog_span("harness-compile", r->arch, t_h);
 	if (job.status != KS_COMPILE_OK) {
 		rc = ks_error_set(KS_ERROR, "the harness kernels did not compile for %s: %s: %s", r->arch,
 				  ks_compile_status_name(job.status), job.log);
@@ -170,8 +178,10 @@ int ks_runner_start(ks_runner **out, const ks_runner_options *opts)
 	job.cubin = NULL;
 	for (i = 0; i < KS_HK_COUNT; i++)
 		r->harness_names[i] = ks_strdup(job.lowered[i]);
+	t_h = ks_tracelog_ms();
 	if ((rc = ks_worker_harness(r->golden, r->harness, r->harness_len, r->harness_names)) < 0)
 		goto fail;
+	ks_tracelog_span("harness-load", "golden", t_h);
 	if (cand) {
 		ks_device_info ci;
 		if (ks_worker_ready(cand, &ci) == 0 &&

@@ -26,6 +26,7 @@ typedef struct ks_runner ks_runner;
 
 typedef struct {
 	int device;
+	int own_device;               /* its workers see only this GPU (ks_worker_options) */
 	const char *worker_exe;       /* NULL: found with ks_fs_find_helper */
 	ks_compile_options compile;   /* compiles the harness kernels */
 	double kernel_timeout_s;      /* per run, past which the worker is killed */

@@ -1,11 +1,14 @@
 #include "run/worker.h"
 #include "util/errors.h"
+#include "util/tracelog.h"
 #include "util/fsutil.h"
 #include "util/jsonutil.h"
 #include "util/mem.h"
 #include "run/proto.h"
 #include "util/sandbox.h"
+#include "util/tracelog.h"
 #include "run/harness.h"
+#include "run/workerenv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +30,7 @@ struct ks_worker {
 	ks_proto_capture out;    /* what it wrote there, kept up to KS_WORKER_OUTPUT_KEEP bytes */
 	ks_worker_options opts;
 	char role[32];
+	int hello_sent;          /* HELLO is on its way (sent by ks_worker_spawn) */
 };
 
 /* Most of a worker's output read after it is gone or has replied: what its pipe holds then. */
@@ -61,8 +65,6 @@ static void kill_worker(ks_worker *w)
 	w->alive = 0;
 }
 
-static double mono_ms(void);
-
 /* The worker is done (a sticky fault, QUIT, a broken reply): a wrapped worker's tool gets
  * exit_grace_s to write its log and exit once the worker has seen its socket close; then, or at
  * once for a plain worker, whatever is left of the process group is killed. The exit is detected
@@ -74,7 +76,7 @@ static void end_worker(ks_worker *w)
 		w->fd = -1;
 	}
 	if (w->pid > 0 && w->opts.wrapper && w->opts.exit_grace_s > 0) {
-		double end = mono_ms() + w->opts.exit_grace_s * 1e3;
+		double end = ks_tracelog_ms() + w->opts.exit_grace_s * 1e3;
 		for (;;) {
 			siginfo_t si;
 			struct timespec nap = { 0, 10 * 1000 * 1000 };
@@ -88,56 +90,12 @@ static void end_worker(ks_worker *w)
 				w->exit_status = st;
 				break;
 			}
-			if (mono_ms() >= end)
+			if (ks_tracelog_ms() >= end)
 				break;
 			nanosleep(&nap, NULL);
 		}
 	}
 	kill_worker(w);
-}
-
-extern char **environ;
-
-/* The worker's environment: CUDA_VISIBLE_DEVICES only, unless KSCORE_WORKER_ENV names more
- * variables to pass (comma-separated, or "*" for all: for running under a profiler such as
- * Nsight Compute, which injects itself through the environment). */
-static char **worker_env(void)
-{
-	const char *pass = getenv("KSCORE_WORKER_ENV"), *cvd = getenv("CUDA_VISIBLE_DEVICES");
-	size_t n = 0, cap = 0, i;
-	char **env = NULL;
-	if (pass && !strcmp(pass, "*")) {
-		for (i = 0; environ[i]; i++) {
-			env = ks_grow(env, sizeof(char *), &cap, n + 2);
-			env[n++] = ks_strdup(environ[i]);
-		}
-	} else {
-		env = ks_grow(env, sizeof(char *), &cap, 2);
-		if (cvd)
-			env[n++] = ks_asprintf("CUDA_VISIBLE_DEVICES=%s", cvd);
-		if (pass) {
-			char *dup = ks_strdup(pass), *tok, *save = NULL;
-			for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-				const char *v = getenv(tok);
-				if (!v || !strcmp(tok, "CUDA_VISIBLE_DEVICES"))
-					continue;
-				env = ks_grow(env, sizeof(char *), &cap, n + 2);
-				env[n++] = ks_asprintf("%s=%s", tok, v);
-			}
-			ks_free(dup);
-		}
-	}
-	env = ks_grow(env, sizeof(char *), &cap, n + 1);
-	env[n] = NULL;
-	return env;
-}
-
-static void free_env(char **env)
-{
-	size_t i;
-	for (i = 0; env && env[i]; i++)
-		ks_free(env[i]);
-	ks_free(env);
 }
 
 /* The worker's argv, after the wrapper's when there is one. */
@@ -167,7 +125,7 @@ static int spawn(ks_worker *w)
 {
 	int sv[2] = { -1, -1 }, out = -1, op[2] = { -1, -1 }, rc = 0;
 	pid_t pid;
-	char **envp = worker_env(), **argv = worker_argv(w);
+	char **envp = ks_workerenv_new(w->opts.device, w->opts.own_device), **argv = worker_argv(w);
 	size_t n = 0, i;
 
 	if (w->opts.wrapper) {
@@ -242,29 +200,9 @@ done:
 	close_fd(&out);
 	close_fd(&op[0]);
 	close_fd(&op[1]);
-	free_env(envp);
+	ks_workerenv_free(envp);
 	ks_free(argv);
 	return rc;
-}
-
-/* KSCORE_TRACE=1 prints one line per worker request on stderr (role, message type, milliseconds
- * from send to reply, bytes sent and received), for finding where a scoring run's wall time goes
- * (docs/benchmarks.md). Read once; never on by default. */
-static int trace_on(void)
-{
-	static _Atomic int on = -1; /* lane threads ask at once */
-	if (on < 0) {
-		const char *e = getenv("KSCORE_TRACE");
-		on = e && *e && strcmp(e, "0") != 0;
-	}
-	return on;
-}
-
-static double mono_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
 }
 
 static ks_run_status send_only(ks_worker *w, uint32_t type, const cJSON *req, const void *blob, uint64_t len,
@@ -345,19 +283,20 @@ static ks_run_status call(ks_worker *w, ks_msg *reply, uint32_t type, const cJSO
 {
 	const ks_worker_gate *g = w->opts.gate;
 	int ex = w->opts.alone || type == KS_MSG_TIME_RUN || type == KS_MSG_TIME_VERIFY || type == KS_MSG_CALIBRATE;
-	double tg = trace_on() ? mono_ms() : 0, t0 = 0;
+	double tg = ks_tracelog_on() ? ks_tracelog_ms() : 0, t0 = 0;
 	ks_run_status st;
 	int pid = (int)w->pid;
 	if (g)
 		g->enter(g->ud, ex);
-	if (trace_on())
-		t0 = mono_ms();
+	if (ks_tracelog_on())
+		t0 = ks_tracelog_ms();
 	st = call_once(w, reply, type, req, blob, len, timeout_s, why);
-	/* the worker's pid tells the workers of several lanes apart; the last figure is the time
-	 * the request waited for its GPU (the gate) before it was sent */
-	if (trace_on())
+	/* KSCORE_TRACE=1 (util/tracelog.h): one line per request (role, message type, ms from send to
+	 * reply, bytes sent and received); the worker's pid tells the workers of several lanes
+	 * apart; the last figure is the time the request waited for its GPU (the gate) */
+	if (ks_tracelog_on())
 		fprintf(stderr, "kscore-trace: %.3f %s %u %.3f %llu %llu %d %.3f\n", t0, w->role, (unsigned)type,
-			mono_ms() - t0, (unsigned long long)len, (unsigned long long)reply->blob_len, pid,
+			ks_tracelog_ms() - t0, (unsigned long long)len, (unsigned long long)reply->blob_len, pid,
 			t0 - tg);
 	if (g)
 		g->leave(g->ud, ex);
@@ -390,11 +329,10 @@ static int get_int(const cJSON *j, const char *k)
 	return (int)ks_json_num_or(j, k, 0);
 }
 
-int ks_worker_spawn(ks_worker **out, const ks_worker_options *opts)
+/* Starts the process; it loads and initialises the driver, then replies once (worker_main.c). */
+static int spawn_only(ks_worker **out, const ks_worker_options *opts)
 {
 	ks_worker *w = ks_calloc(1, sizeof(*w));
-	cJSON *req;
-	char *why = NULL;
 	int rc;
 
 	*out = NULL;
@@ -409,21 +347,82 @@ int ks_worker_spawn(ks_worker **out, const ks_worker_options *opts)
 		ks_free(w);
 		return rc;
 	}
-	req = cJSON_CreateObject();
-	cJSON_AddNumberToObject(req, "device", opts->device);
-	if (send_only(w, KS_MSG_HELLO, req, NULL, 0, &why) != KS_RUN_OK) {
-		rc = ks_error_set(KS_EUNSUPPORTED, "GPU worker could not start: %s", why);
-		cJSON_Delete(req);
-		ks_free(why);
-		ks_worker_free(w);
-		return rc;
-	}
-	cJSON_Delete(req);
 	*out = w;
 	return 0;
 }
 
+/* HELLO, which has the worker create its context. `early`: sent right after the start, when a
+ * worker that could not initialise may have exited already: a failed send is then no error (its
+ * first reply, still in the socket, says why) and is tried again after that reply. */
+static int send_hello(ks_worker *w, int early)
+{
+	cJSON *req = cJSON_CreateObject();
+	char *why = NULL;
+	int rc = 0;
+	/* a worker that sees only its own GPU knows it as device 0; "ordinal" is for its messages */
+	cJSON_AddNumberToObject(req, "device", w->opts.own_device ? 0 : w->opts.device);
+	cJSON_AddNumberToObject(req, "ordinal", w->opts.device);
+	if (early)
+		w->hello_sent = ks_proto_send(w->fd, KS_MSG_HELLO, req, NULL, 0) == 0;
+	else if (send_only(w, KS_MSG_HELLO, req, NULL, 0, &why) != KS_RUN_OK)
+		rc = ks_error_set(KS_EUNSUPPORTED, "GPU worker could not start: %s", why);
+	else
+		w->hello_sent = 1;
+	cJSON_Delete(req);
+	ks_free(why);
+	return rc;
+}
+
+/* The worker's first reply: its driver is initialised, or why not (it exits then). */
+static int recv_init(ks_worker *w)
+{
+	ks_run_result res;
+	ks_msg reply;
+	char *why = NULL;
+	int rc = 0;
+
+	memset(&res, 0, sizeof(res));
+	if (recv_only(w, &reply, w->opts.start_timeout_s, &why) != KS_RUN_OK)
+		rc = ks_error_set(KS_EUNSUPPORTED, "GPU worker could not start: %s", why);
+	else {
+		if (reply_status(w, reply.json, &res) != KS_RUN_OK)
+			rc = ks_error_set(KS_EUNSUPPORTED, "%s", res.message);
+		ks_msg_clear(&reply);
+	}
+	ks_free(why);
+	ks_run_result_clear(&res);
+	if (rc < 0)
+		end_worker(w); /* a tool's log may say why the worker could not start */
+	return rc;
+}
+
+int ks_worker_spawn(ks_worker **out, const ks_worker_options *opts)
+{
+	ks_worker *w;
+	int rc;
+
+	*out = NULL;
+	if ((rc = spawn_only(&w, opts)) < 0)
+		return rc;
+	/* read after the worker's own first reply, which ks_worker_ready takes first */
+	send_hello(w, 1);
+	*out = w;
+	return 0;
+}
+
+static int recv_hello(ks_worker *w, ks_device_info *info);
+
 int ks_worker_ready(ks_worker *w, ks_device_info *info)
+{
+	int rc;
+	if ((rc = recv_init(w)) < 0)
+		return rc;
+	if (!w->hello_sent && (rc = send_hello(w, 0)) < 0)
+		return rc;
+	return recv_hello(w, info);
+}
+
+static int recv_hello(ks_worker *w, ks_device_info *info)
 {
 	ks_run_result res;
 	ks_msg reply;
@@ -471,16 +470,26 @@ fail:
 
 int ks_worker_start(ks_worker **out, ks_device_info *info, const ks_worker_options *opts)
 {
-	ks_worker *w;
+	ks_worker *w = NULL;
 	int rc;
+	double t0 = ks_tracelog_ms(), t1;
 	*out = NULL;
-	/* a context being created is GPU work too: not during a timed request of a sibling */
-	if (opts->gate)
-		opts->gate->enter(opts->gate->ud, 0);
-	if ((rc = ks_worker_spawn(&w, opts)) == 0)
-		rc = ks_worker_ready(w, info);
-	if (opts->gate)
-		opts->gate->leave(opts->gate->ud, 0);
+	/* The process's start and its driver's initialisation touch no GPU, and under a sanitizer
+	 * they are most of the start: they happen while a sibling may be timed. Creating the context
+	 * is GPU work: not during a timed request of a sibling (the gate). */
+	if ((rc = spawn_only(&w, opts)) == 0)
+		rc = recv_init(w);
+	t1 = ks_tracelog_ms();
+	ks_tracelog_span("worker-init", opts->role, t0);
+	if (rc == 0) {
+		if (opts->gate)
+			opts->gate->enter(opts->gate->ud, 0);
+		if ((rc = send_hello(w, 0)) == 0)
+			rc = recv_hello(w, info);
+		if (opts->gate)
+			opts->gate->leave(opts->gate->ud, 0);
+		ks_tracelog_span("worker-context", opts->role, t1);
+	}
 	if (rc == 0)
 		*out = w;
 	else if (w)
@@ -864,23 +873,34 @@ int ks_worker_alive(const ks_worker *w)
 int ks_worker_close(ks_worker *w)
 {
 	const ks_worker_gate *g;
+	double t0 = ks_tracelog_ms();
+	int was_alive;
 	if (!w)
 		return -1;
+	was_alive = w->alive;
 	/* a context torn down is GPU work too (a dead worker's is gone already; never nested in a
-	 * request, whose failures kill the worker themselves) */
+	 * request, whose failures kill the worker themselves): the gate is held until the worker says
+	 * its context is released, not while the process (a sanitizer writing its report) exits */
 	if ((g = w->alive ? w->opts.gate : NULL))
 		g->enter(g->ud, 0);
 	if (w->alive) {
 		/* a worker that has exited already makes this fail: that must not replace the message
 		 * of the error the caller is cleaning up after */
-		char *msg = ks_strdup(ks_error_msg());
-		if (ks_proto_send(w->fd, KS_MSG_QUIT, NULL, NULL, 0) < 0)
+		char *msg = ks_strdup(ks_error_msg()), *why = NULL;
+		ks_msg reply;
+		if (ks_proto_send(w->fd, KS_MSG_QUIT, NULL, NULL, 0) < 0 ||
+		    recv_only(w, &reply, w->opts.exit_grace_s > 0 ? w->opts.exit_grace_s : 5.0, &why) != KS_RUN_OK)
 			ks_error_set(KS_ERROR, "%s", msg);
+		else
+			ks_msg_clear(&reply);
+		ks_free(why);
 		ks_free(msg);
 	}
-	end_worker(w);
 	if (g)
 		g->leave(g->ud, 0);
+	end_worker(w);
+	if (was_alive)
+		ks_tracelog_span("worker-close", w->role, t0);
 	return w->exit_status;
 }
 

@@ -59,6 +59,10 @@ typedef struct {
 typedef struct {
 	const char *exe;         /* path of kscore-worker */
 	int device;
+	/* 1: the worker sees only GPU `device` (its CUDA_VISIBLE_DEVICES names that one GPU, the
+	 * run's own entry for it when the run has one), so its driver initialises one GPU, not every
+	 * GPU of the host; its device_count is then 1. */
+	int own_device;
 	const char *role;        /* "golden" or "candidate": names the worker in messages */
 	double start_timeout_s;
 	uint64_t max_reply;      /* cap on reply blobs */
@@ -89,7 +93,9 @@ typedef struct {
 
 /* Starts a worker and initialises CUDA in it. On success *info describes the device. Fails with
  * KS_EUNSUPPORTED when the machine has no usable driver or device (message says which), or
- * another error when the worker cannot be started. Caller frees with ks_worker_free. */
+ * another error when the worker cannot be started. With opts->gate, only the context's creation
+ * holds it (shared): the process's start and cuInit, which touch no GPU and are most of a start
+ * under a sanitizer, go on while a sibling is timed. Caller frees with ks_worker_free. */
 int ks_worker_start(ks_worker **out, ks_device_info *info, const ks_worker_options *opts);
 
 /* ks_worker_start in two halves, so that several workers create their CUDA contexts at the same

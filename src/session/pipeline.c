@@ -4,6 +4,7 @@
 #include "lang/cuda/compile.h"
 #include "util/errors.h"
 #include "util/mem.h"
+#include "util/tracelog.h"
 #include "nvtool/nvtool.h"
 #include "report/report.h"
 #include "judge/roofline.h"
@@ -217,6 +218,7 @@ static ks_lane_outcome stage_run(void *ud, size_t li, size_t t, int stage, void 
 	pl_lane *L = &p->lane[li];
 	job *j = jp;
 	ks_lane_outcome out;
+	double t0 = ks_tracelog_ms();
 
 	*next = KS_RUNQ_DONE;
 	if (pl_test_failure(p, L, t, why))
@@ -226,6 +228,7 @@ static ks_lane_outcome stage_run(void *ud, size_t li, size_t t, int stage, void 
 		out = stage_check(p, L, t, j, i, next, why);
 	else
 		out = stage_time(p, L, t, j, i, why);
+	ks_tracelog_span(stage == ITEM_CHECK ? "check" : "time", j->results[i].problem, t0);
 	if (out == KS_LANE_LOST)
 		return out;
 	pthread_mutex_lock(&p->mu);

@@ -5,6 +5,7 @@
 #include "util/errors.h"
 #include "util/mem.h"
 #include "util/fsutil.h"
+#include "util/tracelog.h"
 #include "run/runner.h"
 #include "run/worker.h"
 
@@ -44,6 +45,10 @@ static int start_runner(ks_pipeline *p, pl_lane *L, size_t t, int device)
 {
 	ks_runner_options ro = p->opts.runner;
 	ro.device = device;
+	/* Each worker initialises only its lane's GPU: a driver that initialises every GPU of the host
+	 * in every worker made the lanes' start grow with the GPUs. With --devices all, the first lane
+	 * is how the run learns how many GPUs there are, so its workers see them all. */
+	ro.own_device = !(p->opts.devices_all && L->index == 0);
 	ro.gate = &L->gate;
 	/* a fresh runner after a failure shares the GPU's golden results; the first ones cannot know
 	 * the GPU yet (pl_share_goldens) */
@@ -125,7 +130,7 @@ int pl_start_lanes(ks_pipeline *p)
 {
 	ks_lane_setup setup = { lane_start, lane_stop, NULL };
 	size_t i, j, n;
-	double t0 = pl_now();
+	double t0 = pl_now(), t_tr = ks_tracelog_ms();
 	setup.ud = p;
 	read_test_hook(p);
 	ks_lanes_new(&p->lanes, &setup);
@@ -143,6 +148,7 @@ int pl_start_lanes(ks_pipeline *p)
 		add_lane(p, p->opts.device);
 	ks_lanes_wait_started(p->lanes);
 	p->lanes_s = pl_now() - t0;
+	ks_tracelog_span("lanes", NULL, t_tr);
 	for (i = 0; i < p->nlanes; i++)
 		if (ks_lanes_alive(p->lanes, i) && !p->first)
 			p->first = &p->lane[i];

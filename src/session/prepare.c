@@ -5,6 +5,7 @@
 #include "load/extract.h"
 #include "lang/triton/tracer.h"
 #include "util/mem.h"
+#include "util/tracelog.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -453,6 +454,7 @@ static void run_wave(ks_prepare *q, ks_prepare_set *sets)
 {
 	ks_prepare_set *s, *next;
 	size_t n = 0, cap = 0, i;
+	double t0;
 	wave w;
 
 	for (s = sets; s; s = s->next)
@@ -492,8 +494,14 @@ static void run_wave(ks_prepare *q, ks_prepare_set *sets)
 			settle(q, s, now[k]);
 		ks_free(now);
 	}
+	t0 = ks_tracelog_ms();
 	if (n && ks_compile_run_cb(w.jobs, n, &q->o.compile, wave_done, &w) < 0)
 		ks_error_clear(); /* every job was reported failed with the reason */
+	if (n) {
+		char d[32];
+		snprintf(d, sizeof(d), "%zu", n);
+		ks_tracelog_span("compile-wave", d, t0);
+	}
 	/* the compiler reports every job, even when it cannot run; this is for the unexpected */
 	for (i = 0; i < n; i++)
 		if (!w.reported[i]) {

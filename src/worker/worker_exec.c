@@ -44,7 +44,8 @@ static CUresult fill_random(wk_ctx *w, const ks_plan *plan, const ks_plan_buf *b
 	void *p[] = { &data, &n, &dtype, &size, &dist, &a, &bb, &seed, &stream, &version, &change, &prev, &update };
 	if (!n)
 		return CUDA_SUCCESS;
-	return launch_h(w, KS_HK_FILL_RANDOM, grid_for(n), p);
+	/* a warp per 32 chunks of 32 elements (harness.c) */
+	return launch_h(w, KS_HK_FILL_RANDOM, grid_for((n + 31) / 32), p);
 }
 
 static CUresult fill_buffer(wk_ctx *w, const ks_plan *plan, const ks_plan_buf *b, CUdeviceptr data)
@@ -90,10 +91,12 @@ CUresult wk_redraw_inputs(wk_ctx *w, const ks_plan *plan, const wk_set *s, const
 static CUresult checksum_into(wk_ctx *w, CUdeviceptr data, uint64_t nbytes, CUdeviceptr dst)
 {
 	void *p[] = { &data, &nbytes, &dst };
+	/* at most a few thousand blocks, each looping: every block ends in one atomic on dst */
+	unsigned grid = grid_for(nbytes / 64 + 1) < 4096 ? grid_for(nbytes / 64 + 1) : 4096;
 	CUresult r;
 	if ((r = w->cu.cuMemsetD8Async(dst, 0, 8, w->stream)) != CUDA_SUCCESS)
 		return r;
-	if (nbytes && (r = launch_h(w, KS_HK_CHECKSUM, grid_for(nbytes / 8 + 1), p)) != CUDA_SUCCESS)
+	if (nbytes && (r = launch_h(w, KS_HK_CHECKSUM, grid, p)) != CUDA_SUCCESS)
 		return r;
 	return CUDA_SUCCESS;
 }

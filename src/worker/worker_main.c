@@ -19,9 +19,27 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The driver loaded and initialised before the first request, and said so in a reply of its own:
+ * the slow part of a start (the process, a sanitizer's own start, cuInit) is then done before the
+ * scoring process takes its GPU's gate for HELLO, which creates the context (worker.h,
+ * ks_worker_start). A failure is the process's one reply, and it exits. */
+static void init_driver(wk_ctx *w)
+{
+	CUresult r;
+	if (ks_cu_load(&w->cu) < 0) {
+		wk_reply_error("driver", CUDA_ERROR_NOT_FOUND, ks_error_msg(), 0);
+		_exit(0);
+	}
+	if ((r = w->cu.cuInit(0)) != CUDA_SUCCESS) {
+		wk_reply_error("init", r, ks_cu_error(&w->cu, r), 0);
+		_exit(0);
+	}
+	wk_reply(wk_ok_reply(), NULL, 0);
+}
+
 static void do_hello(wk_ctx *w, const cJSON *req)
 {
-	double dev = 0;
+	double dev = 0, ordinal = 0;
 	int count = 0, drv = 0;
 	char name[256] = "", pci[64] = "", uuid[64] = "";
 	size_t total = 0;
@@ -31,19 +49,17 @@ static void do_hello(wk_ctx *w, const cJSON *req)
 	int i;
 
 	ks_json_num(&dev, req, "device", 0);
-	if (ks_cu_load(&w->cu) < 0) {
-		wk_reply_error("driver", CUDA_ERROR_NOT_FOUND, ks_error_msg(), 0);
-		_exit(0);
-	}
-	if ((r = w->cu.cuInit(0)) != CUDA_SUCCESS) {
-		wk_reply_error("init", r, ks_cu_error(&w->cu, r), 0);
-		_exit(0);
-	}
 	w->cu.cuDriverGetVersion(&drv);
 	w->cu.cuDeviceGetCount(&count);
+	ordinal = dev;
+	ks_json_num(&ordinal, req, "ordinal", 0);
 	if (count <= 0 || dev < 0 || dev >= count) {
-		char m[128];
-		snprintf(m, sizeof(m), "no CUDA device %d (the driver sees %d)", (int)dev, count);
+		char m[160];
+		if (ordinal != dev)
+			snprintf(m, sizeof(m), "no CUDA device %d (the driver sees none as CUDA_VISIBLE_DEVICES=%.40s)",
+				 (int)ordinal, getenv("CUDA_VISIBLE_DEVICES") ? getenv("CUDA_VISIBLE_DEVICES") : "");
+		else
+			snprintf(m, sizeof(m), "no CUDA device %d (the driver sees %d)", (int)dev, count);
 		wk_reply_error("init", CUDA_ERROR_NO_DEVICE, m, 0);
 		_exit(0);
 	}
@@ -245,6 +261,7 @@ int main(int argc, char **argv)
 
 	(void)argc;
 	(void)argv;
+	init_driver(w);
 	while (!quit) {
 		ks_msg m;
 		if (ks_proto_recv(WK_FD, &m, 0, 1ull << 30) < 0)
@@ -293,6 +310,12 @@ int main(int argc, char **argv)
 			do_status(w);
 			break;
 		case KS_MSG_QUIT:
+			/* the context goes before the reply: the scoring process holds its GPU's gate
+			 * until then, and waits for the process's exit (a sanitizer's report) after */
+			if (w->ready)
+				w->cu.cuDevicePrimaryCtxRelease(w->dev);
+			w->ready = 0;
+			wk_reply(wk_ok_reply(), NULL, 0);
 			quit = 1;
 			break;
 		default:
