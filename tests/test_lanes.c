@@ -24,6 +24,10 @@ typedef struct {
 	char lost_why[KS_LANES_MAX][128];
 	int fail_lane;          /* this lane loses its GPU on its first item (-1: none) */
 	int fail_start_lane;    /* this lane cannot start (-1: none) */
+	int fail_later_lane;    /* this lane's threads after the first cannot start (-1: none) */
+	long later_start_us;    /* how long the start of a thread after a lane's first takes */
+	double begin[KS_LANES_MAX][KS_LANES_THREADS], end[KS_LANES_MAX][KS_LANES_THREADS];
+	int thread_of[KS_LANES_KINDS][NITEMS];
 	int poison_item;        /* kind 0 item that makes every lane it runs on fail (-1: none) */
 	int follow_up;          /* a kind 0 item queues the same item of kind 1 */
 	ks_lanes *l;
@@ -41,22 +45,39 @@ static void fake_init(fake *f)
 	memset(f, 0, sizeof(*f));
 	pthread_mutex_init(&f->mu, NULL);
 	pthread_cond_init(&f->cv, NULL);
-	f->fail_lane = f->fail_start_lane = f->poison_item = -1;
+	f->fail_lane = f->fail_start_lane = f->fail_later_lane = f->poison_item = -1;
 	f->stop_same_thread = 1;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec * 1e-9;
 }
 
 static int f_start(void *ud, size_t lane, size_t thread, char **why)
 {
 	fake *f = ud;
+	int rc = 0;
 	pthread_mutex_lock(&f->mu);
 	f->started_by[lane][thread] = pthread_self();
 	f->started[lane][thread] = 1;
+	f->begin[lane][thread] = now_s();
 	pthread_mutex_unlock(&f->mu);
+	if (thread > 0 && f->later_start_us)
+		usleep((useconds_t)f->later_start_us);
 	if ((int)lane == f->fail_start_lane) {
 		*why = ks_strdup("no CUDA device 9 (the driver sees 1)");
-		return -1;
+		rc = -1;
+	} else if (thread > 0 && (int)lane == f->fail_later_lane) {
+		*why = ks_strdup("out of memory for a second worker");
+		rc = -1;
 	}
-	return 0;
+	pthread_mutex_lock(&f->mu);
+	f->end[lane][thread] = now_s();
+	pthread_mutex_unlock(&f->mu);
+	return rc;
 }
 
 static void f_stop(void *ud, size_t lane, size_t thread)
@@ -76,7 +97,6 @@ static void f_stop(void *ud, size_t lane, size_t thread)
 static ks_lane_outcome f_run(void *ud, size_t lane, size_t thread, int kind, size_t item, char **why)
 {
 	fake *f = ud;
-	(void)thread;
 	if (f->block && kind == 0 && item == 0) {
 		pthread_mutex_lock(&f->mu);
 		f->blocked = 1;
@@ -96,6 +116,7 @@ static ks_lane_outcome f_run(void *ud, size_t lane, size_t thread, int kind, siz
 	pthread_mutex_lock(&f->mu);
 	f->runs[kind][item]++;
 	f->lane_of[kind][item] = (int)lane;
+	f->thread_of[kind][item] = (int)thread;
 	if (f->norder < 2 * NITEMS)
 		f->order[f->norder++] = kind * 1000 + (int)item;
 	pthread_mutex_unlock(&f->mu);
@@ -333,8 +354,19 @@ static void test_a_lost_lane_leaves_and_its_item_runs_elsewhere(void)
 	KT_EQ_INT(ks_lanes_live(l), 1);
 	KT_CONTAINS(ks_lanes_why(l, 1), "lane 1 could not start");
 	KT_ASSERT(ks_lanes_why(l, 0) == NULL);
-	/* its threads stopped (and freed their workers) as soon as it was out */
-	KT_EQ_INT(f.stopped[1][0] + f.stopped[1][1], 2);
+	/* its threads stopped (and freed their workers) as soon as it was out; its second one, which
+	 * starts after the first, only when it had started before the lane was out */
+	for (i = 0; i < 200; i++) {
+		int done;
+		pthread_mutex_lock(&f.mu);
+		done = f.stopped[1][0] == 1 && f.stopped[1][1] == f.started[1][1];
+		pthread_mutex_unlock(&f.mu);
+		if (done)
+			break;
+		usleep(10000);
+	}
+	KT_EQ_INT(f.stopped[1][0], 1);
+	KT_EQ_INT(f.stopped[1][1], f.started[1][1]);
 	/* the next round runs on the lane left */
 	memset(f.runs, 0, sizeof(f.runs));
 	round_of(&f, l, 20);
@@ -399,7 +431,9 @@ static void test_a_lane_that_cannot_start_is_out_from_the_start(void)
 	l = make(&f, 2, 2);
 	KT_ASSERT(!ks_lanes_alive(l, 0));
 	KT_CONTAINS(ks_lanes_why(l, 0), "no CUDA device 9");
-	KT_EQ_INT(f.stopped[0][0] + f.stopped[0][1], 2);
+	/* its first thread was stopped; the second, which starts after the first, never started */
+	KT_EQ_INT(f.stopped[0][0], 1);
+	KT_EQ_INT(f.started[0][1] + f.stopped[0][1], 0);
 	round_of(&f, l, 20);
 	for (i = 0; i < 20; i++) {
 		KT_EQ_INT(f.runs[0][i], 1);
@@ -411,6 +445,66 @@ static void test_a_lane_that_cannot_start_is_out_from_the_start(void)
 	KT_CONTAINS(ks_lanes_why(l, 1), "another GPU model");
 	ks_lanes_free(l);
 	KT_ASSERT(f.stop_same_thread);
+}
+
+/* A lane works once its first thread has started; its other threads start after that one (not at
+ * the same time: starting GPU processes is serialised by the driver), while it works. */
+static void test_a_lanes_later_threads_start_after_its_first_while_it_works(void)
+{
+	fake f;
+	ks_lanes *l;
+	size_t i;
+	int on_first = 0;
+	fake_init(&f);
+	f.later_start_us = 300000;
+	l = make(&f, 2, 2);
+	for (i = 0; i < 2; i++) {
+		KT_EQ_INT(f.started[i][0], 1);
+		pthread_mutex_lock(&f.mu);
+		KT_ASSERT_MSG(!f.started[i][1] || f.begin[i][1] >= f.end[i][0],
+			      "lane %zu: its second thread began starting before its first was done", i);
+		pthread_mutex_unlock(&f.mu);
+	}
+	round_of(&f, l, 20); /* 20 short items, over well before 300 ms */
+	for (i = 0; i < 20; i++) {
+		KT_EQ_INT(f.runs[0][i], 1);
+		on_first += f.thread_of[0][i] == 0;
+	}
+	KT_EQ_INT(on_first, 20);
+	usleep(400000);
+	round_of(&f, l, NITEMS); /* now every thread is up */
+	for (i = 0; i < 2; i++) {
+		KT_EQ_INT(f.started[i][1], 1);
+		KT_ASSERT(f.begin[i][1] >= f.end[i][0]);
+	}
+	ks_lanes_free(l);
+	KT_ASSERT(f.stop_same_thread);
+}
+
+/* A later thread that cannot start takes its lane out as a lost GPU would: nothing is lost, the
+ * other lane takes the rest. */
+static void test_a_later_thread_that_cannot_start_takes_its_lane_out(void)
+{
+	fake f;
+	ks_lanes *l;
+	size_t i;
+	fake_init(&f);
+	f.later_start_us = 50000;
+	f.fail_later_lane = 0;
+	l = make(&f, 2, 2);
+	KT_ASSERT(ks_lanes_alive(l, 0)); /* its first thread is up */
+	usleep(150000);
+	KT_ASSERT(!ks_lanes_alive(l, 0));
+	KT_CONTAINS(ks_lanes_why(l, 0), "out of memory for a second worker");
+	round_of(&f, l, NITEMS);
+	for (i = 0; i < NITEMS; i++) {
+		KT_EQ_INT(f.runs[0][i], 1);
+		KT_EQ_INT(f.lane_of[0][i], 1);
+		KT_EQ_INT(f.orphaned[0][i], 0);
+	}
+	ks_lanes_free(l);
+	KT_EQ_INT(f.stopped[0][0], 1);
+	KT_EQ_INT(f.stopped[0][1], 1);
 }
 
 static void test_lane_and_thread_limits(void)
@@ -574,6 +668,8 @@ static const kt_test tests[] = {
 	KT(test_with_every_lane_lost_the_work_is_handed_back),
 	KT(test_an_item_lost_on_two_lanes_is_handed_back),
 	KT(test_a_lane_that_cannot_start_is_out_from_the_start),
+	KT(test_a_lanes_later_threads_start_after_its_first_while_it_works),
+	KT(test_a_later_thread_that_cannot_start_takes_its_lane_out),
 	KT(test_lane_and_thread_limits),
 	KT(test_gate_keeps_timed_requests_alone),
 	KT(test_gate_admits_in_arrival_order),

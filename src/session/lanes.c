@@ -51,6 +51,7 @@ typedef struct {
 	size_t nthreads;
 	lane_thread th[KS_LANES_THREADS];
 	int dead, held;
+	int first_done;              /* its first thread has returned from start */
 	char *why;
 	gate g;
 } lane_rec;
@@ -166,8 +167,22 @@ static void *thread_main(void *arg)
 	ks_lanes *l = t->l;
 	lane_rec *ln = l->lanes[t->lane];
 	char *why = NULL;
-	int ok = l->setup.start ? l->setup.start(l->setup.ud, t->lane, t->thread, &why) : 0;
+	int ok, first = t->thread == 0;
 
+	/* The lane counts as started once its first thread has: the others start after it, while it
+	 * works, so that a run's start is one runner per GPU (starting GPU processes is serialised
+	 * by the driver: every one more at once delays them all). A lane out before they start
+	 * never starts them. */
+	if (!first) {
+		pthread_mutex_lock(&l->mu);
+		while (!ln->first_done && !ln->dead && !l->shutdown)
+			pthread_cond_wait(&l->cv, &l->mu);
+		ok = ln->dead || l->shutdown ? -2 : 0;
+		pthread_mutex_unlock(&l->mu);
+		if (ok < 0)
+			return NULL;
+	}
+	ok = l->setup.start ? l->setup.start(l->setup.ud, t->lane, t->thread, &why) : 0;
 	/* a thread that could not start is stopped before it counts as started, so that after
 	 * ks_lanes_wait_started nothing of it is left running */
 	if (ok < 0 && l->setup.stop)
@@ -176,7 +191,12 @@ static void *thread_main(void *arg)
 	if (ok < 0)
 		mark_dead(l, ln, t->lane, why ? why : "the lane could not start");
 	ks_free(why);
-	l->starting--;
+	if (first) {
+		ln->first_done = 1;
+		l->starting--;
+	}
+	if (ok < 0)
+		orphan_all(l);
 	pthread_cond_broadcast(&l->cv);
 	if (ok < 0) {
 		pthread_mutex_unlock(&l->mu);
@@ -256,9 +276,11 @@ int ks_lanes_add(ks_lanes *l, size_t nthreads)
 		t->l = l;
 		t->lane = index;
 		t->thread = i;
-		l->starting++;
+		if (i == 0)
+			l->starting++;
 		if (pthread_create(&t->th, NULL, thread_main, t) != 0) {
-			l->starting--;
+			if (i == 0)
+				l->starting--;
 			mark_dead(l, ln, index, "cannot create a thread");
 			break;
 		}

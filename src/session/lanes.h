@@ -65,8 +65,10 @@ int ks_lanes_new(ks_lanes **out, const ks_lane_setup *setup);
  * exist already or a thread cannot be created. */
 int ks_lanes_add(ks_lanes *l, size_t nthreads);
 
-/* Waits until every thread of every lane added so far has returned from start; a thread whose
- * start failed has been stopped (setup's stop) by then. */
+/* Waits until the first thread of every lane added so far has returned from start; a thread whose
+ * start failed has been stopped (setup's stop) by then. A lane's other threads start after its
+ * first, while it works: one of them that cannot start takes its lane out then (as a lost GPU),
+ * and a lane out before they start never starts them. */
 void ks_lanes_wait_started(ks_lanes *l);
 
 size_t ks_lanes_count(const ks_lanes *l);

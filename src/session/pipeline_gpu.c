@@ -52,7 +52,9 @@ static int start_runner(ks_pipeline *p, pl_lane *L, size_t t, int device)
 	ro.gate = &L->gate;
 	/* a fresh runner after a failure shares the GPU's golden results; the first ones cannot know
 	 * the GPU yet (pl_share_goldens) */
+	pthread_mutex_lock(&p->mu); /* a lane's later threads start while the run sets up its GPUs */
 	ro.goldens = L->g ? L->g->goldens : NULL;
+	pthread_mutex_unlock(&p->mu);
 	L->shares[t] = ro.goldens != NULL;
 	return ks_runner_start(&L->run[t], &ro);
 }
@@ -193,7 +195,9 @@ int pl_start_lanes(ks_pipeline *p)
 					p->lane[n].shared = 1;
 			L->shared = 1;
 		}
+		pthread_mutex_lock(&p->mu);
 		L->g = &p->gpus[j];
+		pthread_mutex_unlock(&p->mu);
 	}
 	return 0;
 }
