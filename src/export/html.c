@@ -231,6 +231,15 @@ size_t ks_html_code_textn(ks_html *h, const char *s, size_t n)
 	return bidi;
 }
 
+void ks_html_name(ks_html *h, const char *s)
+{
+	if (!s)
+		return;
+	ks_html_raw(h, "<bdi>");
+	text(h, s, strlen(s), (size_t)-1, NULL);
+	ks_html_raw(h, "</bdi>");
+}
+
 void ks_html_text(ks_html *h, const char *s)
 {
 	if (s)

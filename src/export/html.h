@@ -29,6 +29,11 @@ void ks_html_rawf(ks_html *h, const char *fmt, ...) KS_PRINTF(2, 3);
  * nothing. */
 void ks_html_text(ks_html *h, const char *s);
 void ks_html_textn(ks_html *h, const char *s, size_t n);
+/* Appends a name (a team's) as element content: escaped as ks_html_text does, inside <bdi>, so that
+ * its own direction, and any bidirectional control in it (an override never closed), stays inside
+ * it and cannot reorder the text around it (a score after the name on the same line). NULL
+ * appends nothing. */
+void ks_html_name(ks_html *h, const char *s);
 /* Formats, then escapes the result (for "%s" of untrusted strings mixed with numbers). */
 void ks_html_textf(ks_html *h, const char *fmt, ...) KS_PRINTF(2, 3);
 

@@ -142,7 +142,7 @@ void ks_export_badge(ks_html *h, const ks_export_kernel *k)
 void ks_export_team_link(ks_html *h, const ks_export_team *t)
 {
 	ks_html_rawf(h, "<a href=\"team-%s.html\">", t->slug);
-	ks_html_text(h, t->name);
+	ks_html_name(h, t->name);
 	ks_html_raw(h, "</a>");
 }
 

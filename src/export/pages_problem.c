@@ -132,7 +132,7 @@ void ks_export_page_problem(ks_html *h, const ks_export_model *m, const char *pr
 	if (best) {
 		ks_html_raw(h, "Best kernel: ");
 		ks_html_rawf(h, "<a href=\"team-%s.html#k-%ld-%ld\">", bt->slug, best->pass, best->index);
-		ks_html_text(h, bt->name);
+		ks_html_name(h, bt->name);
 		ks_html_raw(h, "</a>, ");
 		ks_export_num(h, best->speedup, 4);
 		ks_html_raw(h, "\xC3\x97 the golden kernel");
@@ -166,7 +166,7 @@ void ks_export_page_problem(ks_html *h, const ks_export_model *m, const char *pr
 		ks_html_raw(h, "<td data-v=\"");
 		ks_html_text(h, t->name);
 		ks_html_rawf(h, "\"><a href=\"team-%s.html#k-%ld-%ld\">", t->slug, k->pass, k->index);
-		ks_html_text(h, t->name);
+		ks_html_name(h, t->name);
 		ks_html_rawf(h, "</a></td><td data-v=\"%s\">", ks_export_verdict(k));
 		ks_export_badge(h, k);
 		ks_html_raw(h, "</td>");
@@ -249,7 +249,7 @@ void ks_export_page_suspicious(ks_html *h, const ks_export_model *m)
 			n++;
 			ks_html_rawf(h, "<section class=\"kernel sus\"><h2><a href=\"team-%s.html#k-%ld-%ld\">", t->slug,
 				     k->pass, k->index);
-			ks_html_text(h, t->name);
+			ks_html_name(h, t->name);
 			ks_html_raw(h, " \xC2\xB7 ");
 			ks_html_text(h, k->problem ? k->problem : k->file);
 			ks_html_raw(h, "</a></h2>\n<p>");

@@ -445,7 +445,7 @@ void ks_export_page_team(ks_html *h, const ks_export_model *m, const ks_export_t
 	size_t i;
 	ks_export_page_begin(h, m, t->name, NULL);
 	ks_html_raw(h, "<h1>");
-	ks_html_text(h, t->name);
+	ks_html_name(h, t->name);
 	ks_html_raw(h, "</h1>\n");
 	summary(h, t);
 	if (!t->has_result) {

@@ -568,6 +568,9 @@ static const fx_team fx_edge[] = {
 	  1756033200, 1, 1, NULL },
 	{ "javascript:alert(1)", "javascript_alert_1", 1, NULL, 0, "failed", "unreachable",
 	  "repository <https://evil.example/>: \"could not resolve host\"", NULL, NULL, NULL, 0, 0, 0, NULL },
+	/* a name with a right-to-left override never closed: it must not reorder what follows it */
+	{ "evil\xE2\x80\xAE 9.99 :erocs", "evil_rlo", 1, fx_utf8_entries, 1, NULL, NULL, NULL,
+	  "4444444444444444444444444444444444444444", "2025-08-24T12:00:00Z", "rlo", 1756036800, 0, 0, NULL },
 };
 
 #define FX_NEDGE (sizeof(fx_edge) / sizeof(fx_edge[0]))

@@ -399,7 +399,7 @@ static void test_site_of_the_fixture(void)
 		KT_CONTAINS(team, "168 registers");
 		KT_CONTAINS(team, "Code not shown: the repository is not in the cache");
 		/* the best kernel of triton_matmul is the fastest correct one, not Team Alpha's suspicious one */
-		KT_CONTAINS(prob, "Best kernel: <a href=\"team-team.html#k-0-5\">チーム 中文队 \xF0\x9F\x9A\x80</a>, 0.7\xC3\x97");
+		KT_CONTAINS(prob, "Best kernel: <a href=\"team-team.html#k-0-5\"><bdi>チーム 中文队 \xF0\x9F\x9A\x80</bdi></a>, 0.7\xC3\x97");
 		KT_CONTAINS(prob, "Golden kernel");
 		KT_CONTAINS(prob, "2.084"); /* the 8192 case's golden median */
 		KT_CONTAINS(sus, "Team Alpha");
@@ -408,7 +408,7 @@ static void test_site_of_the_fixture(void)
 		KT_CONTAINS(prov, "3006");
 		KT_CONTAINS(prov, "in the scored history");
 		KT_CONTAINS(prov, "connection timed out");
-		KT_CONTAINS(cjk, "<h1>チーム 中文队 \xF0\x9F\x9A\x80</h1>");
+		KT_CONTAINS(cjk, "<h1><bdi>チーム 中文队 \xF0\x9F\x9A\x80</bdi></h1>");
 		KT_CONTAINS(cjk, "block 1: tile done"); /* device output */
 		KT_CONTAINS(d, "No result");
 		KT_CONTAINS(d, "missing_file");
@@ -552,6 +552,9 @@ static void test_hostile_and_broken_input(void)
 	KT_CONTAINS(index, "never scored");
 	KT_CONTAINS(index, "bad\xEF\xBF\xBD\xEF\xBF\xBDname");
 	KT_CONTAINS(index, "minimal");
+	/* a team's name is isolated wherever it sits in a line (a link, a heading): an override in it
+	 * ends with it */
+	KT_CONTAINS(index, "<a href=\"team-evil_rlo.html\"><bdi>evil\xE2\x80\xAE 9.99 :erocs</bdi></a>");
 	/* the JSON block for the script cannot close its element */
 	p = strstr(index, "id=\"ks-rows\">");
 	KT_ASSERT(p && strstr(p, "</script>"));
@@ -589,7 +592,7 @@ static void test_hostile_and_broken_input(void)
 	KT_CONTAINS(t, "in the scored history");
 	ks_free(t);
 	t = fx_read("site/team-minimal.html");
-	KT_CONTAINS(t, "<h1>minimal</h1>");
+	KT_CONTAINS(t, "<h1><bdi>minimal</bdi></h1>");
 	ks_free(t);
 	ks_free(index);
 	ks_free(site);
@@ -720,7 +723,7 @@ static void test_single_run_export(void)
 	KT_CONTAINS(g_out, "code shown for 10 of 10 kernels");
 	page = fx_read("site/team-my_team.html");
 	KT_ASSERT_MSG(page != NULL, "no team page: %s", g_out);
-	KT_CONTAINS(page, "<h1>my &lt;team&gt;</h1>");
+	KT_CONTAINS(page, "<h1><bdi>my &lt;team&gt;</bdi></h1>");
 	KT_CONTAINS(page, "<span class=\"l\">");
 	KT_CONTAINS(page, "__global__");
 	KT_CONTAINS(page, "compile_error");
