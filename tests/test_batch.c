@@ -725,6 +725,7 @@ static void test_leftovers_of_killed_runs(void)
 	put_pid("results/leaderboard.json.tmp.%ld", dead, "[");
 	put_pid("results/.kscore-result.tmp.%ld", dead, "");
 	put_pid("results/solo/batch.json.tmp.%ld", dead, "{");
+	put_pid("results/.status.json.tmp.%ld", dead, "{\"schema\"");
 	sh("for d in cache/kscore/repos/*/; do echo '{' > \"$d/kscore-mirror.json.tmp.%ld\"; done", dead);
 	put_pid("results/solo.tmp-%ld-2/notes.txt", dead, "not kscore's");
 	put_pid("results/solo.tmp-%ld-0/.kscore-result", live, "");
@@ -738,6 +739,7 @@ static void test_leftovers_of_killed_runs(void)
 	KT_ASSERT(!exists_pid("results/leaderboard.json.tmp.%ld", dead));
 	KT_ASSERT(!exists_pid("results/.kscore-result.tmp.%ld", dead));
 	KT_ASSERT(!exists_pid("results/solo/batch.json.tmp.%ld", dead));
+	KT_ASSERT(!exists_pid("results/.status.json.tmp.%ld", dead)); /* the live status file's */
 	sh("! ls cache/kscore/repos/*/kscore-mirror.json.tmp.%ld", dead);
 	KT_ASSERT(exists_pid("results/solo.tmp-%ld-2/notes.txt", dead));
 	KT_ASSERT(exists_pid("results/solo.tmp-%ld-0/.kscore-result", live));

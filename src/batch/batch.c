@@ -37,13 +37,19 @@ static void problems_fingerprint(char out[65], const ks_problem_set *ps)
 }
 
 /* The kind of the names whose leftovers a run finishes or removes in the results folder: its
- * teams' folders (a shard: its own teams' only, the others may be in use), and, for a whole
- * batch, the site, the leaderboard files and the folder's own mark. */
+ * teams' folders (a shard: its own teams' only, the others may be in use), its own status file,
+ * and, for a whole batch, the site, the leaderboard files and the folder's own mark. */
 static int out_kind(const char *name, size_t len, void *ud)
 {
 	static const char *const files[] = { "leaderboard.json", "leaderboard.csv", KS_OUTDIR_MARK };
 	const bt_batch *b = ud;
+	char *status = bt_status_name(b);
+	int own_status = strlen(status) == len && !strncmp(name, status, len);
 	size_t k;
+	ks_free(status);
+	/* the run's own status file (a killed run's ".status.json.tmp.PID"; a shard's, its own) */
+	if (own_status)
+		return KS_OUTDIR_BATCH;
 	for (k = 0; k < b->m->nteams; k++)
 		if (strlen(b->m->teams[k].folder) == len && !strncmp(name, b->m->teams[k].folder, len))
 			return !b->in_shard || b->in_shard[k] ? KS_OUTDIR_RESULT : -1;

@@ -101,6 +101,9 @@ void bt_progress_clear(const bt_batch *b);
 
 /* The status file OUT/.status.json (OUT/.status-shard-I-of-N.json for a shard): what this run is
  * doing, for `score batch --status` (b->mu held). state: "running", "finished" or "failed". */
+/* The name of this run's status file in the results folder (a shard's own, or the batch's).
+ * Caller frees. */
+char *bt_status_name(const bt_batch *b);
 void bt_status_write(bt_batch *b, const char *state);
 
 /* Starts (and bt_status_stop stops) a thread that rewrites the status file every

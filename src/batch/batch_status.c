@@ -36,7 +36,7 @@ static double wall_now(void)
 	return (double)t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-static char *status_name(const bt_batch *b)
+char *bt_status_name(const bt_batch *b)
 {
 	if (b->o.sharded)
 		return ks_asprintf(".status-shard-%u-of-%u.json", b->o.shard.index, b->o.shard.count);
@@ -53,7 +53,7 @@ void bt_status_write(bt_batch *b, const char *state)
 	size_t i;
 
 	if (!b->status_path) {
-		char *name = status_name(b);
+		char *name = bt_status_name(b);
 		b->status_path = ks_path_join(b->o.out, name);
 		ks_free(name);
 	}

@@ -870,6 +870,15 @@ int ks_worker_alive(const ks_worker *w)
 	return w && w->alive;
 }
 
+/* How long a worker may take to release its context and answer QUIT: a worker that does not is
+ * killed (its context goes with it, as before QUIT was answered). Short for a plain worker, which
+ * answers at once; a tool's worker may take longer (the tool tears down what it attached). */
+static double quit_reply_s(const ks_worker *w)
+{
+	double cap = w->opts.wrapper ? 10.0 : 1.0;
+	return w->opts.exit_grace_s > 0 && w->opts.exit_grace_s < cap ? w->opts.exit_grace_s : cap;
+}
+
 int ks_worker_close(ks_worker *w)
 {
 	const ks_worker_gate *g;
@@ -889,7 +898,7 @@ int ks_worker_close(ks_worker *w)
 		char *msg = ks_strdup(ks_error_msg()), *why = NULL;
 		ks_msg reply;
 		if (ks_proto_send(w->fd, KS_MSG_QUIT, NULL, NULL, 0) < 0 ||
-		    recv_only(w, &reply, w->opts.exit_grace_s > 0 ? w->opts.exit_grace_s : 5.0, &why) != KS_RUN_OK)
+		    recv_only(w, &reply, quit_reply_s(w), &why) != KS_RUN_OK)
 			ks_error_set(KS_ERROR, "%s", msg);
 		else
 			ks_msg_clear(&reply);
