@@ -471,7 +471,15 @@ static void test_a_lanes_later_threads_start_after_its_first_while_it_works(void
 		on_first += f.thread_of[0][i] == 0;
 	}
 	KT_EQ_INT(on_first, 20);
-	usleep(400000);
+	for (i = 0; i < 500; i++) { /* the second threads' starts end about 300 ms after the first's */
+		int up;
+		pthread_mutex_lock(&f.mu);
+		up = f.end[0][1] > 0 && f.end[1][1] > 0;
+		pthread_mutex_unlock(&f.mu);
+		if (up)
+			break;
+		usleep(10000);
+	}
 	round_of(&f, l, NITEMS); /* now every thread is up */
 	for (i = 0; i < 2; i++) {
 		KT_EQ_INT(f.started[i][1], 1);
@@ -493,7 +501,8 @@ static void test_a_later_thread_that_cannot_start_takes_its_lane_out(void)
 	f.fail_later_lane = 0;
 	l = make(&f, 2, 2);
 	KT_ASSERT(ks_lanes_alive(l, 0)); /* its first thread is up */
-	usleep(150000);
+	for (i = 0; i < 500 && ks_lanes_alive(l, 0); i++)
+		usleep(10000);
 	KT_ASSERT(!ks_lanes_alive(l, 0));
 	KT_CONTAINS(ks_lanes_why(l, 0), "out of memory for a second worker");
 	round_of(&f, l, NITEMS);
