@@ -8,6 +8,11 @@
 # kernels per minute) and whether the verdicts are the same in every run, and writes multi.json.
 # bench/run.sh runs it when the host has more than one GPU; on its own, from a packed build:
 #   KSCORE_BIN=.gpu/bin/score sh bench/multi-gpu.sh
+# Its results (score.json files and walls, no repositories) are saved as $OUT/multi-work.tgz. A
+# table longer than one device call (a 40-team batch on one GPU alone takes about 7 minutes) is
+# made over several calls on the same kind of host: MULTI_GPUS=1 in one, then MULTI_GPUS="2 4"
+# MULTI_PRELOAD="first/multi-work.tgz" in the next, which restores the first call's results before
+# its own runs and reports every GPU count present (the table then spans calls; it says so).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 out_default="$root/build/bench-out" work="$root/build/bench-multi" log_name=multi.log packed=1
@@ -25,6 +30,10 @@ if [ -z "$counts" ]; then
 fi
 clear_kernels() { rm -rf "$cache/cubin" "$cache/"[0-9a-f][0-9a-f] 2>/dev/null; }
 say "this host has $ngpu GPUs; runs on:$counts"
+for t in ${MULTI_PRELOAD:-}; do
+	tar xzf "$t" -C "$work" || { say "cannot restore $t"; exit 2; }
+	say "restored an earlier call's results: $t"
+done
 nvidia-smi -L >>"$log" 2>&1
 say "ceilings of every GPU (score calibrate --devices all), cached for every run below"
 "$bin" calibrate --devices all --cache-dir "$cache" >>"$log" 2>&1
@@ -51,6 +60,12 @@ for g in $counts; do
 	cat "$work/batch-$g.txt" >>"$log"
 	mkdir -p "$work/batch-$g" && tar xzf "$work/batch-$g.tgz" -C "$work/batch-$g" 2>>"$log"
 done
-python3 "$root/bench/multi-report.py" "$work" $counts >"$out/multi.txt" 2>>"$log"
+# every count present: this call's and any restored
+all=$(for f in "$work"/suite-*.wall; do [ -e "$f" ] && basename "$f" .wall | cut -d- -f2; done | sort -n | tr '\n' ' ')
+: >"$out/multi.txt"
+[ -n "${MULTI_PRELOAD:-}" ] && echo "(the GPU counts of this table come from more than one device call: $all; restored: $MULTI_PRELOAD)" >>"$out/multi.txt"
+python3 "$root/bench/multi-report.py" "$work" $all >>"$out/multi.txt" 2>>"$log"
+tar czf "$out/multi-work.tgz" -C "$work" --exclude=cache --exclude='*.tgz' --exclude=repos \
+	$(cd "$work" && ls -d suite-* batch-* 2>/dev/null) 2>>"$log"
 cp "$work/multi.json" "$out/multi.json" 2>/dev/null
 cat "$out/multi.txt"
