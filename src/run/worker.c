@@ -6,7 +6,6 @@
 #include "util/mem.h"
 #include "run/proto.h"
 #include "util/sandbox.h"
-#include "util/tracelog.h"
 #include "run/harness.h"
 #include "run/workerenv.h"
 
@@ -65,6 +64,13 @@ static void kill_worker(ks_worker *w)
 	w->alive = 0;
 }
 
+static double mono_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
 /* The worker is done (a sticky fault, QUIT, a broken reply): a wrapped worker's tool gets
  * exit_grace_s to write its log and exit once the worker has seen its socket close; then, or at
  * once for a plain worker, whatever is left of the process group is killed. The exit is detected
@@ -76,7 +82,7 @@ static void end_worker(ks_worker *w)
 		w->fd = -1;
 	}
 	if (w->pid > 0 && w->opts.wrapper && w->opts.exit_grace_s > 0) {
-		double end = ks_tracelog_ms() + w->opts.exit_grace_s * 1e3;
+		double end = mono_ms() + w->opts.exit_grace_s * 1e3;
 		for (;;) {
 			siginfo_t si;
 			struct timespec nap = { 0, 10 * 1000 * 1000 };
@@ -90,7 +96,7 @@ static void end_worker(ks_worker *w)
 				w->exit_status = st;
 				break;
 			}
-			if (ks_tracelog_ms() >= end)
+			if (mono_ms() >= end)
 				break;
 			nanosleep(&nap, NULL);
 		}
@@ -870,8 +876,8 @@ int ks_worker_alive(const ks_worker *w)
 	return w && w->alive;
 }
 
-/* How long a worker may take to release its context and answer QUIT: a worker that does not is
- * killed (its context goes with it, as before QUIT was answered). Short for a plain worker, which
+/* How long a worker may take to release its context and answer QUIT: past that it is ended as
+ * before QUIT was answered (its context goes with its process). Short for a plain worker, which
  * answers at once; a tool's worker may take longer (the tool tears down what it attached). */
 static double quit_reply_s(const ks_worker *w)
 {
@@ -895,14 +901,14 @@ int ks_worker_close(ks_worker *w)
 	if (w->alive) {
 		/* a worker that has exited already makes this fail: that must not replace the message
 		 * of the error the caller is cleaning up after */
-		char *msg = ks_strdup(ks_error_msg()), *why = NULL;
+		char *msg = ks_strdup(ks_error_msg());
 		ks_msg reply;
+		/* no answer in time: nothing is killed here; end_worker gives a tool its grace as before */
+		memset(&reply, 0, sizeof(reply));
 		if (ks_proto_send(w->fd, KS_MSG_QUIT, NULL, NULL, 0) < 0 ||
-		    recv_only(w, &reply, quit_reply_s(w), &why) != KS_RUN_OK)
+		    ks_proto_recv_capture(w->fd, &reply, quit_reply_s(w), w->opts.max_reply, w->out_fd, &w->out) < 0)
 			ks_error_set(KS_ERROR, "%s", msg);
-		else
-			ks_msg_clear(&reply);
-		ks_free(why);
+		ks_msg_clear(&reply);
 		ks_free(msg);
 	}
 	if (g)
