@@ -3,7 +3,8 @@
 #   sh scripts/gpu-session.sh STEP...
 # Steps: calibrate (measure the ceilings), bench (make bench), triton (the Triton answers,
 # tests/gpu/triton.sh), trace (bench/trace-runs.sh: where the
-# wall time goes, from KSCORE_TRACE), tests (the GPU suite), example (score the bundled example), candidates (score every
+# wall time goes, from KSCORE_TRACE), lanes-trace (bench/lanes-trace.sh: the same on 1 and 2 GPUs
+# and for a batch), tests (the GPU suite), example (score the bundled example), candidates (score every
 # honest candidate file), validate (prove the golden kernels against PyTorch and time them),
 # capture-nvtools and measure-nvtools (tests/gpu/: real ncu and compute-sanitizer output, and the cost
 # of the sanitizer and profile stages; their files land in $OUT/nvtools*).
@@ -64,6 +65,10 @@ for step in "$@"; do
 	trace)
 		say "traced runs (where the wall time goes)"
 		OUT="$work/trace" KSCORE_BIN="$KSCORE_BIN" sh bench/trace-runs.sh >>"$log" 2>&1
+		;;
+	lanes-trace)
+		say "traced runs on 1 and 2 GPUs and a small batch (bench/lanes-trace.sh)"
+		OUT="$work/lanes-trace" KSCORE_BIN="$KSCORE_BIN" sh bench/lanes-trace.sh >>"$log" 2>&1
 		;;
 	capture-nvtools)
 		say "capture-nvtools (real ncu and compute-sanitizer output)"
