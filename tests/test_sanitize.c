@@ -24,6 +24,43 @@ static void parse_fixture(ks_sanitize_report *r, const char *name)
 	ks_free(path);
 }
 
+static char *read_fixture(const char *name, size_t *len)
+{
+	const char *root = getenv("KSCORE_ROOT");
+	char *path = ks_asprintf("%s/tests/fixtures/nvtools/%s", root && *root ? root : ".", name), *t = NULL;
+	KT_ASSERT_MSG(ks_fs_read(&t, len, path, 1u << 20) == 0, "%s: %s", path, ks_error_msg());
+	ks_free(path);
+	return t;
+}
+
+/* A kept memcheck worker stays only while its part of the log says nothing (toolrun.h): its banner
+ * and bare separator lines are nothing; a finding, a failed API call, a summary or any line kscore
+ * does not know is something. */
+static void test_sanitize_quiet_is_only_the_banner(void)
+{
+	static const char *nothing[] = { "", "\n", "========= COMPUTE-SANITIZER\n", "=========\n=========   \n",
+					 "========= COMPUTE-SANITIZER\r\n=========", "\n\n" };
+	static const char *something[] = { "x", "========= COMPUTE-SANITIZER\nsomething\n", "=========x\n",
+					   "========= ERROR SUMMARY: 0 errors\n",
+					   "========= COMPUTE-SANITIZER extra\n", "==ERROR== unknown option\n",
+					   "========= Invalid __global__ write of size 4 bytes\n" };
+	static const char *logs[] = { "memcheck-oob.log", "memcheck-clean.log", "racecheck-race.log",
+				      "initcheck-clean.log" };
+	size_t i, len;
+	for (i = 0; i < sizeof(nothing) / sizeof(nothing[0]); i++)
+		KT_ASSERT_MSG(ks_sanitize_quiet(nothing[i], strlen(nothing[i])), "nothing %zu", i);
+	for (i = 0; i < sizeof(something) / sizeof(something[0]); i++)
+		KT_ASSERT_MSG(!ks_sanitize_quiet(something[i], strlen(something[i])), "something %zu", i);
+	/* every real log, even a clean one's, ends in a summary: a worker's whole life is never quiet */
+	for (i = 0; i < sizeof(logs) / sizeof(logs[0]); i++) {
+		char *t = read_fixture(logs[i], &len);
+		KT_ASSERT_MSG(!ks_sanitize_quiet(t, len), "%s", logs[i]);
+		ks_free(t);
+	}
+	/* a length, not a terminator: the banner cut short is still only the banner's start */
+	KT_ASSERT(!ks_sanitize_quiet("========= COMPUTE-SANITIZER", 20));
+}
+
 static void test_sanitize_reads_the_real_memcheck_overrun(void)
 {
 	ks_sanitize_report r;
@@ -390,6 +427,7 @@ static const kt_test tests[] = {
 	KT(test_sanitize_case_is_the_first_with_several_blocks_and_a_partial_tail),
 	KT(test_sanitize_case_falls_back_under_the_cap),
 	KT(test_sanitize_tail_rule_on_plans),
+	KT(test_sanitize_quiet_is_only_the_banner),
 	KT(test_sanitize_reads_the_real_memcheck_overrun),
 	KT(test_sanitize_real_clean_logs_fail_nothing),
 	KT(test_sanitize_second_summary_line_past_the_print_limit),

@@ -7,6 +7,7 @@
 #include "util/tracelog.h"
 #include "nvtool/profile.h"
 #include "nvtool/sanitize.h"
+#include "nvtool/toolrun.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,9 +23,6 @@
 #ifndef KS_CUDA_HOME
 #define KS_CUDA_HOME "/usr/local/cuda"
 #endif
-
-#define MAX_LOG (4u << 20)    /* a tool's log read back: findings and CSV tables are far smaller */
-#define MAX_OUT (64u << 10)   /* its console output, kept for error messages */
 
 int ks_profile_when_parse(ks_profile_when *out, const char *s)
 {
@@ -215,42 +213,7 @@ static void tool_off(ks_nvtool *t, char **which, char **note, const char *why, c
 	pthread_mutex_unlock(&t->mu);
 }
 
-/* ---- one run under a tool */
-
-/* A private folder for one run's files (the tool's log, its console output, its HOME and TMPDIR).
- * Beneath $TMPDIR when that is an absolute path the tools accept in --log-file (no '%'). */
-static char *scratch_new(void)
-{
-	const char *td = getenv("TMPDIR");
-	char *tmpl;
-	if (!td || td[0] != '/' || strchr(td, '%') || strlen(td) > 512)
-		td = "/tmp";
-	tmpl = ks_asprintf("%s/kscore-nvtool-XXXXXX", td);
-	if (!mkdtemp(tmpl)) {
-		ks_error_set(KS_EIO, "cannot create a temporary folder in %s: %s", td, strerror(errno));
-		ks_free(tmpl);
-		return NULL;
-	}
-	return tmpl;
-}
-
-/* The first max bytes of a file ("" when it cannot be read). */
-static char *read_head(const char *path, size_t max, size_t *len)
-{
-	ks_buf b = KS_BUF_INIT(max);
-	char chunk[65536];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	while (fd >= 0) {
-		ssize_t n = read(fd, chunk, sizeof(chunk));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0 || ks_buf_put_truncated(&b, chunk, (size_t)n))
-			break;
-	}
-	if (fd >= 0)
-		close(fd);
-	return ks_buf_take(&b, len);
-}
+/* ---- one run under a tool (toolrun.h) */
 
 /* The first line of text starting with prefix, printable and capped; NULL when none. */
 static char *first_line(const char *text, const char *prefix)
@@ -277,110 +240,8 @@ static char *first_line(const char *text, const char *prefix)
 	return NULL;
 }
 
-typedef struct {
-	int stage;            /* 0: the worker did not start; 1: started; 2: module loaded; 3: ran */
-	ks_run_result run;    /* the run request's outcome (stage 3) */
-	char *error;          /* why stage 3 was not reached */
-	int exit_status;      /* the tool's wait status, -1 unknown */
-	char *log, *out;
-	size_t log_len;
-	double seconds;
-} job_result;
-
-static void job_result_clear(job_result *j)
-{
-	ks_run_result_clear(&j->run);
-	ks_free(j->error);
-	ks_free(j->log);
-	ks_free(j->out);
-	memset(j, 0, sizeof(*j));
-}
-
-/* $KSCORE_NVTOOL_KEEP names a folder that receives a copy of every tool run's log and console
- * output, as <seq>-<tag>.log and .out: the raw material of tests/gpu/capture-nvtools.sh. */
-static void keep_copy(const char *tag, const char *log, size_t log_len, const char *out)
-{
-	static _Atomic unsigned seq; /* lane threads run tools at once */
-	const char *dir = getenv("KSCORE_NVTOOL_KEEP");
-	char name[96], *p;
-	unsigned n;
-	size_t i;
-	if (!dir || !*dir || ks_fs_mkdir_p(dir, 0755) < 0)
-		return;
-	n = seq++;
-	snprintf(name, sizeof(name), "%03u-%s", n, tag);
-	for (i = 0; name[i]; i++)
-		if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
-		      (name[i] >= '0' && name[i] <= '9') || name[i] == '-' || name[i] == '_'))
-			name[i] = '_';
-	p = ks_asprintf("%s/%s.log", dir, name);
-	ks_fs_write_atomic(p, log, log_len);
-	ks_free(p);
-	p = ks_asprintf("%s/%s.out", dir, name);
-	ks_fs_write_atomic(p, out, strlen(out));
-	ks_free(p);
-}
-
-/* Starts a worker under tool_argv (whose --log-file is dir/log), loads the module, runs the plan
- * once on inputs only (nothing is fetched back), and lets the worker and the tool exit. The worker
- * shares the runner's GPU through its gate: never during a timed request, and with `alone` its
- * requests are alone on the GPU themselves. */
-static void run_under(job_result *jr, ks_runner *run, const char *role, const char *tag, char *const *tool_argv,
-		      const char *dir, const void *cubin, size_t len, char *const *lowered, size_t n,
-		      const ks_plan *plan, double timeout_s, int alone)
-{
-	ks_worker_options wo = KS_WORKER_OPTIONS_INIT;
-	ks_fetch_mode *fetch = ks_calloc(plan->nbufs + 1, sizeof(ks_fetch_mode));
-	ks_func_info *fi = ks_calloc(n + 1, sizeof(ks_func_info));
-	char *home = ks_asprintf("HOME=%s", dir), *tmp = ks_asprintf("TMPDIR=%s", dir);
-	char *outp = ks_path_join(dir, "out"), *logp = ks_path_join(dir, "log");
-	const char *env[] = { home, tmp, NULL };
-	ks_worker *w = NULL;
-	ks_run_result lr;
-	int module = -1;
-	double t0 = now_s(), t_span = ks_tracelog_ms();
-
-	memset(jr, 0, sizeof(*jr));
-	memset(&lr, 0, sizeof(lr));
-	jr->exit_status = -1;
-	wo.wrapper = (const char *const *)tool_argv;
-	wo.wrapper_env = env;
-	wo.wrapper_output = outp;
-	wo.alone = alone;
-	if (ks_runner_start_wrapped(run, &w, role, &wo) < 0) {
-		jr->error = ks_strdup(ks_error_msg());
-		goto read;
-	}
-	jr->stage = 1;
-	ks_worker_load(w, &lr, &module, fi, cubin, len, lowered, n, timeout_s);
-	if (lr.status != KS_RUN_OK) {
-		jr->error = ks_asprintf("loading the module: %s: %s", ks_run_status_name(lr.status),
-					lr.message ? lr.message : "?");
-		goto close;
-	}
-	jr->stage = 2;
-	ks_worker_run(w, &jr->run, module, plan, fetch, 0, 0, timeout_s);
-	jr->stage = 3;
-close:
-	jr->exit_status = ks_worker_close(w);
-read:
-	ks_worker_free(w);
-	jr->log = read_head(logp, MAX_LOG, &jr->log_len);
-	jr->out = read_head(outp, MAX_OUT, NULL);
-	jr->seconds = now_s() - t0;
-	ks_tracelog_span("nvtool", role, t_span);
-	keep_copy(tag, jr->log, jr->log_len, jr->out);
-	ks_run_result_clear(&lr);
-	ks_free(fetch);
-	ks_free(fi);
-	ks_free(home);
-	ks_free(tmp);
-	ks_free(outp);
-	ks_free(logp);
-}
-
 /* The tool's first complaint about itself, for messages. */
-static char *tool_complaint(const job_result *jr)
+static char *tool_complaint(const ks_toolrun *jr)
 {
 	char *c = first_line(jr->log, "==ERROR==");
 	if (!c)
@@ -437,26 +298,31 @@ void ks_nvtool_sanitize(ks_nvtool *t, ks_kernel_result *r, const ks_candidate_im
 	for (i = 0; i < KS_SAN_NTOOLS && r->exec && san; i++) {
 		unsigned bit = 1u << i;
 		const char *name = ks_sanitize_tool_name(bit);
-		char *dir, *logp, **argv = NULL, *detail = NULL, *why = NULL;
+		char *dir = NULL, *logp = NULL, **argv = NULL, *detail = NULL, *why = NULL;
 		size_t an = 0;
-		job_result jr;
+		ks_toolrun jr;
 		ks_sanitize_report rep;
 		cJSON *tr;
 		if (!(t->o.sanitize & bit))
 			continue;
-		if (!(dir = scratch_new())) {
-			cJSON_AddStringToObject(rec, "error", ks_error_msg());
-			break;
-		}
-		logp = ks_path_join(dir, "log");
-		ks_sanitize_argv(&argv, &an, san, bit, logp);
 		{
+			ks_toolrun_kernel kern = { img->cubin, img->len, img->lowered, img->nlowered };
 			char tag[80];
 			snprintf(tag, sizeof(tag), "%s-%.40s-p%zue%zu", name, p->name, r->pass, r->index);
-			run_under(&jr, run, "candidate", tag, argv, dir, img->cubin, img->len, img->lowered, img->nlowered,
-				  &plan, run_timeout(t), 0);
+			if (bit == KS_SAN_MEMCHECK) {
+				/* memcheck stops a kernel at its first finding: one worker serves many */
+				ks_toolrun_kept(&jr, run, san, tag, &kern, &plan, run_timeout(t));
+			} else {
+				if (!(dir = ks_toolrun_scratch())) {
+					cJSON_AddStringToObject(rec, "error", ks_error_msg());
+					break;
+				}
+				logp = ks_path_join(dir, "log");
+				ks_sanitize_argv(&argv, &an, san, bit, logp);
+				ks_toolrun_fresh(&jr, run, "candidate", tag, argv, dir, &kern, &plan, run_timeout(t), 0);
+				ks_fs_rm_rf(dir);
+			}
 		}
-		ks_fs_rm_rf(dir);
 		ks_sanitize_parse(&rep, jr.log, jr.log_len);
 		if (!rep.n && !rep.api_errors && rep.summary_errors < 0) {
 			/* nothing in the log: a tool that ignored --log-file printed to its console */
@@ -473,6 +339,11 @@ void ks_nvtool_sanitize(ks_nvtool *t, ks_kernel_result *r, const ks_candidate_im
 			cJSON_AddNumberToObject(tr, "exit_status", WEXITSTATUS(jr.exit_status));
 		else
 			cJSON_AddNullToObject(tr, "exit_status");
+		/* which process it ran in: one of its own, or the lane thread's kept worker (and after how
+		 * many other kernels); a kept worker that is still running has no exit status yet */
+		cJSON_AddStringToObject(tr, "worker", bit == KS_SAN_MEMCHECK ? "kept" : "fresh");
+		if (bit == KS_SAN_MEMCHECK)
+			cJSON_AddNumberToObject(tr, "worker_kernels_before", (double)jr.before);
 		if (ks_sanitize_fails(&rep, bit) && (detail = ks_sanitize_detail(&rep, name))) {
 			/* a finding: the kernel is wrong even though its outputs were right */
 			cJSON_AddStringToObject(tr, "status", "error");
@@ -526,7 +397,7 @@ void ks_nvtool_sanitize(ks_nvtool *t, ks_kernel_result *r, const ks_candidate_im
 		ks_free(detail);
 		ks_free(why);
 		ks_sanitize_report_clear(&rep);
-		job_result_clear(&jr);
+		ks_toolrun_clear(&jr);
 		ks_free_strv(argv, an);
 		ks_free(logp);
 		ks_free(dir);
@@ -598,10 +469,10 @@ static void profile_one(ks_nvtool *t, ks_runner *run, const char *role, const ch
 	for (i = 0; i < nnames; i++)
 		filter = filter && plain_name(names[i]) && strlen(names[i]) < 1024;
 	for (attempt = 0; attempt < 2 && t->ncu; attempt++) {
-		char *dir = scratch_new(), *logp, *metrics, *regex = NULL, *count = NULL, *perm;
+		char *dir = ks_toolrun_scratch(), *logp, *metrics, *regex = NULL, *count = NULL, *perm;
 		const char *argv[32];
 		size_t k = 0;
-		job_result jr;
+		ks_toolrun jr;
 		ks_buf rb = KS_BUF_INIT(1u << 20);
 		if (!dir) {
 			*err = ks_strdup(ks_error_msg());
@@ -642,8 +513,10 @@ static void profile_one(ks_nvtool *t, ks_runner *run, const char *role, const ch
 		argv[k++] = "--log-file";
 		argv[k++] = logp;
 		argv[k] = NULL;
-		run_under(&jr, run, role, tag, (char *const *)argv, dir, cubin, len, lowered, nl, plan, run_timeout(t),
-			  1);
+		{
+			ks_toolrun_kernel kern = { cubin, len, lowered, nl };
+			ks_toolrun_fresh(&jr, run, role, tag, (char *const *)argv, dir, &kern, plan, run_timeout(t), 1);
+		}
 		ks_fs_rm_rf(dir);
 		*secs += jr.seconds;
 		ks_profile_parse(out, jr.log, jr.log_len);
@@ -685,7 +558,7 @@ static void profile_one(ks_nvtool *t, ks_runner *run, const char *role, const ch
 				tool_off(t, &t->ncu, &t->ncu_note, *err ? *err : "ncu cannot start a worker", warn);
 				ks_free(warn);
 			}
-			job_result_clear(&jr);
+			ks_toolrun_clear(&jr);
 			ks_free(dir);
 			ks_free(logp);
 			ks_free(metrics);

@@ -173,6 +173,24 @@ void ks_sanitize_argv(char ***argv, size_t *n, const char *sanitizer, unsigned t
 
 /* ---- parsing */
 
+int ks_sanitize_quiet(const char *log, size_t len)
+{
+	static const char prefix[] = "=========";
+	size_t i = 0;
+	while (i < len) {
+		const char *l = log + i, *nl = memchr(l, '\n', len - i);
+		size_t n = nl ? (size_t)(nl - l) : len - i, m = sizeof(prefix) - 1;
+		i += n + 1;
+		while (n && (l[n - 1] == ' ' || l[n - 1] == '\r'))
+			n--;
+		if (!n || (n == m && !memcmp(l, prefix, m)) ||
+		    (n == m + 18 && !memcmp(l, "========= COMPUTE-SANITIZER", m + 18)))
+			continue;
+		return 0;
+	}
+	return 1;
+}
+
 #define MAX_LINE 4096
 
 /* Printable ASCII, capped, trimmed. */

@@ -115,6 +115,11 @@ typedef struct {
 void ks_sanitize_parse(ks_sanitize_report *out, const char *log, size_t len);
 void ks_sanitize_report_clear(ks_sanitize_report *r);
 
+/* Whether a part of a log says nothing at all: every line empty, the tool's banner "=========
+ * COMPUTE-SANITIZER" or a bare "=========". A line kscore does not know is not nothing. What a
+ * kept memcheck worker must have written for a kernel to keep it (toolrun.h). */
+int ks_sanitize_quiet(const char *log, size_t len);
+
 /* Whether r fails the kernel, for tool (one bit of the mask): any error; for racecheck, any hazard
  * too. Racecheck rates a hazard a warning when the programming model forbids it but warp-level
  * code may have meant it (warp-synchronous code without __syncwarp): since Volta the threads of a

@@ -46,6 +46,8 @@ struct ks_runner {
 	golden_module *mods;
 	ks_tracer *tracer;       /* the Triton helper of this runner's thread, started on first use */
 	char *tracer_why;        /* why it could not be started: every later answer is told the same */
+	void *attached;          /* ks_runner_attach */
+	void (*release)(void *);
 };
 
 uint64_t ks_seed_derive(uint64_t base, const char *problem, int perf, size_t case_index, int seed_index)
@@ -652,12 +654,26 @@ int ks_runner_candidate_starts(const ks_runner *r)
 	return r->cand_starts;
 }
 
+void ks_runner_attach(ks_runner *r, void *data, void (*release)(void *data))
+{
+	if (r->attached && r->release && r->attached != data)
+		r->release(r->attached);
+	r->attached = data;
+	r->release = data ? release : NULL;
+}
+
+void *ks_runner_attached(const ks_runner *r)
+{
+	return r->attached;
+}
+
 void ks_runner_free(ks_runner *r)
 {
 	golden_module *m;
 	int i;
 	if (!r)
 		return;
+	ks_runner_attach(r, NULL, NULL);
 	forget(r, NULL, 0);
 	if (r->own_goldens)
 		ks_goldcache_free(r->goldens);

@@ -161,6 +161,13 @@ void ks_runner_collect_output(ks_runner *r, ks_kernel_result *kr);
 /* How many candidate workers were started (the first one included). */
 int ks_runner_candidate_starts(const ks_runner *r);
 
+/* Something a later stage keeps with the runner between kernels (nvtool's kept sanitizer worker),
+ * since a worker belongs to the thread that started it: the runner owns it from now on and calls
+ * release(data) first thing in ks_runner_free, in the runner's thread, while its GPU's gate still
+ * stands. One slot: attaching again (NULL included) releases what was there first. */
+void ks_runner_attach(ks_runner *r, void *data, void (*release)(void *data));
+void *ks_runner_attached(const ks_runner *r);
+
 void ks_runner_free(ks_runner *r);
 
 /* The seed of seed_index for a case: a hash of the session's base seed, the problem's name and the
