@@ -11,6 +11,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #define NSETS 3
 #define MAXN 8
@@ -180,7 +181,56 @@ static void test_without_a_gpu_entries_are_compiled_only(void)
 	ks_problem_set_free(ps);
 }
 
+/* A held queue takes nothing: every file of a command line goes into one wave (cmd_score.c).
+ * sub.json's unknown problem and duplicates are settled as soon as a wave takes the file, within
+ * milliseconds when the queue is not held. Freeing a held queue still prepares what is in it. */
+static void test_a_held_queue_waits_then_takes_everything_at_once(void)
+{
+	ks_check_options co = KS_CHECK_OPTIONS_INIT;
+	ks_golden_store *store = ks_golden_store_new();
+	ks_problem_set *ps = NULL;
+	ks_prepare *q = NULL;
+	file f[2];
+	rec r;
+	int seen;
+
+	setup(&r, &ps, &co, store);
+	KT_EQ_INT(ks_prepare_new(&q, store, 1, &co, on_ready, &r), 0);
+	file_load(&f[0], "tests/fixtures/cli/sub.json");
+	file_load(&f[1], "tests/fixtures/cli/good.json");
+	ks_prepare_hold(q, 1);
+	ks_prepare_add(&f[0].set, q, f[0].res, f[0].e, NULL, f[0].n, (void *)(intptr_t)0);
+	usleep(300 * 1000);
+	pthread_mutex_lock(&r.mu);
+	seen = r.total;
+	pthread_mutex_unlock(&r.mu);
+	KT_EQ_INT(seen, 0);
+	ks_prepare_add(&f[1].set, q, f[1].res, f[1].e, NULL, f[1].n, (void *)(intptr_t)1);
+	ks_prepare_hold(q, 0);
+	wait_total(&r, (int)(f[0].n + f[1].n));
+	KT_EQ_INT(f[0].res[2].reason, KS_REASON_UNKNOWN_PROBLEM);
+	KT_ASSERT(f[1].res[0].compiled);
+	ks_prepare_free(q);
+	file_free(&f[0]);
+	file_free(&f[1]);
+	ks_golden_store_free(store);
+	ks_problem_set_free(ps);
+	/* held to the end: freeing the queue prepares what it holds */
+	store = ks_golden_store_new();
+	setup(&r, &ps, &co, store);
+	KT_EQ_INT(ks_prepare_new(&q, store, 1, &co, on_ready, &r), 0);
+	file_load(&f[0], "tests/fixtures/cli/sub.json");
+	ks_prepare_hold(q, 1);
+	ks_prepare_add(&f[0].set, q, f[0].res, f[0].e, NULL, f[0].n, (void *)(intptr_t)0);
+	ks_prepare_free(q);
+	KT_EQ_INT(r.total, (int)f[0].n);
+	file_free(&f[0]);
+	ks_golden_store_free(store);
+	ks_problem_set_free(ps);
+}
+
 static const kt_test tests[] = {
+	KT(test_a_held_queue_waits_then_takes_everything_at_once),
 	KT(test_every_entry_of_every_file_is_prepared_once),
 	KT(test_without_a_gpu_entries_are_compiled_only),
 	{ NULL, NULL }

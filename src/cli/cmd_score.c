@@ -303,12 +303,16 @@ static int score_all(const options *o, ks_pipeline *pl, char **inputs, size_t n,
 	size_t i;
 	int rc = 0, r;
 
+	/* every input in one compile wave: the first file alone would leave most cores idle, and
+	 * the rest would wait for its slowest compile */
+	ks_pipeline_hold_compiles(pl, 1);
 	for (i = 0; i < n; i++) {
 		f[i].input = inputs[i];
 		f[i].mu = &mu;
 		f[i].cv = &cv;
 		queue_one(o, pl, &f[i], bad_input);
 	}
+	ks_pipeline_hold_compiles(pl, 0);
 	for (i = 0; i < n; i++) {
 		pthread_mutex_lock(&mu);
 		while (f[i].sub && !f[i].finished)

@@ -446,6 +446,12 @@ int ks_pipeline_submit(ks_pipeline *p, const ks_submission *sub, const char *tea
 	return 0;
 }
 
+void ks_pipeline_hold_compiles(ks_pipeline *p, int held)
+{
+	if (p->prep)
+		ks_prepare_hold(p->prep, held);
+}
+
 void ks_pipeline_wait(ks_pipeline *p)
 {
 	pthread_mutex_lock(&p->mu);

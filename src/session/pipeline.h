@@ -107,6 +107,10 @@ typedef void (*ks_pipeline_done_fn)(void *ud, ks_scored *sc, int rc, const char 
 int ks_pipeline_submit(ks_pipeline *p, const ks_submission *sub, const char *team, const char *out_dir,
 		       ks_pipeline_done_fn done, void *ud);
 
+/* Holds the compiles of what is queued (ks_prepare_hold) until the call with held = 0: around
+ * the submission of several inputs at once, so that they are compiled in one wave. */
+void ks_pipeline_hold_compiles(ks_pipeline *p, int held);
+
 /* Returns once every submission queued so far is done (its done call returned). */
 void ks_pipeline_wait(ks_pipeline *p);
 

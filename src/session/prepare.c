@@ -66,7 +66,7 @@ struct ks_prepare {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	pthread_t th;
-	int threaded, stop;
+	int threaded, stop, held;     /* held: ks_prepare_hold */
 	ks_prepare_set *head, *tail;  /* added, not taken yet */
 	/* the compile thread's own (never touched elsewhere) */
 	golden_rec *gold;
@@ -526,7 +526,7 @@ static void *compile_main(void *ud)
 	pthread_mutex_lock(&q->mu);
 	for (;;) {
 		ks_prepare_set *sets;
-		while (!q->head && !q->stop)
+		while ((!q->head || q->held) && !q->stop)
 			pthread_cond_wait(&q->cv, &q->mu);
 		if (!q->head)
 			break;
@@ -584,6 +584,14 @@ void ks_prepare_set_free(ks_prepare_set *s)
 	ks_free(s->e);
 	ks_free(s->img);
 	ks_free(s);
+}
+
+void ks_prepare_hold(ks_prepare *q, int held)
+{
+	pthread_mutex_lock(&q->mu);
+	q->held = held;
+	pthread_cond_broadcast(&q->cv);
+	pthread_mutex_unlock(&q->mu);
 }
 
 void ks_prepare_free(ks_prepare *q)

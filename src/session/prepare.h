@@ -50,6 +50,12 @@ ks_candidate_image *ks_prepare_image(ks_prepare_set *s, size_t i);
  * set after its last one). NULL is fine. */
 void ks_prepare_set_free(ks_prepare_set *s);
 
+/* While held, the compile thread takes nothing new: a caller that adds several submissions at
+ * once (every file of one command line) holds the queue around the adds, so that they go into
+ * one wave on all cores instead of the first alone, then the rest once it is done. A wave already
+ * running goes on. ks_prepare_free compiles what is queued even when held. */
+void ks_prepare_hold(ks_prepare *q, int held);
+
 /* Compiles what is queued, stops the thread and frees the queue; sets are the caller's. */
 void ks_prepare_free(ks_prepare *q);
 
