@@ -57,6 +57,23 @@ static void test_sanitize_quiet_is_only_the_banner(void)
 		KT_ASSERT_MSG(!ks_sanitize_quiet(t, len), "%s", logs[i]);
 		ks_free(t);
 	}
+	/* the overrun's part of a kept worker's log, read once the worker was closed: a finding and
+	 * the summary, as a worker of its own would have written (the clean kernels' parts before
+	 * it were empty) */
+	{
+		ks_sanitize_report r;
+		char *t = read_fixture("memcheck-kept-oob.log", &len), *d;
+		KT_ASSERT(!ks_sanitize_quiet(t, len));
+		ks_sanitize_parse(&r, t, len);
+		KT_EQ_INT((int)r.errors, 1);
+		KT_EQ_INT((int)r.summary_errors, 1);
+		KT_ASSERT(ks_sanitize_fails(&r, KS_SAN_MEMCHECK));
+		d = ks_sanitize_detail(&r, "memcheck");
+		KT_CONTAINS(d, "memcheck: invalid __global__ write of size 4 bytes at vadd+0x1b0");
+		ks_free(d);
+		ks_sanitize_report_clear(&r);
+		ks_free(t);
+	}
 	/* a length, not a terminator: the banner cut short is still only the banner's start */
 	KT_ASSERT(!ks_sanitize_quiet("========= COMPUTE-SANITIZER", 20));
 }
