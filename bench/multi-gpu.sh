@@ -9,7 +9,7 @@
 # bench/run.sh runs it when the host has more than one GPU; on its own, from a packed build:
 #   KSCORE_BIN=.gpu/bin/score sh bench/multi-gpu.sh
 # Its results (score.json files and walls, no repositories) are saved as $OUT/multi-work.tgz. A
-# table longer than one device call (a 40-team batch on one GPU alone takes about 7 minutes) is
+# table longer than one device call (a 40-team batch on one GPU alone takes about 4.5 minutes) is
 # made over several calls on the same kind of host: MULTI_GPUS=1 in one, then MULTI_GPUS="2 4"
 # MULTI_PRELOAD="first/multi-work.tgz" in the next, which restores the first call's results before
 # its own runs and reports every GPU count present (the table then spans calls; it says so).
