@@ -17,7 +17,7 @@
 cd "$(dirname "$0")/.." || exit 2
 mode=${1:-smoke}
 [ $# -gt 0 ] && shift
-targets=${*:-"submission extract expr plan problem manifest trace"}
+targets=${*:-"submission extract expr plan problem manifest trace nvlog"}
 B=build/fuzz
 
 max_len() {
@@ -27,6 +27,7 @@ max_len() {
 	plan|manifest) echo 16384 ;;
 	problem) echo 32768 ;;
 	trace) echo 262144 ;;
+	nvlog) echo 65536 ;;
 	*) echo 4096 ;;
 	esac
 }
@@ -36,7 +37,7 @@ dict() {
 	d=$B/dict/$1.dict
 	mkdir -p $B/dict
 	case $1 in
-	expr|extract) cat fuzz/dict/$1.dict > $d ;;
+	expr|extract|nvlog) cat fuzz/dict/$1.dict > $d ;;
 	*) cat fuzz/dict/json.dict fuzz/dict/$1.dict > $d ;;
 	esac
 	echo $d

@@ -19,7 +19,7 @@ import sys
 
 # each target's -max_len, also used by fuzz/run.sh
 MAX_LEN = {"submission": 65536, "extract": 65536, "expr": 4200, "plan": 16384, "trace": 262144,
-           "problem": 32768, "manifest": 16384}
+           "problem": 32768, "manifest": 16384, "nvlog": 65536}
 
 seeds = {t: set() for t in MAX_LEN}
 
@@ -176,6 +176,15 @@ def main():
     add("manifest", json.dumps({"schema": "kscore.batch/1", "submission": "a/<N>.json",
                                 "teams": [{"name": "Leaderboard", "repo": "x"},
                                           {"name": "a b", "repo": "/r", "ref": "v1"}]}))
+
+    # the NVIDIA tools' logs and CSV tables recorded on a GPU host, whole and cut into the parts a
+    # kept memcheck worker reads (from one line on)
+    for path in sorted(glob.glob("tests/fixtures/nvtools/*.log") + glob.glob("tests/fixtures/nvtools/*.csv")):
+        data = read(path)
+        add("nvlog", data[:MAX_LEN["nvlog"]])
+        lines = data.split(b"\n")
+        for k in range(1, min(len(lines), 12)):
+            add("nvlog", b"\n".join(lines[k:]))
 
     for t, s in seeds.items():
         d = os.path.join(out, t, "seeds")

@@ -300,6 +300,31 @@ static void test_sanitize_parse_caps_hostile_logs(void)
 	ks_buf_free(&b);
 }
 
+/* Found by fuzz_nvlog: sixteen warnings (all the findings kept) and then an error. The error
+ * fails the kernel, and the kernel must get a detail that says so: without one, nvtool.c took the
+ * kernel for clean. Hand-written (no tool run printed it). */
+static void test_sanitize_an_error_past_the_kept_warnings_still_has_a_detail(void)
+{
+	ks_buf b = KS_BUF_INIT(1u << 20);
+	ks_sanitize_report r;
+	char *d;
+	int i;
+	for (i = 0; i < KS_SANITIZE_MAX_FINDINGS; i++)
+		ks_buf_puts(&b, "========= Warning: Race reported between Read access at k+0x10\n"
+				"=========     and Write access at k+0x20 [4 hazards]\n=========\n");
+	ks_buf_puts(&b, "========= Invalid __global__ write of size 4 bytes\n=========     at k+0x30\n=========\n");
+	ks_sanitize_parse(&r, b.ptr, b.len);
+	KT_EQ_INT((int)r.n, KS_SANITIZE_MAX_FINDINGS);
+	KT_EQ_INT((int)r.errors, 1);
+	KT_ASSERT(ks_sanitize_fails(&r, KS_SAN_MEMCHECK));
+	d = ks_sanitize_detail(&r, "memcheck");
+	KT_ASSERT_MSG(d != NULL, "a failing report without a detail");
+	KT_CONTAINS(d, "memcheck: 1 error among 17 findings");
+	ks_free(d);
+	ks_sanitize_report_clear(&r);
+	ks_buf_free(&b);
+}
+
 static void test_sanitize_tools_and_options(void)
 {
 	unsigned m = 0;
@@ -453,6 +478,7 @@ static const kt_test tests[] = {
 	KT(test_sanitize_reads_racecheck_errors),
 	KT(test_sanitize_tool_trouble_is_not_a_finding),
 	KT(test_sanitize_parse_caps_hostile_logs),
+	KT(test_sanitize_an_error_past_the_kept_warnings_still_has_a_detail),
 	KT(test_sanitize_tools_and_options),
 	{ 0 }
 };

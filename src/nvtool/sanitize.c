@@ -412,6 +412,13 @@ char *ks_sanitize_detail(const ks_sanitize_report *r, const char *tool)
 			f = &r->items[i];
 	if (!f && race && r->n)
 		f = &r->items[0]; /* a warning (ks_sanitize_fails says why it counts) */
+	if (!f && r->errors) {
+		/* the findings kept were all warnings, the errors came after them: a failure all the same */
+		ks_buf_printf(&b, "%s: %zu error%s among %zu findings, none of them among the first %d kept (all "
+			      "warnings)", tool ? tool : "sanitizer", r->errors, r->errors == 1 ? "" : "s", r->total,
+			      KS_SANITIZE_MAX_FINDINGS);
+		return ks_buf_take(&b, NULL);
+	}
 	if (!f)
 		return NULL;
 	/* past --print-limit the summary counts what the log does not show */
