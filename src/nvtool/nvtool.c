@@ -4,13 +4,10 @@
 #include "util/fsutil.h"
 #include "util/jsonutil.h"
 #include "util/mem.h"
-#include "util/tracelog.h"
 #include "nvtool/profile.h"
 #include "nvtool/sanitize.h"
 #include "nvtool/toolrun.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>

@@ -17,6 +17,10 @@
 
 #define MAX_LOG (4u << 20)    /* a tool's log read back: findings and CSV tables are far smaller */
 #define MAX_OUT (64u << 10)   /* its console output, kept for error messages */
+/* A kept worker is replaced once its log or console output passes this: both grow with every
+ * kernel (device printf goes to the console file) and a tool run may write at most 1 GiB
+ * (worker.h, RLIMIT_FSIZE), which a long batch of printing kernels would otherwise reach. */
+#define KEPT_MAX_FILE (64ull << 20)
 
 static double now_s(void)
 {
@@ -264,6 +268,10 @@ void ks_toolrun_kept(ks_toolrun *jr, ks_runner *run, const char *sanitizer, cons
 	if (jr->kept) {
 		kw->kernels++;
 		jr->out = ks_toolrun_read_from(kw->outp, out_off, MAX_OUT, NULL);
+		if (file_size(kw->logp) > KEPT_MAX_FILE || file_size(kw->outp) > KEPT_MAX_FILE) {
+			kept_close(kw, NULL); /* the next kernel starts a fresh one */
+			jr->kept = 0;
+		}
 		goto done;
 	}
 	/* something to say, or a run that failed: the tool writes out everything as it exits, and
