@@ -178,6 +178,36 @@ static void test_nvtool_a_tool_that_never_exits_is_killed_after_the_grace(void)
 	ks_free(log);
 }
 
+/* A kept sanitizer worker's close at the end of its lane thread (toolrun.c) shortens the grace its
+ * tool gets: its log will not be read. A tool that never exits, started with a minute's grace, is
+ * ended within seconds. */
+static void test_nvtool_a_shortened_grace_ends_a_hung_tool_sooner(void)
+{
+	char *tool = path_in_tmp("tool.sh"), *log = path_in_tmp("tool.log");
+	const char *argv[] = { tool, log, NULL };
+	const char *env[] = { "HANG=1", NULL };
+	ks_worker_options wo;
+	ks_worker *w = NULL;
+	ks_device_info info;
+	double t0;
+
+	write_exec(tool, g_tool);
+	wo = wrapped(argv, env, NULL, 60);
+	KT_EQ_INT(ks_worker_spawn(&w, &wo), 0);
+	/* set after the worker started, before it ends: here, without a GPU, it ends as it fails to
+	 * make its context (the tool's grace starts then); with a GPU, at the close */
+	ks_worker_set_exit_grace(w, 0.5);
+	t0 = mono();
+	ks_worker_ready(w, &info);
+	KT_EQ_INT(ks_worker_close(w), -1);
+	KT_ASSERT_MSG(mono() - t0 < 5, "the worker's end took %.1f s", mono() - t0);
+	KT_ASSERT(!ks_worker_alive(w));
+	ks_worker_free(w);
+	ks_free((char *)wo.exe);
+	ks_free(tool);
+	ks_free(log);
+}
+
 static void test_nvtool_profile_when_parses(void)
 {
 	ks_profile_when w = KS_PROFILE_NEVER;
@@ -329,6 +359,7 @@ static const kt_test tests[] = {
 	KT(test_nvtool_find_looks_where_it_says),
 	KT(test_nvtool_worker_runs_under_a_wrapper),
 	KT(test_nvtool_a_tool_that_never_exits_is_killed_after_the_grace),
+	KT(test_nvtool_a_shortened_grace_ends_a_hung_tool_sooner),
 	KT(test_nvtool_profile_when_parses),
 	KT(test_nvtool_missing_tools_turn_their_stage_off),
 	KT(test_nvtool_profile_selection),

@@ -208,11 +208,16 @@ static void kept_close(kept_worker *kw, int *status)
 		*status = st;
 }
 
+/* How long the tool of a kept worker gets to exit when its lane thread ends: every kernel it ran
+ * was judged already, so nothing waits for its log, and a GPU that failed under it must not hold
+ * the end of the run for the minute a tool gets to finish a log that counts. */
+#define KEPT_RELEASE_GRACE_S 3.0
+
 static void kept_release(void *data)
 {
 	kept_worker *kw = data;
-	int st = -1;
-	kept_close(kw, &st);
+	ks_worker_set_exit_grace(kw->w, KEPT_RELEASE_GRACE_S);
+	kept_close(kw, NULL);
 	ks_free(kw);
 }
 

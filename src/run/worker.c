@@ -885,6 +885,12 @@ static double quit_reply_s(const ks_worker *w)
 	return w->opts.exit_grace_s > 0 && w->opts.exit_grace_s < cap ? w->opts.exit_grace_s : cap;
 }
 
+void ks_worker_set_exit_grace(ks_worker *w, double s)
+{
+	if (w)
+		w->opts.exit_grace_s = s;
+}
+
 int ks_worker_close(ks_worker *w)
 {
 	const ks_worker_gate *g;

@@ -181,6 +181,11 @@ int ks_worker_alive(const ks_worker *w);
  * be killed or was never reaped. w stays valid (not alive) until ks_worker_free. */
 int ks_worker_close(ks_worker *w);
 
+/* From now on, a wrapped worker's tool gets s seconds (instead of its options' exit_grace_s) to
+ * answer QUIT and to exit: for a close whose log nobody will read (a kept worker at the end of its
+ * lane thread, whose kernels were all judged already). */
+void ks_worker_set_exit_grace(ks_worker *w, double s);
+
 /* Asks the worker to quit, then kills and reaps it. NULL is fine. */
 void ks_worker_free(ks_worker *w);
 
