@@ -30,6 +30,7 @@ struct ks_worker {
 	ks_worker_options opts;
 	char role[32];
 	int hello_sent;          /* HELLO is on its way (sent by ks_worker_spawn) */
+	int wrapped;             /* started under a tool (opts.wrapper, which is not kept) */
 };
 
 /* Most of a worker's output read after it is gone or has replied: what its pipe holds then. */
@@ -81,7 +82,7 @@ static void end_worker(ks_worker *w)
 		close(w->fd);
 		w->fd = -1;
 	}
-	if (w->pid > 0 && w->opts.wrapper && w->opts.exit_grace_s > 0) {
+	if (w->pid > 0 && w->wrapped && w->opts.exit_grace_s > 0) {
 		double end = mono_ms() + w->opts.exit_grace_s * 1e3;
 		for (;;) {
 			siginfo_t si;
@@ -244,7 +245,7 @@ static ks_run_status recv_only(ks_worker *w, ks_msg *reply, double timeout_s, ch
 		int st = 0, gone = 0;
 		char msg[512];
 		snprintf(msg, sizeof(msg), "%s", ks_error_msg());
-		if (w->opts.wrapper) {
+		if (w->wrapped) {
 			end_worker(w);
 			st = w->exit_status;
 			gone = st != -1;
@@ -349,7 +350,13 @@ static int spawn_only(ks_worker **out, const ks_worker_options *opts)
 	w->out_fd = -1;
 	ks_buf_init(&w->out.kept, KS_WORKER_OUTPUT_KEEP);
 	snprintf(w->role, sizeof(w->role), "%s", opts->role ? opts->role : "worker");
-	if ((rc = spawn(w)) < 0) {
+	w->wrapped = opts->wrapper != NULL;
+	rc = spawn(w);
+	/* what only the start reads is the caller's again (worker.h) */
+	w->opts.exe = NULL;
+	w->opts.wrapper = w->opts.wrapper_env = NULL;
+	w->opts.wrapper_output = NULL;
+	if (rc < 0) {
 		ks_free(w);
 		return rc;
 	}
@@ -881,7 +888,7 @@ int ks_worker_alive(const ks_worker *w)
  * answers at once; a tool's worker may take longer (the tool tears down what it attached). */
 static double quit_reply_s(const ks_worker *w)
 {
-	double cap = w->opts.wrapper ? 10.0 : 1.0;
+	double cap = w->wrapped ? 10.0 : 1.0;
 	return w->opts.exit_grace_s > 0 && w->opts.exit_grace_s < cap ? w->opts.exit_grace_s : cap;
 }
 

@@ -71,7 +71,8 @@ typedef struct {
 	 * for the tool (NULL-terminated), wrapper_output the file that takes the tool's stdout and
 	 * stderr (NULL: /dev/null). A wrapped worker may write files (up to 1 GiB: the tool's log) and
 	 * is given exit_grace_s to exit on its own after a fault or QUIT, so the tool can finish its
-	 * log; only a timeout kills it at once. NULL wrapper: a plain worker. */
+	 * log; only a timeout kills it at once. NULL wrapper: a plain worker. exe and the three wrapper
+ * fields are read only while the worker starts: the caller may free them once the start returns. */
 	const char *const *wrapper;
 	const char *const *wrapper_env;
 	const char *wrapper_output;
