@@ -17,7 +17,7 @@
 cd "$(dirname "$0")/.." || exit 2
 mode=${1:-smoke}
 [ $# -gt 0 ] && shift
-targets=${*:-"submission extract expr plan problem manifest trace nvlog"}
+targets=${*:-"submission extract expr plan problem manifest trace nvlog proto"}
 B=build/fuzz
 
 max_len() {
@@ -27,7 +27,7 @@ max_len() {
 	plan|manifest) echo 16384 ;;
 	problem) echo 32768 ;;
 	trace) echo 262144 ;;
-	nvlog) echo 65536 ;;
+	nvlog|proto) echo 65536 ;;
 	*) echo 4096 ;;
 	esac
 }
@@ -38,6 +38,7 @@ dict() {
 	mkdir -p $B/dict
 	case $1 in
 	expr|extract|nvlog) cat fuzz/dict/$1.dict > $d ;;
+	proto) cat fuzz/dict/json.dict fuzz/dict/$1.dict > $d ;;
 	*) cat fuzz/dict/json.dict fuzz/dict/$1.dict > $d ;;
 	esac
 	echo $d

@@ -15,11 +15,13 @@ import json
 import os
 import re
 import shutil
+import struct
 import sys
 
 # each target's -max_len, also used by fuzz/run.sh
 MAX_LEN = {"submission": 65536, "extract": 65536, "expr": 4200, "plan": 16384, "trace": 262144,
-           "problem": 32768, "manifest": 16384, "nvlog": 65536}
+           "problem": 32768, "manifest": 16384, "nvlog": 65536,
+           "proto": 65536}
 
 seeds = {t: set() for t in MAX_LEN}
 
@@ -185,6 +187,23 @@ def main():
         lines = data.split(b"\n")
         for k in range(1, min(len(lines), 12)):
             add("nvlog", b"\n".join(lines[k:]))
+
+    # a worker's replies as they come down its socket (run/proto.h: a 24-byte header, the JSON,
+    # the blob), alone, in sequence and cut short
+    def frame(obj, blob=b"", typ=100):
+        js = json.dumps(obj).encode()
+        return struct.pack("<IIIIQ", 0x3157534B, typ, len(js), 0, len(blob)) + js + blob
+    replies = [frame({"status": "ok"}),
+               frame({"status": "ok", "name": "NVIDIA H200", "cc_major": 9, "cc_minor": 0, "sm_count": 132}),
+               frame({"status": "ok", "ms": 0.125, "bufs": [{"off": 0, "len": 16}, {"off": 16, "len": 8}]},
+                     bytes(range(24))),
+               frame({"status": "fault", "message": "an illegal memory access was encountered"}),
+               frame({"ms": [0.01, 0.011, 0.0105]})]
+    for r in replies:
+        add("proto", r)
+        add("proto", r[:len(r) // 2])
+    add("proto", b"".join(replies))
+    add("proto", "printf from a kernel\n\x1b[31mred\x1b[0m \xe9\xff tab\tend".encode("latin-1"))
 
     for t, s in seeds.items():
         d = os.path.join(out, t, "seeds")
