@@ -16,12 +16,14 @@
 
 /* Whether the sanitizer stage runs when neither --sanitize nor --no-sanitize is given. One constant
  * per command, from the cost measured on the H100 (docs/sandbox.md, "Sanitizer"; memcheck: 0.43 s
- * per kernel, wall time x1.30 on the bundled example, x1.95 on a file of 16 short kernels):
+ * per kernel, wall time x1.30 on the bundled example, x1.95 on a file of 16 short kernels, with a
+ * worker per kernel; memcheck's kept worker, toolrun.h, costs a few hundredths of that):
  * `score batch` wants the strongest check and stays under twice the wall time; `score` is what
  * participants run in a loop. */
 #define KS_SANITIZE_DEFAULT_SCORE 0
 #define KS_SANITIZE_DEFAULT_BATCH 1
-/* The tools run by default (each is a run of its own), and those --sanitize=LIST accepts. */
+/* The tools run by default (each is a run of its own: memcheck in its kept worker, toolrun.h), and
+ * those --sanitize=LIST accepts. */
 #define KS_SANITIZE_DEFAULT_TOOLS "memcheck"
 
 typedef enum {
@@ -36,7 +38,8 @@ typedef enum {
 
 /* The largest case the sanitizer runs on: the bytes of all of its plan's buffers (guard bands not
  * counted). The tools slow a kernel down by one to two orders of magnitude; correctness cases are
- * small, and this keeps an unusually large one from costing more than the stage's fixed 0.4 s. */
+ * small, and this keeps an unusually large one from costing more than a worker's start under the
+ * tool (0.4 s). */
 #define KS_SANITIZE_MAX_CASE_BYTES (16ull << 20)
 
 /* Why the sanitizer ran on the case it ran on (ks_sanitize_pick_case). */
