@@ -17,7 +17,7 @@
 /* Whether the sanitizer stage runs when neither --sanitize nor --no-sanitize is given. One constant
  * per command, from the cost measured on the H100 (docs/sandbox.md, "Sanitizer"; memcheck: 0.43 s
  * per kernel, wall time x1.30 on the bundled example, x1.95 on a file of 16 short kernels, with a
- * worker per kernel; memcheck's kept worker, toolrun.h, costs a few hundredths of that):
+ * worker per kernel; in memcheck's kept worker, toolrun.h, a few hundredths of a second a kernel):
  * `score batch` wants the strongest check and stays under twice the wall time; `score` is what
  * participants run in a loop. */
 #define KS_SANITIZE_DEFAULT_SCORE 0
