@@ -5,6 +5,8 @@
 
 #include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static void test_roundtrip_with_blob(void)
 {
@@ -186,9 +188,53 @@ static void test_output_text_is_safe_to_show(void)
 	ks_free(t);
 }
 
+/* A worker that breaks mid-reply may have promised a blob of any size up to the cap (16 GiB for a
+ * worker's replies): the buffer grows with what arrives, so a claim of 1 TiB followed by ten bytes
+ * and the end of the stream is an error, not an allocation of 1 TiB (which aborts). Also a blob past
+ * the first allocation step arrives whole. */
+static void test_a_blobs_claim_alone_allocates_nothing_big(void)
+{
+	struct {
+		uint32_t magic, type, json_len, reserved;
+		uint64_t blob_len;
+	} h = { KS_PROTO_MAGIC, KS_MSG_REPLY, 0, 0, 1ull << 40 };
+	int sv[2];
+	ks_msg m;
+	size_t big = (64u << 20) + 12345, i;
+	unsigned char *blob;
+	pid_t pid;
+	int st = 0;
+	KT_EQ_INT(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	KT_ASSERT(write(sv[0], &h, sizeof(h)) == (ssize_t)sizeof(h));
+	KT_ASSERT(write(sv[0], "0123456789", 10) == 10);
+	close(sv[0]);
+	KT_EQ_INT(ks_proto_recv(sv[1], &m, 5, 1ull << 41), KS_ECHILD);
+	KT_ASSERT(m.blob == NULL && m.json == NULL);
+	close(sv[1]);
+	/* more than one step: sent from a child while the parent reads */
+	blob = ks_malloc(big);
+	for (i = 0; i < big; i++)
+		blob[i] = (unsigned char)(i * 7 + 3);
+	KT_EQ_INT(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	pid = fork();
+	if (pid == 0) {
+		close(sv[1]);
+		_exit(ks_proto_send(sv[0], KS_MSG_REPLY, NULL, blob, big) == 0 ? 0 : 3);
+	}
+	close(sv[0]);
+	KT_EQ_INT(ks_proto_recv(sv[1], &m, 30, 1ull << 34), 0);
+	KT_ASSERT(m.blob_len == big);
+	KT_EQ_INT(memcmp(m.blob, blob, big), 0);
+	ks_msg_clear(&m);
+	close(sv[1]);
+	KT_ASSERT(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	ks_free(blob);
+}
+
 static const kt_test tests[] = { KT(test_roundtrip_with_blob), KT(test_timeout_eof_and_caps),
 				 KT(test_capture_keeps_the_first_bytes_and_counts_the_rest),
 				 KT(test_recv_drains_the_peers_output_while_it_waits),
 				 KT(test_send_drains_the_peers_output_while_the_socket_is_full),
-				 KT(test_output_text_is_safe_to_show), { 0 } };
+				 KT(test_output_text_is_safe_to_show),
+				 KT(test_a_blobs_claim_alone_allocates_nothing_big), { 0 } };
 KT_MAIN("proto", tests)

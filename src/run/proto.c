@@ -20,6 +20,9 @@ typedef struct {
 
 static double now(void);
 
+/* A reply's blob buffer is allocated this much at a time (run/proto.h: ks_proto_recv). */
+#define BLOB_STEP (64ull << 20)
+
 /* Drains at most this much of a worker's output per wake-up, so that a flood cannot starve the
  * protocol's own descriptor. */
 #define DRAIN_SLICE (1u << 20)
@@ -149,10 +152,20 @@ int ks_proto_recv_capture(int fd, ks_msg *out, double timeout_s, uint64_t max_bl
 	if (!out->json)
 		out->json = cJSON_CreateObject();
 	if (h.blob_len) {
-		out->blob = ks_malloc((size_t)h.blob_len);
+		/* the buffer grows with what arrives, so a header's claim alone (a worker that breaks
+		 * mid-reply) costs at most BLOB_STEP, not the cap */
+		uint64_t got = 0, room = h.blob_len < BLOB_STEP ? h.blob_len : BLOB_STEP;
+		out->blob = ks_malloc((size_t)room);
 		out->blob_len = h.blob_len;
-		if ((rc = read_all(fd, out->blob, (size_t)h.blob_len, deadline, out_fd, cap)) < 0)
-			goto done;
+		while (got < h.blob_len) {
+			if (got == room) {
+				room = h.blob_len - room < room ? h.blob_len : 2 * room;
+				out->blob = ks_realloc(out->blob, (size_t)room);
+			}
+			if ((rc = read_all(fd, out->blob + got, (size_t)(room - got), deadline, out_fd, cap)) < 0)
+				goto done;
+			got = room;
+		}
 	}
 done:
 	ks_free(text);

@@ -80,7 +80,8 @@ int ks_proto_send(int fd, uint32_t type, const cJSON *json, const void *blob, ui
 
 /* Receives one message, waiting at most timeout_s seconds (<= 0: forever). Fails with
  * KS_ETIMEOUT, KS_ECHILD (peer closed: EOF), KS_ELIMIT (over max_blob / JSON cap) or KS_EINVALID
- * (bad magic or JSON). Caller frees with ks_msg_clear. */
+ * (bad magic or JSON). The blob's memory grows with the bytes that arrive (64 MiB at a time), not
+ * with what the header claims. Caller frees with ks_msg_clear. */
 int ks_proto_recv(int fd, ks_msg *out, double timeout_s, uint64_t max_blob);
 
 void ks_msg_clear(ks_msg *m);
