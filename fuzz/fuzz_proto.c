@@ -14,7 +14,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define MAX_BLOB (1u << 20) /* what this target allows a reply (a real worker: 16 GiB) */
+#define MAX_BLOB (16ull << 30) /* a worker's replies' cap (KS_WORKER_DEFAULT_MAX_REPLY): a claim up to it
+				* must cost no more memory than what arrives (-malloc_limit_mb=1024) */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
