@@ -8,6 +8,10 @@ first request to the last reply into: time with a timed request (TIME_RUN, TIME_
 time with only other requests in flight, and time with none (the scoring process itself: waiting
 for compiles, comparing outputs, writing results).
 
+The `kscore-timed:` lines (one per timed batch: role, pid, runs, GPU ms of the runs, of the whole
+batch, and of the steps around the runs: redraw of the inputs, the other fills, the L2 flush, the
+kept samples and checksums) are summed per role: what the protocol around the timed runs costs.
+
 The `kscore-span:` lines (util/tracelog.h: start ms, duration ms, thread, what, detail) are summed
 per kind of span (lane start, harness compile, worker starts, sanitizer runs, compile waves, each
 entry's check and timing stages), and each lane thread's time in its stages is set against the
@@ -64,13 +68,42 @@ def report_spans(spans, start, end):
               f"({100 * busy / span:4.1f} %), first at {(a - start) / 1e3:.2f} s, last done {(b - start) / 1e3:.2f} s")
 
 
+PHASES = ("redraw", "fill", "flush", "keep")
+
+
+def report_timed(timed):
+    """Sums the timed batches' GPU time per role: the runs, each step around them, and the rest."""
+    print("timed batches (GPU time, kscore-timed lines):")
+    for role, d in sorted(timed.items()):
+        rest = d["span"] - d["runs"] - sum(d[k] for k in PHASES)
+        steps = "  ".join(f"{k} {d[k] / 1e3:6.2f} s" for k in PHASES)
+        print(f"  {role:9s} {d['batches']:5d} batches {d['n']:6d} runs  batch {d['span'] / 1e3:6.2f} s  "
+              f"runs {d['runs'] / 1e3:6.2f} s  {steps}  rest {rest / 1e3:5.2f} s")
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     reqs = []
     spans = []
+    timed_b = {}
     with open(sys.argv[1], errors="replace") as f:
         for line in f:
+            if line.startswith("kscore-timed: "):
+                p = line.split()
+                try:
+                    v = [float(x) for x in p[4:11]]
+                    d = timed_b.setdefault(p[1], dict({"batches": 0, "n": 0, "runs": 0.0, "span": 0.0},
+                                                      **{k: 0.0 for k in PHASES}))
+                    d["batches"] += 1
+                    d["n"] += int(p[3])
+                    d["runs"] += v[0]
+                    d["span"] += v[1]
+                    for k, x in zip(PHASES, v[2:6]):
+                        d[k] += x
+                except (IndexError, ValueError):
+                    pass
+                continue
             if line.startswith("kscore-span: "):
                 p = line.split()
                 try:
@@ -110,6 +143,8 @@ def main():
         print(f"  {k:12s} {d['count']:6d} requests  {d['ms'] / 1e3:8.2f} s  gate wait {d['gate_ms'] / 1e3:7.2f} s")
     if spans:
         report_spans(spans, start, end)
+    if timed_b:
+        report_timed(timed_b)
     if len(sys.argv) > 3 and sys.argv[2] == "--json":
         json.dump({"span_s": span / 1e3, "timed_s": timed / 1e3, "other_s": (anyreq - timed) / 1e3,
                    "none_s": (span - anyreq) / 1e3,

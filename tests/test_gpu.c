@@ -712,7 +712,41 @@ static void test_gpu_no_timing_summary_says_the_kernels_ran(void)
 	ks_free(out);
 }
 
+/* The harness's random inputs have the statistics their distributions must give (f16, f32 and bf16
+ * normals and uniforms drawn in single precision, f64 and integers in double): the golden kernel of
+ * fill_stats writes ok[j] = 1 only when input j passes its bounds, and the candidate writes 1
+ * everywhere, so it passes only where every input is drawn right, on every seed of the
+ * correctness case and on the redrawn inputs of its checked timed runs. The control,
+ * fill_stats_shifted, declares x with mean 0.05 and must fail on ok[0]: the check can fail. */
+static void test_gpu_random_inputs_have_their_distributions(void)
+{
+	char args[4400];
+	cJSON *j, *ks, *k;
+	need_gpu();
+	snprintf(args, sizeof(args), "--require-gpu --seed 4242 --refs tests/fixtures/gpu/fillrefs --out '%s/r' "
+		 "tests/fixtures/gpu/fills.json", kt_tmpdir());
+	KT_EQ_INT(score(args), 1);
+	j = load_json("r/score.json");
+	ks = cJSON_GetObjectItem(j, "kernels");
+	KT_EQ_INT(cJSON_GetArraySize(ks), 2);
+	k = cJSON_GetArrayItem(ks, 0);
+	KT_EQ_STR(cJSON_GetObjectItem(k, "problem")->valuestring, "fill_stats");
+	if (!cJSON_IsTrue(cJSON_GetObjectItem(k, "exec")))
+		KT_FAIL("fill_stats failed: %s (%s)", cJSON_GetObjectItem(k, "reason")->valuestring,
+			cJSON_IsString(cJSON_GetObjectItem(k, "detail")) ? cJSON_GetObjectItem(k, "detail")->valuestring
+									 : "-");
+	/* its timed runs were checked against the golden kernel on redrawn inputs */
+	KT_ASSERT(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(k, "perf"), 0), "checked_runs")
+			  ->valuedouble >= 1);
+	k = cJSON_GetArrayItem(ks, 1);
+	KT_EQ_STR(cJSON_GetObjectItem(k, "problem")->valuestring, "fill_stats_shifted");
+	KT_ASSERT(!cJSON_IsTrue(cJSON_GetObjectItem(k, "exec")));
+	KT_EQ_STR(cJSON_GetObjectItem(k, "reason")->valuestring, "mismatch");
+	cJSON_Delete(j);
+}
+
 static const kt_test tests[] = {
+	KT(test_gpu_random_inputs_have_their_distributions),
 	KT(test_gpu_no_timing_summary_says_the_kernels_ran),
 	KT(test_gpu_bundled_example_gets_its_expected_verdicts),
 	KT(test_gpu_stored_baseline_replaces_live_golden_timing),

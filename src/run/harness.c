@@ -48,21 +48,42 @@ static const char g_source[] =
 	"  default: ((u64 *)dst)[i] = h; break;\n"
 	"  }\n"
 	"}\n"
-	/* dist: 1 normal(a=mean,b=std), 2 uniform[a,b), 3 int[a,b], 4 bits. Writes version `version`
-	 * of the input; with `update`, the buffer holds version `prev` and only the chunks that differ
-	 * between the two (those either version redraws) are written. A warp takes 32 chunks at a
-	 * time: each lane hashes one of them (a hash per lane, not one per warp: the pass that moves a
-	 * set between versions, before every timed run, is mostly hashing), then the warp writes the
-	 * chunks to be written one after the other, a lane per element (coalesced). Which elements
-	 * get which values does not depend on the launch shape. */
+	"__device__ __forceinline__ u64 ks_key(u64 seed, unsigned stream, unsigned k) {\n"
+	"  return ks_mix(seed ^ ((u64)stream << 40) ^ ((u64)k << 20));\n"
+	"}\n"
+	/* Element i of the stream a key names: SplitMix64 at position i, one mix an element (the
+	 * fills are mostly hashing, and a full fill of a 1 GiB input runs before every checked run) */
+	"__device__ __forceinline__ u64 ks_at(u64 key, u64 i) { return ks_mix(key + i * 0xd1b54a32d192ed03ull); }\n"
+	/* The keys of one seed: k0 draws every element, k1 the second uniform of a normal in double */
+	"struct ks_keys { u64 k0, k1; };\n"
+	"__device__ __forceinline__ ks_keys ks_keys_of(u64 seed, unsigned stream) {\n"
+	"  ks_keys k; k.k0 = ks_key(seed, stream, 0); k.k1 = ks_key(seed, stream, 1); return k;\n"
+	"}\n"
+	/* dist: 1 normal(a=mean,b=std), 2 uniform[a,b), 3 int[a,b], 4 bits. Normal and uniform values
+	 * of 32-bit and narrower floats are drawn in single precision from one hash (Box-Muller on
+	 * its two 32-bit halves: normals to 6.66 sigma); f64 and integers in double precision. */
 	"__device__ void ks_draw(unsigned char *dst, u64 i, int dtype, int size, int dist, double a, double b,\n"
-	"    u64 s, unsigned stream) {\n"
-	"  u64 h = ks_hash(s, stream, i, 0);\n"
+	"    ks_keys key) {\n"
+	"  u64 h = ks_at(key.k0, i);\n"
 	"  double v;\n"
 	"  if (dist == 4) { ks_store_bits(dst, i, size, h); return; }\n"
+	"  if (dtype <= 2 && (dist == 1 || dist == 2)) {\n"
+	"    float f;\n"
+	"    if (dist == 1) {\n"
+	"      float u1 = (float)((h >> 32) + 1) * 2.3283064365386963e-10f;\n"
+	"      float u2 = (float)(h & 0xffffffffull) * 2.3283064365386963e-10f;\n"
+	"      f = (float)a + (float)b * (sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2));\n"
+	"    } else {\n"
+	"      f = (float)a + ((float)b - (float)a) * ((float)(h >> 40) * 5.9604644775390625e-8f);\n"
+	"    }\n"
+	"    if (dtype == 0) ((float *)dst)[i] = f;\n"
+	"    else if (dtype == 1) ((__half *)dst)[i] = __float2half_rn(f);\n"
+	"    else ((__nv_bfloat16 *)dst)[i] = __float2bfloat16_rn(f);\n"
+	"    return;\n"
+	"  }\n"
 	"  if (dist == 1) {\n"
 	"    double u1 = ks_u01(h) + 1.0 / 18014398509481984.0;\n"
-	"    double u2 = ks_u01(ks_hash(s, stream, i, 1));\n"
+	"    double u2 = ks_u01(ks_at(key.k1, i));\n"
 	"    v = a + b * sqrt(-2.0 * log(u1)) * cospi(2.0 * u2);\n"
 	"  } else if (dist == 2) {\n"
 	"    v = a + (b - a) * ks_u01(h);\n"
@@ -73,11 +94,18 @@ static const char g_source[] =
 	"  }\n"
 	"  ks_store(dst, i, dtype, v);\n"
 	"}\n"
+	/* Writes version `version` of the input; with `update`, the buffer holds version `prev` and
+	 * only the chunks that differ between the two (those either version redraws) are written. A
+	 * warp takes 32 chunks at a time: each lane hashes one of them (a hash per lane, not one per
+	 * warp: the pass that moves a set between versions, before every timed run, is mostly
+	 * hashing), then the warp writes the chunks to be written one after the other, a lane per
+	 * element (coalesced). Which elements get which values does not depend on the launch shape. */
 	"extern \"C\" __global__ void ks_fill_random(unsigned char *dst, u64 n, int dtype, int size,\n"
 	"    int dist, double a, double b, u64 seed, unsigned stream, u64 version, double change, u64 prev,\n"
 	"    int update) {\n"
 	"  u64 warps = (u64)gridDim.x * (blockDim.x / 32), lane = threadIdx.x & 31;\n"
 	"  u64 chunks = (n + 31) / 32, vseed = ks_version_seed(seed, version);\n"
+	"  ks_keys kb = ks_keys_of(seed, stream), kv = ks_keys_of(vseed, stream);\n"
 	"  for (u64 g = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32; g * 32 < chunks; g += warps) {\n"
 	"    u64 c = g * 32 + lane;\n"
 	"    int now = 0, was = 0;\n"
@@ -91,7 +119,7 @@ static const char g_source[] =
 	"      int k = __ffs(todo) - 1;\n"
 	"      todo &= todo - 1;\n"
 	"      u64 i = (g * 32 + k) * 32 + lane;\n"
-	"      if (i < n) ks_draw(dst, i, dtype, size, dist, a, b, (nows >> k) & 1 ? vseed : seed, stream);\n"
+	"      if (i < n) ks_draw(dst, i, dtype, size, dist, a, b, (nows >> k) & 1 ? kv : kb);\n"
 	"    }\n"
 	"  }\n"
 	"}\n"
@@ -104,15 +132,17 @@ static const char g_source[] =
 	"  for (u64 i = t; i < nw; i += step) ((u64 *)dst)[i] = word;\n"
 	"  for (u64 i = nw * 8 + t; i < nbytes; i += step) dst[i] = (unsigned char)(word >> (8 * (i % 8)));\n"
 	"}\n"
-	/* Order-independent 64-bit checksum: sum of hashed (index, word) pairs. A block sums its
+	/* Order-independent 64-bit checksum: sum of hashed (index, word) pairs, one mix a word (it
+	 * reads every input after every timed run of a candidate: docs/timing.md). A block sums its
 	 * warps' sums before its one atomic: atomics on one address are serialised, and one per warp
 	 * of a large buffer took longer than the timed run it follows. Needs blockDim.x == 256. */
 	"extern \"C\" __global__ void ks_checksum(const unsigned char *src, u64 nbytes, u64 *out) {\n"
 	"  __shared__ u64 part[8];\n"
 	"  u64 nw = nbytes / 8, step = (u64)gridDim.x * blockDim.x, acc = 0;\n"
 	"  u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n"
-	"  for (u64 i = t; i < nw; i += step) acc += ks_mix(((const u64 *)src)[i] ^ ks_mix(i));\n"
-	"  for (u64 i = nw * 8 + t; i < nbytes; i += step) acc += ks_mix((u64)src[i] ^ ks_mix(i + (1ull << 62)));\n"
+	"  for (u64 i = t; i < nw; i += step) acc += ks_mix(((const u64 *)src)[i] ^ (i * 0xd1b54a32d192ed03ull));\n"
+	"  for (u64 i = nw * 8 + t; i < nbytes; i += step)\n"
+	"    acc += ks_mix((u64)src[i] ^ ((i + (1ull << 62)) * 0xd1b54a32d192ed03ull));\n"
 	"  for (int o = 16; o > 0; o /= 2) acc += __shfl_down_sync(0xffffffffu, acc, o);\n"
 	"  if ((threadIdx.x & 31) == 0) part[threadIdx.x / 32] = acc;\n"
 	"  __syncthreads();\n"

@@ -767,6 +767,22 @@ void ks_worker_time_start_checked(ks_worker *w, ks_run_result *res, int module, 
 	cJSON_Delete(req);
 }
 
+/* KSCORE_TRACE=1: one line per timed batch with the GPU time of its runs and of the steps around
+ * them (the reply's phase_ms: docs/benchmarks.md, "Where the wall time goes"). */
+static void trace_phases(const ks_worker *w, const cJSON *reply, size_t n)
+{
+	const cJSON *ph = cJSON_GetObjectItemCaseSensitive(reply, "phase_ms"), *x;
+	double runs = 0;
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(reply, "ms"))
+	{
+		if (cJSON_IsNumber(x))
+			runs += x->valuedouble;
+	}
+	fprintf(stderr, "kscore-timed: %s %d %zu %.3f %.3f %.3f %.3f %.3f %.3f\n", w->role, (int)w->pid, n, runs,
+		ks_json_num_or(reply, "span_ms", 0), ks_json_num_or(ph, "redraw", 0), ks_json_num_or(ph, "fill", 0),
+		ks_json_num_or(ph, "flush", 0), ks_json_num_or(ph, "keep", 0));
+}
+
 void ks_worker_time_run(ks_worker *w, ks_run_result *res, const int *sets, const uint64_t *versions, size_t n,
 			double *ms, double *span_ms, double timeout_s)
 {
@@ -782,7 +798,11 @@ void ks_worker_time_run(ks_worker *w, ks_run_result *res, const int *sets, const
 			cJSON_AddItemToArray(va, cJSON_CreateNumber((double)versions[i]));
 	}
 	cJSON_AddBoolToObject(req, "flush", 1);
+	if (ks_tracelog_on())
+		cJSON_AddBoolToObject(req, "phases", 1);
 	if (request(w, res, &reply, KS_MSG_TIME_RUN, req, NULL, 0, timeout_s) == 0) {
+		if (ks_tracelog_on())
+			trace_phases(w, reply.json, n);
 		a = cJSON_GetObjectItemCaseSensitive(reply.json, "ms");
 		if (span_ms)
 			*span_ms = ks_json_num_or(reply.json, "span_ms", 0);

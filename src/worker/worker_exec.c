@@ -121,7 +121,7 @@ static CUresult reserve(wk_ctx *w, CUdeviceptr *buf, uint64_t *have, uint64_t ne
 CUresult wk_events(wk_ctx *w, CUevent **out, int n)
 {
 	CUresult r;
-	if (n > 2 * KS_PROTO_MAX_RUNS + 2)
+	if (n > WK_MAX_EVENTS)
 		return CUDA_ERROR_INVALID_VALUE;
 	while (w->nev < n) {
 		if ((r = w->cu.cuEventCreate(&w->ev[w->nev], CU_EVENT_DEFAULT)) != CUDA_SUCCESS)

@@ -74,6 +74,10 @@ typedef struct {
 	int last_set[KS_PROTO_MAX_RUNS];
 } wk_timing;
 
+/* Events of one TIME_RUN that asks for its phases: a pair per run, a pair around the batch and four
+ * phase marks per run (worker_time.c). */
+#define WK_MAX_EVENTS (6 * KS_PROTO_MAX_RUNS + 2)
+
 typedef struct {
 	ks_cu_api cu;             /* the driver's entry points, loaded at run time */
 	CUcontext ctx;
@@ -86,8 +90,8 @@ typedef struct {
 	CUdeviceptr sum;          /* WK_MAX_SUMS u64 slots for the checksums of one fetch */
 	CUdeviceptr gath;         /* sampled elements of every buffer of a fetch */
 	uint64_t gath_bytes;
-	CUevent ev[2 * KS_PROTO_MAX_RUNS + 2]; /* two per timed run and two around a batch, created once
-						 * and reused */
+	CUevent ev[WK_MAX_EVENTS]; /* two per timed run and two around a batch (and, when a TIME_RUN
+				    * asks for its phases, four more per run), created once and reused */
 	int nev;
 	wk_set run;               /* the buffers of the last KS_MSG_RUN, reused by the next one of the same
 				   * sizes (the checks of timed runs ask the golden worker for one run

@@ -60,26 +60,38 @@ static CUresult snapshot_inout(wk_ctx *w, int set)
 	return CUDA_SUCCESS;
 }
 
+/* Records mark i of marks (none without marks): the phases of a TIME_RUN that asks for them. */
+static CUresult mark(wk_ctx *w, const CUevent *marks, int i)
+{
+	return marks ? w->cu.cuEventRecord(marks[i], w->stream) : CUDA_SUCCESS;
+}
+
 /* Everything that must happen before a timed run, outside its window, in this order: the fills
  * (inputs redrawn to the run's version, inout restored, outputs poisoned, scratch reset), then the
- * L2 flush, which evicts the lines the fills dirtied. */
-static CUresult prepare_run(wk_ctx *w, int set, uint64_t version, int flush)
+ * L2 flush, which evicts the lines the fills dirtied. With marks, marks[0] is recorded before the
+ * redraw, marks[1] after it and marks[2] after the other fills. */
+static CUresult prepare_run(wk_ctx *w, int set, uint64_t version, int flush, const CUevent *marks)
 {
 	wk_timing *t = &w->t;
 	size_t k;
 	CUresult r;
+	if ((r = mark(w, marks, 0)) != CUDA_SUCCESS)
+		return r;
 	if (t->plan.change > 0 && version != t->version[set]) {
 		if ((r = wk_redraw_inputs(w, &t->plan, &t->sets[set], t->pristine[set], t->seed[set], t->version[set],
 					  version)) != CUDA_SUCCESS)
 			return r;
 		t->version[set] = version;
 	}
+	if ((r = mark(w, marks, 1)) != CUDA_SUCCESS)
+		return r;
 	for (k = 0; k < t->plan.nbufs; k++)
 		if (t->pristine[set][k] &&
 		    (r = w->cu.cuMemcpyDtoDAsync(t->sets[set].b[k].base + t->plan.guard, t->pristine[set][k],
 					      t->plan.bufs[k].bytes, w->stream)) != CUDA_SUCCESS)
 			return r;
-	if ((r = wk_reset_outputs(w, &t->plan, &t->sets[set])) != CUDA_SUCCESS)
+	if ((r = wk_reset_outputs(w, &t->plan, &t->sets[set])) != CUDA_SUCCESS ||
+	    (r = mark(w, marks, 2)) != CUDA_SUCCESS)
 		return r;
 	if (flush && t->flush) {
 		uint64_t v = (uint64_t)set;
@@ -225,13 +237,36 @@ fail:
 	wk_reply_error(stage, r, err, ks_cu_error_is_sticky(r));
 }
 
+/* The GPU time of each step around the runs of a batch, summed over its runs (a TIME_RUN that asks
+ * for "phases", which KSCORE_TRACE does): the redraw of the inputs, the other fills (inout restored,
+ * outputs poisoned, scratch reset), the L2 flush, and the kept samples and checksums after a run. */
+static void add_phases(wk_ctx *w, cJSON *j, const CUevent *ev, const CUevent *marks, int n)
+{
+	static const char *const names[] = { "redraw", "fill", "flush", "keep" };
+	double sum[4] = { 0, 0, 0, 0 };
+	cJSON *o = cJSON_AddObjectToObject(j, "phase_ms");
+	int i, k;
+	for (i = 0; i < n; i++) {
+		const CUevent *mk = marks + 4 * i;
+		/* from-to pairs: mark 0-1, 1-2, 2-run start, run end-mark 3 */
+		CUevent from[4] = { mk[0], mk[1], mk[2], ev[2 * i + 1] }, to[4] = { mk[1], mk[2], ev[2 * i], mk[3] };
+		for (k = 0; k < 4; k++) {
+			float el = 0;
+			if (w->cu.cuEventElapsedTime(&el, from[k], to[k]) == CUDA_SUCCESS)
+				sum[k] += el;
+		}
+	}
+	for (k = 0; k < 4; k++)
+		cJSON_AddNumberToObject(o, names[k], sum[k]);
+}
+
 void wk_time_run(wk_ctx *w, const ks_msg *m)
 {
 	wk_timing *t = &w->t;
 	const cJSON *runs = cJSON_GetObjectItemCaseSensitive(m->json, "runs"), *it;
 	const cJSON *vers = cJSON_GetObjectItemCaseSensitive(m->json, "versions");
-	CUevent *ev = NULL;
-	int set[KS_PROTO_MAX_RUNS], n = 0, i, flush = 1;
+	CUevent *ev = NULL, *marks = NULL;
+	int set[KS_PROTO_MAX_RUNS], n = 0, i, flush = 1, phases = 0;
 	uint64_t ver[KS_PROTO_MAX_RUNS];
 	char err[1024] = "";
 	CUresult r = CUDA_SUCCESS;
@@ -247,6 +282,7 @@ void wk_time_run(wk_ctx *w, const ks_msg *m)
 	}
 	t->last_n = 0;
 	ks_json_bool(&flush, m->json, "flush", 0);
+	ks_json_bool(&phases, m->json, "phases", 0);
 	cJSON_ArrayForEach(it, runs)
 	{
 		const cJSON *v = vers ? cJSON_GetArrayItem(vers, n) : NULL;
@@ -261,15 +297,18 @@ void wk_time_run(wk_ctx *w, const ks_msg *m)
 	}
 	/* the last two events bracket the whole batch, fills, flushes and kept samples included: the
 	 * GPU time a timed request holds the GPU for, which the scorer reports beside the runs' own */
-	if ((r = wk_events(w, &ev, 2 * n + 2)) != CUDA_SUCCESS) {
+	if ((r = wk_events(w, &ev, phases ? 6 * n + 2 : 2 * n + 2)) != CUDA_SUCCESS) {
 		wk_reply_error("launch", r, ks_cu_error(&w->cu, r), ks_cu_error_is_sticky(r));
 		return;
 	}
+	if (phases)
+		marks = ev + 2 * n + 2; /* four a run: before the redraw, after it, after the fills, after the keep */
 	if (w->cu.cuCtxResetPersistingL2Cache)
 		w->cu.cuCtxResetPersistingL2Cache();
 	r = w->cu.cuEventRecord(ev[2 * n], w->stream);
 	for (i = 0; i < n && r == CUDA_SUCCESS; i++) {
-		if ((r = prepare_run(w, set[i], ver[i], flush)) == CUDA_SUCCESS)
+		const CUevent *mk = marks ? marks + 4 * i : NULL;
+		if ((r = prepare_run(w, set[i], ver[i], flush, mk)) == CUDA_SUCCESS)
 			r = wk_timed_launch(w, &t->plan, t->mod, &t->sets[set[i]], ev[2 * i], ev[2 * i + 1], err,
 					 sizeof(err));
 		if (r == CUDA_SUCCESS && t->kept) {
@@ -277,6 +316,8 @@ void wk_time_run(wk_ctx *w, const ks_msg *m)
 			wk_kept k = kept_slot(t, i);
 			r = wk_keep_outputs(w, &t->plan, &t->sets[set[i]], &k, t->seed[set[i]]);
 		}
+		if (r == CUDA_SUCCESS)
+			r = mark(w, mk, 3);
 	}
 	if (r == CUDA_SUCCESS)
 		r = w->cu.cuEventRecord(ev[2 * n + 1], w->stream);
@@ -306,6 +347,8 @@ void wk_time_run(wk_ctx *w, const ks_msg *m)
 		w->cu.cuEventElapsedTime(&span, ev[2 * n], ev[2 * n + 1]);
 		cJSON_AddNumberToObject(j, "span_ms", span);
 	}
+	if (marks)
+		add_phases(w, j, ev, marks, n);
 	wk_reply(j, NULL, 0);
 }
 
@@ -340,7 +383,7 @@ void wk_time_verify(wk_ctx *w, const ks_msg *m)
 	t->version[set] = 0; /* the new seed's inputs as drawn: no run saw them */
 	if ((r = wk_fill_set(w, &t->plan, &t->sets[set], t->seed[set], err,
 			     sizeof(err))) != CUDA_SUCCESS ||
-	    (r = snapshot_inout(w, set)) != CUDA_SUCCESS || (r = prepare_run(w, set, 0, 1)) != CUDA_SUCCESS)
+	    (r = snapshot_inout(w, set)) != CUDA_SUCCESS || (r = prepare_run(w, set, 0, 1, NULL)) != CUDA_SUCCESS)
 		goto fail;
 	if (w->cu.cuCtxResetPersistingL2Cache)
 		w->cu.cuCtxResetPersistingL2Cache();
