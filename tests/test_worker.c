@@ -4,11 +4,14 @@
  * written to the scorer's own output. */
 #include "ktest.h"
 #include "util/errors.h"
+#include "util/fsutil.h"
 #include "util/mem.h"
 #include "run/worker.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <time.h>
 
 /* One reply frame: header (magic "KSW1", type 100, 11 bytes of JSON, no blob) and {"ok":true}. */
@@ -250,9 +253,93 @@ static void test_a_start_and_an_exit_hold_the_gate_only_for_the_context(void)
 	KT_ASSERT_MSG(g_held < 0.5, "the gate was held %.2f s of the %.2f s", g_held, now_s() - t0);
 }
 
+/* A reply frame holding json (header: magic, type 100, the JSON's length, no blob) in a file of
+ * the test folder, for a fake to send with cat. Caller frees the path. */
+static char *frame_file(const char *name, const char *json)
+{
+	unsigned char hdr[24] = { 'K', 'S', 'W', '1', 100, 0, 0, 0 };
+	uint64_t n = strlen(json);
+	char *buf = ks_malloc(sizeof(hdr) + n);
+	const char *path;
+	int i;
+	for (i = 0; i < 8; i++)
+		hdr[8 + i] = (unsigned char)(n >> (8 * i));
+	memcpy(buf, hdr, sizeof(hdr));
+	memcpy(buf + sizeof(hdr), json, n);
+	path = kt_write(name, buf, sizeof(hdr) + n);
+	ks_free(buf);
+	return ks_strdup(path);
+}
+
+/* KSCORE_TRACE=1: a timed batch asks its worker for the GPU time of the steps around its runs and
+ * prints them in a kscore-timed line (bench/trace-report.py). In a child, since the setting is
+ * read once per process. */
+static void test_a_traced_timed_batch_prints_its_phases(void)
+{
+	char *reply = frame_file("timed.frame", "{\"ok\":true,\"ms\":[1.5,2.5],\"span_ms\":9,"
+						      "\"phase_ms\":{\"redraw\":1,\"fill\":2,\"flush\":0.5,\"keep\":1.25}}");
+	char *refuse = frame_file("refuse.frame", "{\"ok\":false,\"error\":\"no phases asked for\"}");
+	char *err = ks_path_join(kt_tmpdir(), "trace");
+	/* the fake cannot write files (a worker's file size limit is 0): it answers according to
+	 * whether the request asked for the phases */
+	char *body = ks_asprintf(NEXT FRAME "sleep 0.3\n"
+				 "req=$(dd bs=65536 count=1 <&3 2>/dev/null | tr -d '\\000')\n"
+				 "case \"$req\" in\n*'\"phases\":true'*) cat '%s' >&3 ;;\n*) cat '%s' >&3 ;;\nesac\n"
+				 "exec sleep 60\n", reply, refuse);
+	char *text = NULL, line[256];
+	int st = 0, n;
+	pid_t pid;
+
+	stdout_to_file();
+	pid = fork();
+	KT_ASSERT(pid >= 0);
+	if (pid == 0) {
+		ks_worker_options o = KS_WORKER_OPTIONS_INIT;
+		ks_device_info info;
+		ks_worker *w = NULL;
+		ks_run_result res;
+		int sets[2] = { 0, 1 }, fd;
+		uint64_t vers[2] = { 1, 2 };
+		double ms[2] = { 0, 0 }, span = 0;
+		setenv("KSCORE_TRACE", "1", 1);
+		fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || dup2(fd, 2) != 2)
+			_exit(2);
+		o.exe = fake(body);
+		o.role = "candidate";
+		o.start_timeout_s = 20;
+		if (ks_worker_start(&w, &info, &o) != 0)
+			_exit(3);
+		ks_worker_time_run(w, &res, sets, vers, 2, ms, &span, 20);
+		if (res.status != KS_RUN_OK || ms[0] != 1.5 || ms[1] != 2.5 || span != 9) {
+			fprintf(stderr, "status %d (%s), ms %g %g, span %g\n", (int)res.status,
+				res.message ? res.message : "-", ms[0], ms[1], span);
+			_exit(4);
+		}
+		ks_run_result_clear(&res);
+		ks_worker_free(w);
+		_exit(0);
+	}
+	KT_EQ_INT(waitpid(pid, &st, 0), pid);
+	KT_EQ_INT(ks_fs_read(&text, NULL, err, 1 << 20), 0);
+	KT_ASSERT_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child exited with %d: %s", st, text);
+	KT_ASSERT_MSG(strstr(text, "kscore-timed: ") != NULL, "no kscore-timed line in: %s", text);
+	n = sscanf(strstr(text, "kscore-timed: "), "kscore-timed: %255[^\n]", line);
+	KT_EQ_INT(n, 1);
+	/* role, pid, runs, the runs' ms, the batch's, then redraw, fill, flush, keep */
+	KT_ASSERT_MSG(strstr(line, "candidate ") == line, "%s", line);
+	KT_CONTAINS(line, " 2 4.000 9.000 1.000 2.000 0.500 1.250");
+	ks_free(text);
+	ks_free(body);
+	ks_free(err);
+	ks_free(reply);
+	ks_free(refuse);
+}
+
 static const kt_test tests[] = { KT(test_freeing_a_dead_worker_keeps_the_error_message),
 				 KT(test_a_start_and_an_exit_hold_the_gate_only_for_the_context), KT(test_a_flood_of_output_is_drained_capped_and_kept_off_stdout),
 				 KT(test_output_is_credited_to_the_request_that_printed_it),
 				 KT(test_output_of_a_killed_worker_is_kept),
-				 KT(test_start_requests_and_close_pass_the_gate), { 0 } };
+				 KT(test_start_requests_and_close_pass_the_gate),
+				 KT(test_a_traced_timed_batch_prints_its_phases), { 0 } };
 KT_MAIN("worker", tests)
