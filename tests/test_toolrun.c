@@ -1,6 +1,8 @@
-/* toolrun: the parts of a run under a tool that need no GPU: its private folder, and reading a
- * tool's log from where the kernel before it left off (a kept worker's log grows across kernels).
- * The runs themselves are in the GPU suite (test_gpu.c, the sanitizer tests). */
+/* toolrun: the parts of a run under a tool that need no GPU: its private folder, reading a tool's
+ * log from where the kernel before it left off (a kept worker's log grows across kernels), and a
+ * kept worker that dies between kernels, with a stand-in worker (fixtures/nvtools/fake-worker.py)
+ * under a stand-in tool. The runs themselves are in the GPU suite (test_gpu.c, the sanitizer
+ * tests). */
 #include "ktest.h"
 #include "util/fsutil.h"
 #include "util/mem.h"
@@ -9,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static void test_toolrun_reads_a_log_from_an_offset(void)
 {
@@ -66,9 +69,79 @@ static void test_toolrun_scratch_is_private_and_under_tmpdir(void)
 	ks_free(old);
 }
 
+/* The stand-in compute-sanitizer: writes the banner to its --log-file, then runs the worker (the
+ * last two arguments). The first worker it starts is told to die after its first kernel, idle,
+ * once that kernel was judged (fake-worker.py). */
+static const char *g_sanitizer =
+	"#!/bin/sh\n"
+	"log=\n"
+	"prev=\n"
+	"for a in \"$@\"; do [ \"$prev\" = --log-file ] && log=$a; prev=$a; done\n"
+	"echo '========= COMPUTE-SANITIZER' >> \"$log\"\n"
+	"if mkdir \"$MARK\" 2>/dev/null; then export KSFAKE_DIE_AFTER_UNLOAD=1; fi\n"
+	"shift $(($# - 2))\n"
+	"exec \"$@\"\n";
+
+/* A kept memcheck worker that died idle after a clean kernel: the next kernel is not left unchecked
+ * (not_run, charged to nobody) but runs in a fresh worker, and says so. */
+static void test_toolrun_a_kept_worker_that_died_idle_is_replaced(void)
+{
+	ks_runner_options ro = KS_RUNNER_OPTIONS_INIT;
+	ks_runner *run = NULL;
+	char *fake = realpath("tests/fixtures/nvtools/fake-worker.py", NULL);
+	char *san = ks_path_join(kt_tmpdir(), "compute-sanitizer"), *mark = ks_path_join(kt_tmpdir(), "first");
+	char *text = ks_asprintf("#!/bin/sh\nMARK='%s'\n%s", mark, g_sanitizer + strlen("#!/bin/sh\n"));
+	char *lowered[] = { (char *)"k", NULL };
+	ks_toolrun_kernel k = { "not a cubin", 11, lowered, 1 };
+	ks_plan plan;
+	ks_toolrun jr;
+
+	if (access("/usr/bin/python3", X_OK) != 0)
+		KT_SKIP("no /usr/bin/python3 for the stand-in worker");
+	KT_ASSERT(fake != NULL);
+	KT_EQ_INT(ks_fs_write_atomic(san, text, strlen(text)), 0);
+	KT_EQ_INT(chmod(san, 0755), 0);
+	setenv("TMPDIR", kt_tmpdir(), 1);
+	ro.worker_exe = fake;
+	KT_ASSERT_MSG(ks_runner_start(&run, &ro) == 0, "%s", ks_error_msg());
+	memset(&plan, 0, sizeof(plan));
+
+	/* the first kernel: clean, and its worker is kept (then dies, idle) */
+	ks_toolrun_kept(&jr, run, san, "first", &k, &plan, 20);
+	KT_ASSERT_MSG(jr.stage == 3 && jr.run.status == KS_RUN_OK, "stage %d: %s", jr.stage, jr.error);
+	KT_ASSERT(jr.kept);
+	KT_EQ_INT(jr.before, 0);
+	KT_ASSERT(jr.replaced == NULL);
+	ks_toolrun_clear(&jr);
+
+	/* the second: its kept worker is gone before the load, so it runs in a fresh one */
+	ks_toolrun_kept(&jr, run, san, "second", &k, &plan, 20);
+	KT_ASSERT_MSG(jr.stage == 3 && jr.run.status == KS_RUN_OK, "stage %d: %s", jr.stage,
+		      jr.error ? jr.error : "-");
+	KT_ASSERT(jr.kept);
+	KT_EQ_INT(jr.before, 0);
+	KT_ASSERT(jr.replaced != NULL);
+	KT_CONTAINS(jr.replaced, "failed before this kernel ran");
+	ks_toolrun_clear(&jr);
+
+	/* the third: the fresh worker was kept and serves it (it does not die) */
+	ks_toolrun_kept(&jr, run, san, "third", &k, &plan, 20);
+	KT_ASSERT(jr.stage == 3 && jr.kept);
+	KT_EQ_INT(jr.before, 1);
+	KT_ASSERT(jr.replaced == NULL);
+	ks_toolrun_clear(&jr);
+
+	ks_runner_free(run);
+	free(fake);
+	ks_free(san);
+	ks_free(mark);
+	ks_free(text);
+}
+
 static const kt_test tests[] = {
 	KT(test_toolrun_reads_a_log_from_an_offset),
 	KT(test_toolrun_scratch_is_private_and_under_tmpdir),
+	KT(test_toolrun_a_kept_worker_that_died_idle_is_replaced),
 	{ 0 }
 };
 

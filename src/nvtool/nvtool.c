@@ -341,6 +341,8 @@ void ks_nvtool_sanitize(ks_nvtool *t, ks_kernel_result *r, const ks_candidate_im
 		cJSON_AddStringToObject(tr, "worker", bit == KS_SAN_MEMCHECK ? "kept" : "fresh");
 		if (bit == KS_SAN_MEMCHECK)
 			cJSON_AddNumberToObject(tr, "worker_kernels_before", (double)jr.before);
+		if (jr.replaced)
+			cJSON_AddStringToObject(tr, "worker_replaced", jr.replaced);
 		if (ks_sanitize_fails(&rep, bit) && (detail = ks_sanitize_detail(&rep, name))) {
 			/* a finding: the kernel is wrong even though its outputs were right */
 			cJSON_AddStringToObject(tr, "status", "error");

@@ -35,6 +35,7 @@ void ks_toolrun_clear(ks_toolrun *jr)
 	ks_free(jr->error);
 	ks_free(jr->log);
 	ks_free(jr->out);
+	ks_free(jr->replaced);
 	memset(jr, 0, sizeof(*jr));
 }
 
@@ -244,6 +245,7 @@ void ks_toolrun_kept(ks_toolrun *jr, ks_runner *run, const char *sanitizer, cons
 	kept_worker *kw = ks_runner_attached(run);
 	size_t log_off, out_off;
 	double t0 = now_s(), t_span = ks_tracelog_ms();
+	char *replaced = NULL;
 
 	memset(jr, 0, sizeof(*jr));
 	jr->exit_status = -1;
@@ -253,6 +255,7 @@ void ks_toolrun_kept(ks_toolrun *jr, ks_runner *run, const char *sanitizer, cons
 	}
 	if (kw->w && strcmp(kw->sanitizer, sanitizer))
 		kept_close(kw, NULL);
+again:
 	if (!kw->w && kept_start(kw, run, sanitizer) < 0) {
 		jr->error = ks_strdup(ks_error_msg());
 		if (kw->logp) {
@@ -267,6 +270,17 @@ void ks_toolrun_kept(ks_toolrun *jr, ks_runner *run, const char *sanitizer, cons
 	log_off = file_size(kw->logp);
 	out_off = file_size(kw->outp);
 	load_and_run(jr, kw->w, k, plan, timeout_s, 1);
+	if (jr->stage == 1 && jr->before > 0 && !ks_worker_alive(kw->w) && !replaced) {
+		/* the worker that ran the kernels before this one was lost before this kernel's module
+		 * was loaded (it died idle, or at the load): once, the kernel runs in a fresh worker, as
+		 * it would without a kept one, rather than going unchecked */
+		replaced = ks_asprintf("the worker kept for memcheck failed before this kernel ran (%s); it "
+				       "ran in a fresh one", jr->error ? jr->error : "?");
+		ks_free(jr->error);
+		jr->error = NULL;
+		kept_close(kw, NULL);
+		goto again;
+	}
 	jr->log = ks_toolrun_read_from(kw->logp, log_off, MAX_LOG, &jr->log_len);
 	jr->kept = jr->stage == 3 && jr->run.status == KS_RUN_OK && ks_worker_alive(kw->w) &&
 		   ks_sanitize_quiet(jr->log, jr->log_len);
@@ -289,6 +303,7 @@ void ks_toolrun_kept(ks_toolrun *jr, ks_runner *run, const char *sanitizer, cons
 	jr->out = ks_toolrun_read_from(kw->outp, out_off, MAX_OUT, NULL);
 	kept_close(kw, NULL);
 done:
+	jr->replaced = replaced;
 	jr->seconds = now_s() - t0;
 	ks_tracelog_span("nvtool", "candidate", t_span);
 	keep_copy(tag, jr->log ? jr->log : "", jr->log_len, jr->out ? jr->out : "");

@@ -31,6 +31,8 @@ typedef struct {
 	double seconds;
 	int kept;             /* ks_toolrun_kept: the worker stays for the next kernel */
 	unsigned before;      /* ks_toolrun_kept: kernels the worker ran before this one */
+	char *replaced;       /* ks_toolrun_kept: why the kept worker was replaced by a fresh one for
+			       * this kernel (it failed before the kernel's module loaded); NULL: not */
 } ks_toolrun;
 
 /* The kernel to run: a module and its kernels' lowered names. */
@@ -58,8 +60,10 @@ void ks_toolrun_fresh(ks_toolrun *jr, ks_runner *run, const char *role, const ch
 
 /* Runs plan under compute-sanitizer's memcheck (the program `sanitizer`, options from
  * ks_sanitize_argv) in the worker kept with run (ks_runner_attach), started first when there is
- * none; the worker is closed again unless the run was clean (jr->kept). jr->log and jr->out hold
- * only this kernel's part. Call it only from run's own thread. Always fills *jr (caller clears). */
+ * none; the worker is closed again unless the run was clean (jr->kept). A kept worker that fails
+ * before the kernel's module is loaded (it died after the kernels before) is replaced once by a
+ * fresh one (jr->replaced says why). jr->log and jr->out hold only this kernel's part. Call it
+ * only from run's own thread. Always fills *jr (caller clears). */
 void ks_toolrun_kept(ks_toolrun *jr, ks_runner *run, const char *sanitizer, const char *tag,
 		     const ks_toolrun_kernel *k, const ks_plan *plan, double timeout_s);
 
