@@ -192,6 +192,30 @@ static void test_rejects_bad_specs(void)
 	KT_CONTAINS(load_err("n", "not json"), "invalid JSON");
 }
 
+/* Dist parameters must be finite: 1e400 reads as infinity, which the plan cannot carry to a worker
+ * (JSON has no infinity: the worker got null and refused every run of the problem). Found by
+ * fuzz_problem; an argument's dist and a case's override alike. */
+static void test_infinite_dist_parameters_are_refused(void)
+{
+	const char *m;
+	m = load_err("inf1", "{\"name\": \"inf1\", \"dims\": [\"n\"], \"args\": [ { \"name\": \"x\", "
+		     "\"type\": \"f32*\", \"role\": \"in\", \"shape\": [\"n\"], \"dist\": {\"kind\": "
+		     "\"normal\", \"mean\": 1e400} }, { \"name\": \"y\", \"type\": \"f32*\", \"role\": "
+		     "\"out\", \"shape\": [\"n\"] } ], \"launch\": {\"kernel\": \"k\", \"grid\": [1], "
+		     "\"block\": [32]}, " GOOD_TAIL "}");
+	KT_CONTAINS(m, "inf1/problem.json");
+	KT_CONTAINS(m, "x");
+	KT_CONTAINS(m, "finite mean and std");
+	m = load_err("inf2", "{\"name\": \"inf2\", \"dims\": [\"n\"], \"args\": [ { \"name\": \"x\", "
+		     "\"type\": \"f32*\", \"role\": \"in\", \"shape\": [\"n\"] }, { \"name\": \"y\", "
+		     "\"type\": \"f32*\", \"role\": \"out\", \"shape\": [\"n\"] } ], \"launch\": "
+		     "{\"kernel\": \"k\", \"grid\": [1], \"block\": [32]}, \"tolerance\": {\"atol\": 0, "
+		     "\"rtol\": 0}, \"bytes\": \"4*n\", \"cases\": {\"correctness\": [{\"n\": 4, \"dist\": "
+		     "{\"x\": {\"kind\": \"uniform\", \"lo\": -1e400, \"hi\": 1}}}]}}");
+	KT_CONTAINS(m, "inf2/problem.json");
+	KT_CONTAINS(m, "finite lo and hi");
+}
+
 /* Sizes are computed with checked arithmetic: a tensor of 2^62 f32 elements is 2^64 bytes, which
  * used to wrap to 0 and pass every size check (and `score check-refs`). */
 static void test_sizes_that_wrap_are_refused(void)
@@ -389,6 +413,7 @@ static const kt_test tests[] = {
 	KT(test_loads_fixture_suite), KT(test_env_and_counts), KT(test_valid_minimal_spec),
 	KT(test_rejects_bad_specs), KT(test_set_reports_bad_folders_and_keeps_good_ones),
 	KT(test_sm_count_is_the_devices), KT(test_sizes_that_wrap_are_refused),
+	KT(test_infinite_dist_parameters_are_refused),
 	KT(test_numbers_too_large_for_integers_are_refused), KT(test_a_dim_given_twice_is_refused),
 	KT(test_python_entry_loads), KT(test_python_entry_is_optional),
 	KT(test_python_section_is_part_of_the_spec_version), KT(test_python_entry_must_match_the_spec), { 0 }

@@ -77,12 +77,18 @@ static int parse_dist(ks_dist *d, const cJSON *v, const char *what)
 		d->b = 1;
 		if (ks_json_num(&d->a, v, "mean", 0) < 0 || ks_json_num(&d->b, v, "std", 0) < 0)
 			return ks_error_wrap(KS_EINVALID, "%s: dist", what);
+		if (!isfinite(d->a) || !isfinite(d->b))
+			return ks_error_set(KS_EINVALID, "%s: normal dist needs a finite mean and std", what);
 		if (!(d->b > 0))
 			return ks_error_set(KS_EINVALID, "%s: normal dist needs std > 0", what);
 	} else if (!strcmp(kind, "uniform")) {
 		d->kind = KS_DIST_UNIFORM;
 		if (ks_json_num(&d->a, v, "lo", 1) < 0 || ks_json_num(&d->b, v, "hi", 1) < 0)
 			return ks_error_wrap(KS_EINVALID, "%s: dist", what);
+		/* 1e400 reads as infinity, which no input can be drawn from and no plan can carry (JSON
+		 * has no infinity: the worker would get null) */
+		if (!isfinite(d->a) || !isfinite(d->b))
+			return ks_error_set(KS_EINVALID, "%s: uniform dist needs finite lo and hi", what);
 		if (!(d->b > d->a))
 			return ks_error_set(KS_EINVALID, "%s: uniform dist needs lo < hi", what);
 	} else if (!strcmp(kind, "int")) {

@@ -181,7 +181,11 @@ int ks_sanitize_quiet(const char *log, size_t len)
 		const char *l = log + i, *nl = memchr(l, '\n', len - i);
 		size_t n = nl ? (size_t)(nl - l) : len - i, m = sizeof(prefix) - 1;
 		i += n + 1;
-		while (n && (l[n - 1] == ' ' || l[n - 1] == '\r'))
+		/* one '\r' and then spaces, as ks_sanitize_parse reads a line: "========= " and a run of
+		 * carriage returns is a finding's text to it, so it must not be quiet here */
+		if (n && l[n - 1] == '\r')
+			n--;
+		while (n && l[n - 1] == ' ')
 			n--;
 		if (!n || (n == m && !memcmp(l, prefix, m)) ||
 		    (n == m + 18 && !memcmp(l, "========= COMPUTE-SANITIZER", m + 18)))
