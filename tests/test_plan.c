@@ -124,6 +124,14 @@ static void test_bad_geometry_and_values_are_named(void)
 			     "[{\"name\": \"s\", \"dtype\": \"f64\", \"count\": \"n << 40\"}]}", "8"),
 		    "scratch");
 	KT_CONTAINS(plan_err("{\"kernel\": \"vadd\", \"grid\": [1], \"block\": [32]}", "-1"), "negative");
+	/* a float the plan cannot carry to a worker as JSON (infinity), or that an f32 cannot hold:
+	 * found by fuzz_problem through a spec's scalar; a submission's launch can hold one too */
+	KT_CONTAINS(plan_err("{\"kernel\": \"vadd\", \"grid\": [1], \"block\": [32], \"args\": "
+			     "[\"a\", \"b\", \"c\", {\"f32\": 1e39}]}", "8"),
+		    "value 1e+39 is not a finite f32");
+	KT_CONTAINS(plan_err("{\"kernel\": \"vadd\", \"grid\": [1], \"block\": [32], \"args\": "
+			     "[\"a\", \"b\", \"c\", {\"f64\": 1e400}]}", "8"),
+		    "value inf is not a finite f64");
 }
 
 static void test_launch_parse_errors(void)

@@ -192,9 +192,9 @@ static void test_rejects_bad_specs(void)
 	KT_CONTAINS(load_err("n", "not json"), "invalid JSON");
 }
 
-/* Dist parameters must be finite: 1e400 reads as infinity, which the plan cannot carry to a worker
- * (JSON has no infinity: the worker got null and refused every run of the problem). Found by
- * fuzz_problem; an argument's dist and a case's override alike. */
+/* Dist parameters and float scalars must be finite: 1e400 reads as infinity, which the plan cannot
+ * carry to a worker (JSON has no infinity: the worker got null and refused every run of the
+ * problem). Found by fuzz_problem; an argument's dist and a case's override alike. */
 static void test_infinite_dist_parameters_are_refused(void)
 {
 	const char *m;
@@ -214,6 +214,14 @@ static void test_infinite_dist_parameters_are_refused(void)
 		     "{\"x\": {\"kind\": \"uniform\", \"lo\": -1e400, \"hi\": 1}}}]}}");
 	KT_CONTAINS(m, "inf2/problem.json");
 	KT_CONTAINS(m, "finite lo and hi");
+	/* a float scalar likewise, and an f32 one beyond f32's range */
+	m = load_err("inf3", "{\"name\": \"inf3\", \"dims\": [\"n\"], \"args\": [ { \"name\": \"y\", "
+		     "\"type\": \"f32*\", \"role\": \"out\", \"shape\": [\"n\"] }, { \"name\": \"eps\", "
+		     "\"type\": \"f32\", \"value\": 1e39 } ], \"launch\": {\"kernel\": \"k\", \"grid\": [1], "
+		     "\"block\": [32]}, " GOOD_TAIL "}");
+	KT_CONTAINS(m, "inf3/problem.json");
+	KT_CONTAINS(m, "arg eps");
+	KT_CONTAINS(m, "must be finite");
 }
 
 /* Sizes are computed with checked arithmetic: a tensor of 2^62 f32 elements is 2^64 bytes, which

@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -54,6 +55,16 @@ static int fit(ks_param_kind kind, int64_t v, const char *what)
 	return 0;
 }
 
+/* A float scalar must be finite (and an f32 one within float's range): JSON has no infinity, so
+ * the plan would reach the worker with null for it and every run would be refused. */
+static int fit_float(ks_param_kind kind, double f, const char *what)
+{
+	if (!isfinite(f) || (kind == KS_PARAM_F32 && fabs(f) > FLT_MAX))
+		return ks_error_set(KS_EINVALID, "%s: value %g is not a finite %s", what, f,
+				    kind == KS_PARAM_F32 ? "f32" : "f64");
+	return 0;
+}
+
 static ks_param_kind kind_of(ks_dtype t)
 {
 	switch (t) {
@@ -81,7 +92,7 @@ static int resolve_param(ks_plan_param *out, const ks_plan *plan, const ks_probl
 	if (a->kind == KS_LARG_FLOAT) {
 		out->kind = kind_of(a->type);
 		out->f = a->value;
-		return 0;
+		return fit_float(out->kind, out->f, what);
 	}
 	if (a->kind == KS_LARG_INT) {
 		out->kind = kind_of(a->type);
@@ -102,8 +113,15 @@ static int resolve_param(ks_plan_param *out, const ks_plan *plan, const ks_probl
 		const ks_arg *arg = &p->args[ai];
 		out->kind = kind_of(arg->dtype);
 		if (ks_dtype_is_float(arg->dtype)) {
+			char *w;
+			int rc;
 			out->f = arg->fvalue;
-			return 0;
+			if (isfinite(out->f) && (out->kind != KS_PARAM_F32 || fabs(out->f) <= FLT_MAX))
+				return 0;
+			w = ks_asprintf("%s, scalar %s", what, a->name);
+			rc = fit_float(out->kind, out->f, w);
+			ks_free(w);
+			return rc;
 		}
 		if (ks_expr_eval(&v, arg->value, env) < 0)
 			return ks_error_wrap(KS_EINVALID, "%s, scalar %s", what, a->name);

@@ -7,6 +7,7 @@
 #include "load/prelude.h"
 
 #include <ctype.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -188,6 +189,9 @@ static int parse_arg(ks_problem *p, ks_arg *a, const cJSON *v)
 		if (!cJSON_IsNumber(it))
 			return ks_error_set(KS_EINVALID, "%s: a float scalar's value is a number", what);
 		a->fvalue = it->valuedouble;
+		if (!isfinite(a->fvalue) || (a->dtype == KS_DT_F32 && fabs(a->fvalue) > FLT_MAX))
+			return ks_error_set(KS_EINVALID, "%s: a float scalar's value must be finite (and within "
+					    "f32's range for an f32)", what);
 	} else if (!(a->value = expr_text(it)))
 		return ks_error_set(KS_EINVALID, "%s: an integer scalar's value is an expression", what);
 	return 0;
