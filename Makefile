@@ -152,8 +152,13 @@ $(GPU_TEST_BIN): build/gpu/%: tests/%.c tests/ktest.h tests/gputest.h tests/pass
 gpu-test: all $(GPU_TEST_BIN)
 	sh tests/gpu/run.sh
 
-bench: all
+bench: all build/bench/ctx-probe
 	sh bench/run.sh
+
+# what starting a CUDA process costs (bench/ctx-probe.sh); libc and the driver only
+build/bench/ctx-probe: bench/ctx-probe.c
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) -std=c11 -O2 -Wall -Wextra -Werror -o $@ $< -ldl
 
 # ---- fuzzing (docs/fuzzing.md): libFuzzer targets built by clang with ASan and UBSan. The library
 # is compiled again for them into build/fuzz/obj/ (coverage instrumentation, no libFuzzer main).

@@ -12,6 +12,8 @@
 #   6. Nsight Compute (if present, --clock-control none) on one golden kernel, against kscore's median
 #   7. on a host of several GPUs, the 1/2/4-GPU table (bench/multi-gpu.sh: the suite as one run and
 #      a synthetic batch of MULTI_TEAMS teams on 1, 2 and 4 GPUs, side by side); on one GPU it says so
+#   8. what starting and ending 1 to 16 CUDA processes at once costs, with the driver's default
+#      hardware queues and with the one kscore gives its workers (bench/ctx-probe.sh)
 # Each run's process wall time goes to $work/<run>.wall (bench/report.py reads it).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -82,3 +84,6 @@ else
 	echo
 	echo "one GPU on this host: the 1/2/4-GPU table (bench/multi-gpu.sh) needs a host with several"
 fi
+echo
+echo "== starting and ending CUDA processes, several at once (bench/ctx-probe.sh)"
+OUT="$out" sh bench/ctx-probe.sh

@@ -81,9 +81,47 @@ static void test_workerenv_narrowed_to_its_own_gpu(void)
 	unsetenv("KSCORE_TEST_SECRET");
 }
 
+/* A worker's context gets one hardware queue unless the user passes another count. */
+static void test_workerenv_one_connection_unless_passed(void)
+{
+	const char *v;
+	char **env;
+
+	unsetenv("KSCORE_WORKER_ENV");
+	setenv("CUDA_DEVICE_MAX_CONNECTIONS", "8", 1);
+	env = ks_workerenv_new(0, 1);
+	KT_EQ_INT(count_prefix(env, "CUDA_DEVICE_MAX_CONNECTIONS=", &v), 1);
+	KT_EQ_STR(v, "CUDA_DEVICE_MAX_CONNECTIONS=1");
+	ks_workerenv_free(env);
+
+	setenv("KSCORE_WORKER_ENV", "PATH,CUDA_DEVICE_MAX_CONNECTIONS", 1);
+	env = ks_workerenv_new(0, 1);
+	KT_EQ_INT(count_prefix(env, "CUDA_DEVICE_MAX_CONNECTIONS=", &v), 1);
+	KT_EQ_STR(v, "CUDA_DEVICE_MAX_CONNECTIONS=8");
+	KT_EQ_INT(count_prefix(env, "PATH=", &v), getenv("PATH") ? 1 : 0);
+	ks_workerenv_free(env);
+
+	setenv("KSCORE_WORKER_ENV", "*", 1);
+	setenv("CUDA_DEVICE_MAX_CONNECTIONS", "4", 1);
+	env = ks_workerenv_new(0, 0);
+	KT_EQ_INT(count_prefix(env, "CUDA_DEVICE_MAX_CONNECTIONS=", &v), 1);
+	KT_EQ_STR(v, "CUDA_DEVICE_MAX_CONNECTIONS=4");
+	ks_workerenv_free(env);
+
+	/* named but not set: the default stays */
+	unsetenv("CUDA_DEVICE_MAX_CONNECTIONS");
+	setenv("KSCORE_WORKER_ENV", "CUDA_DEVICE_MAX_CONNECTIONS", 1);
+	env = ks_workerenv_new(0, 1);
+	KT_EQ_INT(count_prefix(env, "CUDA_DEVICE_MAX_CONNECTIONS=", &v), 1);
+	KT_EQ_STR(v, "CUDA_DEVICE_MAX_CONNECTIONS=1");
+	ks_workerenv_free(env);
+	unsetenv("KSCORE_WORKER_ENV");
+}
+
 static const kt_test tests[] = {
 	KT(test_workerenv_visible_entry),
 	KT(test_workerenv_narrowed_to_its_own_gpu),
+	KT(test_workerenv_one_connection_unless_passed),
 	{ 0 }
 };
 KT_MAIN("workerenv", tests)

@@ -6,6 +6,23 @@
 
 extern char **environ;
 
+/* One hardware work queue per context: a worker drives one stream, and a context with the default
+ * eight is made and torn down about three times slower, under a lock the driver holds for every GPU
+ * of the host (docs/benchmarks.md, "Contexts"). */
+#define CONNECTIONS "CUDA_DEVICE_MAX_CONNECTIONS="
+#define DEFAULT_CONNECTIONS CONNECTIONS "1"
+
+/* Adds a passed variable; one that sets the connections replaces the default at slot `dflt`. */
+static void add_passed(char **env, size_t *n, size_t dflt, char *entry)
+{
+	if (!strncmp(entry, CONNECTIONS, strlen(CONNECTIONS))) {
+		ks_free(env[dflt]);
+		env[dflt] = entry;
+		return;
+	}
+	env[(*n)++] = entry;
+}
+
 char *ks_workerenv_visible_entry(const char *cvd, int device)
 {
 	const char *p = cvd, *end;
@@ -26,7 +43,7 @@ char *ks_workerenv_visible_entry(const char *cvd, int device)
 char **ks_workerenv_new(int device, int own_device)
 {
 	const char *pass = getenv("KSCORE_WORKER_ENV"), *cvd = getenv("CUDA_VISIBLE_DEVICES");
-	size_t n = 0, cap = 0, i;
+	size_t n = 0, cap = 0, i, dflt;
 	char **env = NULL, *own = NULL;
 	if (own_device && device >= 0) {
 		char *e = ks_workerenv_visible_entry(cvd, device);
@@ -34,17 +51,19 @@ char **ks_workerenv_new(int device, int own_device)
 		own = ks_asprintf("CUDA_VISIBLE_DEVICES=%s", e ? e : "");
 		ks_free(e);
 	}
-	env = ks_grow(env, sizeof(char *), &cap, 2);
+	env = ks_grow(env, sizeof(char *), &cap, 3);
 	if (own)
 		env[n++] = own;
 	else if (cvd)
 		env[n++] = ks_asprintf("CUDA_VISIBLE_DEVICES=%s", cvd);
+	dflt = n;
+	env[n++] = ks_strdup(DEFAULT_CONNECTIONS);
 	if (pass && !strcmp(pass, "*")) {
 		for (i = 0; environ[i]; i++) {
 			if (!strncmp(environ[i], "CUDA_VISIBLE_DEVICES=", 21))
 				continue;
 			env = ks_grow(env, sizeof(char *), &cap, n + 2);
-			env[n++] = ks_strdup(environ[i]);
+			add_passed(env, &n, dflt, ks_strdup(environ[i]));
 		}
 	} else if (pass) {
 		char *dup = ks_strdup(pass), *tok, *save = NULL;
@@ -53,7 +72,7 @@ char **ks_workerenv_new(int device, int own_device)
 			if (!v || !strcmp(tok, "CUDA_VISIBLE_DEVICES"))
 				continue;
 			env = ks_grow(env, sizeof(char *), &cap, n + 2);
-			env[n++] = ks_asprintf("%s=%s", tok, v);
+			add_passed(env, &n, dflt, ks_asprintf("%s=%s", tok, v));
 		}
 		ks_free(dup);
 	}
