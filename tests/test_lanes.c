@@ -38,6 +38,9 @@ typedef struct {
 	/* a blocker: item 0 of kind 0 waits until `release` */
 	int block, release, blocked;
 	pthread_cond_t cv;
+	/* ready: this lane's first thread waits in it until ready_go (-1: none); this lane's fails */
+	int ready_block_lane, ready_go, ready_fail_lane;
+	double ready_end[KS_LANES_MAX][KS_LANES_THREADS];
 } fake;
 
 static void fake_init(fake *f)
@@ -46,6 +49,7 @@ static void fake_init(fake *f)
 	pthread_mutex_init(&f->mu, NULL);
 	pthread_cond_init(&f->cv, NULL);
 	f->fail_lane = f->fail_start_lane = f->fail_later_lane = f->poison_item = -1;
+	f->ready_block_lane = f->ready_fail_lane = -1;
 	f->stop_same_thread = 1;
 }
 
@@ -76,6 +80,22 @@ static int f_start(void *ud, size_t lane, size_t thread, char **why)
 	}
 	pthread_mutex_lock(&f->mu);
 	f->end[lane][thread] = now_s();
+	pthread_mutex_unlock(&f->mu);
+	return rc;
+}
+
+static int f_ready(void *ud, size_t lane, size_t thread, char **why)
+{
+	fake *f = ud;
+	int rc = 0;
+	pthread_mutex_lock(&f->mu);
+	while ((int)lane == f->ready_block_lane && thread == 0 && !f->ready_go)
+		pthread_cond_wait(&f->cv, &f->mu);
+	if ((int)lane == f->ready_fail_lane) {
+		*why = ks_strdup("the context could not be made");
+		rc = -1;
+	}
+	f->ready_end[lane][thread] = now_s();
 	pthread_mutex_unlock(&f->mu);
 	return rc;
 }
@@ -142,6 +162,19 @@ static void f_lost(void *ud, size_t lane, const char *why)
 static ks_lanes *make(fake *f, size_t nlanes, size_t nthreads)
 {
 	ks_lane_setup s = { f_start, f_stop, f };
+	ks_lanes *l = NULL;
+	size_t i;
+	KT_EQ_INT(ks_lanes_new(&l, &s), 0);
+	for (i = 0; i < nlanes; i++)
+		KT_EQ_INT(ks_lanes_add(l, nthreads), (int)i);
+	ks_lanes_wait_started(l);
+	f->l = l;
+	return l;
+}
+
+static ks_lanes *make_with_ready(fake *f, size_t nlanes, size_t nthreads)
+{
+	ks_lane_setup s = { f_start, f_stop, f, f_ready };
 	ks_lanes *l = NULL;
 	size_t i;
 	KT_EQ_INT(ks_lanes_new(&l, &s), 0);
@@ -516,6 +549,69 @@ static void test_a_later_thread_that_cannot_start_takes_its_lane_out(void)
 	KT_EQ_INT(f.stopped[0][1], 1);
 }
 
+/* A lane counts as started before its ready is over (the run goes on: its compiles start), but
+ * takes no item until then, and its second thread starts only after it. */
+static void test_a_lane_is_started_before_it_is_ready_and_works_after(void)
+{
+	fake f;
+	ks_lane_work w = { f_run, f_orphan, f_lost, NULL, 0 };
+	ks_lanes *l;
+	size_t i;
+	int ran = 0;
+	fake_init(&f);
+	w.ud = &f;
+	f.ready_block_lane = 0;
+	l = make_with_ready(&f, 1, 2); /* returns while lane 0's first thread waits in ready */
+	KT_ASSERT(ks_lanes_alive(l, 0));
+	ks_lanes_begin(l, &w);
+	for (i = 0; i < 20; i++)
+		ks_lanes_push(l, 0, i, 0);
+	usleep(50000);
+	pthread_mutex_lock(&f.mu);
+	for (i = 0; i < 20; i++)
+		ran += f.runs[0][i];
+	KT_EQ_INT(ran, 0);
+	KT_EQ_INT(f.started[0][1], 0);
+	f.ready_go = 1;
+	pthread_cond_broadcast(&f.cv);
+	pthread_mutex_unlock(&f.mu);
+	ks_lanes_wait_ready(l, 0);
+	ks_lanes_end(l);
+	for (i = 0; i < 20; i++)
+		KT_EQ_INT(f.runs[0][i], 1);
+	ks_lanes_free(l);
+	KT_ASSERT(f.ready_end[0][0] > 0);
+	KT_ASSERT_MSG(!f.started[0][1] || f.begin[0][1] >= f.ready_end[0][0],
+		      "the second thread began starting before the first was ready");
+	KT_ASSERT(f.stop_same_thread);
+}
+
+/* A lane whose ready fails is out as a lost GPU: stopped once, its second thread never started,
+ * the items run on the other lane, none is lost. */
+static void test_a_lane_whose_ready_fails_is_out(void)
+{
+	fake f;
+	ks_lanes *l;
+	size_t i;
+	fake_init(&f);
+	f.ready_fail_lane = 0;
+	l = make_with_ready(&f, 2, 2);
+	ks_lanes_wait_ready(l, 0);
+	ks_lanes_wait_ready(l, 1);
+	KT_ASSERT(!ks_lanes_alive(l, 0));
+	KT_CONTAINS(ks_lanes_why(l, 0), "the context could not be made");
+	round_of(&f, l, NITEMS);
+	for (i = 0; i < NITEMS; i++) {
+		KT_EQ_INT(f.runs[0][i], 1);
+		KT_EQ_INT(f.lane_of[0][i], 1);
+		KT_EQ_INT(f.orphaned[0][i], 0);
+	}
+	ks_lanes_free(l);
+	KT_EQ_INT(f.stopped[0][0], 1);
+	KT_EQ_INT(f.started[0][1] + f.stopped[0][1], 0);
+	KT_EQ_INT(f.stopped[1][0], 1);
+}
+
 static void test_lane_and_thread_limits(void)
 {
 	fake f;
@@ -679,6 +775,8 @@ static const kt_test tests[] = {
 	KT(test_a_lane_that_cannot_start_is_out_from_the_start),
 	KT(test_a_lanes_later_threads_start_after_its_first_while_it_works),
 	KT(test_a_later_thread_that_cannot_start_takes_its_lane_out),
+	KT(test_a_lane_is_started_before_it_is_ready_and_works_after),
+	KT(test_a_lane_whose_ready_fails_is_out),
 	KT(test_lane_and_thread_limits),
 	KT(test_gate_keeps_timed_requests_alone),
 	KT(test_gate_admits_in_arrival_order),

@@ -131,7 +131,7 @@ static void test_nvtool_worker_runs_under_a_wrapper(void)
 	KT_ASSERT_MSG(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 7, "the tool's exit status is %d", st);
 	KT_EQ_INT(ks_fs_read(&text, NULL, log, 1 << 20), 0);
 	KT_CONTAINS(text, "argv: ");
-	KT_CONTAINS(text, "kscore-worker candidate\n");
+	KT_CONTAINS(text, "kscore-worker candidate 0 0\n"); /* role, then the device HELLO names and its ordinal */
 	KT_CONTAINS(text, "fd3\n");
 	KT_CONTAINS(text, "worker exit 0\n");
 	KT_CONTAINS(text, "after\n"); /* the tool finished its log before anything was killed */

@@ -70,7 +70,7 @@ static void test_toolrun_scratch_is_private_and_under_tmpdir(void)
 }
 
 /* The stand-in compute-sanitizer: writes the banner to its --log-file, then runs the worker (the
- * last two arguments). The first worker it starts is told to die after its first kernel, idle,
+ * last four arguments: the worker, its role, device and ordinal). The first worker it starts is told to die after its first kernel, idle,
  * once that kernel was judged (fake-worker.py). */
 static const char *g_sanitizer =
 	"#!/bin/sh\n"
@@ -79,7 +79,7 @@ static const char *g_sanitizer =
 	"for a in \"$@\"; do [ \"$prev\" = --log-file ] && log=$a; prev=$a; done\n"
 	"echo '========= COMPUTE-SANITIZER' >> \"$log\"\n"
 	"if mkdir \"$MARK\" 2>/dev/null; then export KSFAKE_DIE_AFTER_UNLOAD=1; fi\n"
-	"shift $(($# - 2))\n"
+	"shift $(($# - 4))\n"
 	"exec \"$@\"\n";
 
 /* A kept memcheck worker that died idle after a clean kernel: the next kernel is not left unchecked

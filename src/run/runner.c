@@ -36,6 +36,9 @@ struct ks_runner {
 	char *arch;
 	ks_device_info dev;
 	ks_worker *golden, *cand;
+	ks_worker *pending;      /* the candidate worker between begin and finish */
+	int golden_ready;        /* its context is made (HELLO answered) */
+	double t_start;          /* trace clock at begin */
 	int cand_starts;
 	void *harness;
 	size_t harness_len;
@@ -124,17 +127,12 @@ int ks_runner_start_wrapped(ks_runner *r, ks_worker **out, const char *role, con
 	return start_worker_with(r, out, &o);
 }
 
-int ks_runner_start(ks_runner **out, const ks_runner_options *opts)
+int ks_runner_begin(ks_runner **out, const ks_runner_options *opts)
 {
 	ks_runner *r = ks_calloc(1, sizeof(*r));
-	ks_compile_job job;
-	ks_compile_options co;
-	ks_worker *cand = NULL;
-	int rc, i;
-	double t_h;
+	int rc;
 
 	*out = NULL;
-	memset(&job, 0, sizeof(job));
 	r->opts = *opts;
 	r->goldens = opts->goldens;
 	if (!r->goldens) {
@@ -150,17 +148,38 @@ int ks_runner_start(ks_runner **out, const ks_runner_options *opts)
 	 * compile; a candidate worker that fails to come up is started again when first needed. */
 	{
 		ks_worker_options gw = worker_options(r, "golden"), cw = worker_options(r, "candidate");
-		double t0 = ks_tracelog_ms();
+		r->t_start = ks_tracelog_ms();
 		if ((rc = ks_worker_spawn(&r->golden, &gw)) < 0)
 			goto fail;
-		if (!opts->golden_only && ks_worker_spawn(&cand, &cw) < 0)
-			cand = NULL;
-		if ((rc = ks_worker_ready(r->golden, &r->dev)) < 0)
+		if (!opts->golden_only && ks_worker_spawn(&r->pending, &cw) < 0)
+			r->pending = NULL;
+		/* a worker of this build describes its GPU before it has a context */
+		if ((rc = ks_worker_init(r->golden, &r->dev)) < 0)
 			goto fail;
-		ks_tracelog_span("runner-ready", "golden", t0);
+		if (rc == 0) {
+			if ((rc = ks_worker_ready(r->golden, &r->dev)) < 0)
+				goto fail;
+			r->golden_ready = 1;
+			ks_tracelog_span("runner-ready", "golden", r->t_start);
+		}
 	}
 	r->arch = ks_arch_for(r->dev.cc_major, r->dev.cc_minor);
-	co = opts->compile;
+	*out = r;
+	return 0;
+fail:
+	ks_runner_free(r);
+	return rc;
+}
+
+int ks_runner_finish(ks_runner *r)
+{
+	ks_compile_job job;
+	ks_compile_options co;
+	int rc, i;
+	double t_h;
+
+	memset(&job, 0, sizeof(job));
+	co = r->opts.compile;
 	co.arch = r->arch;
 	job.source = ks_harness_source();
 	job.names = (const char *const *)ks_harness_kernels;
@@ -168,41 +187,65 @@ int ks_runner_start(ks_runner **out, const ks_runner_options *opts)
 	job.label = "harness kernels";
 	t_h = ks_tracelog_ms();
 	if ((rc = ks_compile_run(&job, 1, &co)) < 0)
-		goto fail;
+		goto done;
 	ks_tracelog_span("harness-compile", r->arch, t_h);
 	if (job.status != KS_COMPILE_OK) {
 		rc = ks_error_set(KS_ERROR, "the harness kernels did not compile for %s: %s: %s", r->arch,
 				  ks_compile_status_name(job.status), job.log);
-		goto fail;
+		goto done;
 	}
 	r->harness = job.cubin;
 	r->harness_len = job.cubin_len;
 	job.cubin = NULL;
 	for (i = 0; i < KS_HK_COUNT; i++)
 		r->harness_names[i] = ks_strdup(job.lowered[i]);
+	if (!r->golden_ready) {
+		ks_device_info d;
+		if ((rc = ks_worker_ready(r->golden, &d)) < 0)
+			goto done;
+		if (strcmp(d.uuid, r->dev.uuid) || d.cc_major != r->dev.cc_major || d.cc_minor != r->dev.cc_minor) {
+			rc = ks_error_set(KS_ERROR, "the golden worker described %s (%s) before its context and %s "
+					  "(%s) after", r->dev.name, r->dev.uuid, d.name, d.uuid);
+			goto done;
+		}
+		r->dev = d;
+		r->golden_ready = 1;
+		ks_tracelog_span("runner-ready", "golden", r->t_start);
+	}
 	t_h = ks_tracelog_ms();
 	if ((rc = ks_worker_harness(r->golden, r->harness, r->harness_len, r->harness_names)) < 0)
-		goto fail;
+		goto done;
 	ks_tracelog_span("harness-load", "golden", t_h);
-	if (cand) {
+	if (r->pending) {
 		ks_device_info ci;
-		if (ks_worker_ready(cand, &ci) == 0 &&
-		    ks_worker_harness(cand, r->harness, r->harness_len, r->harness_names) == 0) {
-			r->cand = cand;
+		if (ks_worker_ready(r->pending, &ci) == 0 &&
+		    ks_worker_harness(r->pending, r->harness, r->harness_len, r->harness_names) == 0) {
+			r->cand = r->pending;
 			r->cand_starts = 1;
-			cand = NULL;
+			r->pending = NULL;
 		}
-		ks_worker_free(cand);
-		cand = NULL;
+		ks_worker_free(r->pending);
+		r->pending = NULL;
 	}
+	rc = 0;
+done:
 	ks_compile_job_clear(&job);
+	return rc;
+}
+
+int ks_runner_start(ks_runner **out, const ks_runner_options *opts)
+{
+	ks_runner *r;
+	int rc;
+	*out = NULL;
+	if ((rc = ks_runner_begin(&r, opts)) < 0)
+		return rc;
+	if ((rc = ks_runner_finish(r)) < 0) {
+		ks_runner_free(r);
+		return rc;
+	}
 	*out = r;
 	return 0;
-fail:
-	ks_worker_free(cand);
-	ks_compile_job_clear(&job);
-	ks_runner_free(r);
-	return rc;
 }
 
 const ks_device_info *ks_runner_device(const ks_runner *r)
@@ -688,6 +731,7 @@ void ks_runner_free(ks_runner *r)
 	ks_free(r->tracer_why);
 	ks_worker_free(r->golden);
 	ks_worker_free(r->cand);
+	ks_worker_free(r->pending);
 	ks_free(r->harness);
 	for (i = 0; i < KS_HK_COUNT; i++)
 		ks_free(r->harness_names[i]);

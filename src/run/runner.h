@@ -59,6 +59,15 @@ void ks_runner_trace(ks_runner *r, ks_trace *out, const ks_problem *p, const cJS
  * architecture and loads it. Fails with KS_EUNSUPPORTED (message says why) where there is no GPU. */
 int ks_runner_start(ks_runner **out, const ks_runner_options *opts);
 
+/* ks_runner_start in two halves. Begin starts both workers and returns once the golden worker's
+ * driver is up and its GPU known (ks_runner_device, ks_runner_arch): with a worker of this build,
+ * before either context exists, so that a caller can compile for the GPU meanwhile (contexts are
+ * made one at a time for the whole host). Finish compiles and loads the harness and waits for
+ * both contexts; nothing else may be asked of the runner before it returned 0. A failed begin
+ * leaves *out NULL; after a failed finish the caller frees r. */
+int ks_runner_begin(ks_runner **out, const ks_runner_options *opts);
+int ks_runner_finish(ks_runner *r);
+
 const ks_device_info *ks_runner_device(const ks_runner *r);
 /* The NVRTC target of this device ("sm_90a" for compute capability 9.0). */
 const char *ks_runner_arch(const ks_runner *r);

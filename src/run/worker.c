@@ -30,6 +30,8 @@ struct ks_worker {
 	ks_worker_options opts;
 	char role[32];
 	int hello_sent;          /* HELLO is on its way (sent by ks_worker_spawn) */
+	int init_done;           /* its first reply is read (ks_worker_init) */
+	char devarg[2][16];      /* argv: the device HELLO will name, and its ordinal */
 	int wrapped;             /* started under a tool (opts.wrapper, which is not kept) */
 };
 
@@ -112,11 +114,13 @@ static char **worker_argv(const ks_worker *w)
 	char **argv;
 	while (w->opts.wrapper && w->opts.wrapper[n])
 		n++;
-	argv = ks_calloc(n + 3, sizeof(char *));
+	argv = ks_calloc(n + 5, sizeof(char *));
 	for (i = 0; i < n; i++)
 		argv[i] = (char *)w->opts.wrapper[i];
 	argv[n] = (char *)w->opts.exe;
 	argv[n + 1] = (char *)w->role;
+	argv[n + 2] = (char *)w->devarg[0];
+	argv[n + 3] = (char *)w->devarg[1];
 	return argv;
 }
 
@@ -126,6 +130,13 @@ static void close_fd(int *fd)
 	if (*fd >= 0)
 		close(*fd);
 	*fd = -1;
+}
+
+/* The device HELLO names: a worker that sees only its own GPU knows it as device 0; the ordinal is
+ * for its messages. */
+static int hello_device(const ks_worker *w)
+{
+	return w->opts.own_device ? 0 : w->opts.device;
 }
 
 static int spawn(ks_worker *w)
@@ -350,6 +361,8 @@ static int spawn_only(ks_worker **out, const ks_worker_options *opts)
 	w->out_fd = -1;
 	ks_buf_init(&w->out.kept, KS_WORKER_OUTPUT_KEEP);
 	snprintf(w->role, sizeof(w->role), "%s", opts->role ? opts->role : "worker");
+	snprintf(w->devarg[0], sizeof(w->devarg[0]), "%d", hello_device(w));
+	snprintf(w->devarg[1], sizeof(w->devarg[1]), "%d", opts->device);
 	w->wrapped = opts->wrapper != NULL;
 	rc = spawn(w);
 	/* what only the start reads is the caller's again (worker.h) */
@@ -372,8 +385,7 @@ static int send_hello(ks_worker *w, int early)
 	cJSON *req = cJSON_CreateObject();
 	char *why = NULL;
 	int rc = 0;
-	/* a worker that sees only its own GPU knows it as device 0; "ordinal" is for its messages */
-	cJSON_AddNumberToObject(req, "device", w->opts.own_device ? 0 : w->opts.device);
+	cJSON_AddNumberToObject(req, "device", hello_device(w));
 	cJSON_AddNumberToObject(req, "ordinal", w->opts.device);
 	if (early)
 		w->hello_sent = ks_proto_send(w->fd, KS_MSG_HELLO, req, NULL, 0) == 0;
@@ -386,8 +398,9 @@ static int send_hello(ks_worker *w, int early)
 	return rc;
 }
 
-/* The worker's first reply: its driver is initialised, or why not (it exits then). */
-static int recv_init(ks_worker *w)
+/* The worker's first reply: its driver is initialised, or why not (it exits then). With info, a
+ * description of the device in it goes there: 1 when there was one. */
+static int recv_init(ks_worker *w, ks_device_info *info)
 {
 	ks_run_result res;
 	ks_msg reply;
@@ -400,10 +413,15 @@ static int recv_init(ks_worker *w)
 	else {
 		if (reply_status(w, reply.json, &res) != KS_RUN_OK)
 			rc = ks_error_set(KS_EUNSUPPORTED, "%s", res.message);
+		else if (info && cJSON_GetObjectItemCaseSensitive(reply.json, "name")) {
+			ks_device_parse(info, reply.json);
+			rc = 1;
+		}
 		ks_msg_clear(&reply);
 	}
 	ks_free(why);
 	ks_run_result_clear(&res);
+	w->init_done = 1;
 	if (rc < 0)
 		end_worker(w); /* a tool's log may say why the worker could not start */
 	return rc;
@@ -425,11 +443,21 @@ int ks_worker_spawn(ks_worker **out, const ks_worker_options *opts)
 
 static int recv_hello(ks_worker *w, ks_device_info *info);
 
+int ks_worker_init(ks_worker *w, ks_device_info *info)
+{
+	if (w->init_done)
+		return ks_error_set(KS_EINVALID, "the %s worker's first reply was read already", w->role);
+	return recv_init(w, info);
+}
+
 int ks_worker_ready(ks_worker *w, ks_device_info *info)
 {
 	int rc;
-	if ((rc = recv_init(w)) < 0)
+	if (!w->init_done && (rc = recv_init(w, NULL)) < 0)
 		return rc;
+	if (!w->alive)
+		return ks_error_set(KS_EUNSUPPORTED, "GPU worker could not start: the %s worker is not running",
+				    w->role);
 	if (!w->hello_sent && (rc = send_hello(w, 0)) < 0)
 		return rc;
 	return recv_hello(w, info);
@@ -440,7 +468,6 @@ static int recv_hello(ks_worker *w, ks_device_info *info)
 	ks_run_result res;
 	ks_msg reply;
 	char *why = NULL;
-	double mem = 0;
 	int rc;
 
 	memset(&res, 0, sizeof(res));
@@ -453,24 +480,7 @@ static int recv_hello(ks_worker *w, ks_device_info *info)
 		ks_msg_clear(&reply);
 		goto fail;
 	}
-	memset(info, 0, sizeof(*info));
-	ks_json_str_copy(info->name, sizeof(info->name), reply.json, "name");
-	ks_json_str_copy(info->uuid, sizeof(info->uuid), reply.json, "uuid");
-	ks_json_str_copy(info->pci_bus_id, sizeof(info->pci_bus_id), reply.json, "pci_bus_id");
-	info->driver_version = get_int(reply.json, "driver_version");
-	info->cc_major = get_int(reply.json, "cc_major");
-	info->cc_minor = get_int(reply.json, "cc_minor");
-	info->sm_count = get_int(reply.json, "sm_count");
-	info->l2_bytes = get_int(reply.json, "l2_bytes");
-	info->max_shared_per_block = get_int(reply.json, "max_shared_per_block");
-	info->clock_khz = get_int(reply.json, "clock_khz");
-	info->memory_clock_khz = get_int(reply.json, "memory_clock_khz");
-	info->memory_bus_bits = get_int(reply.json, "memory_bus_bits");
-	info->ecc = get_int(reply.json, "ecc");
-	info->persisting_l2_max = get_int(reply.json, "persisting_l2_max");
-	info->device_count = get_int(reply.json, "device_count");
-	ks_json_num(&mem, reply.json, "memory_bytes", 0);
-	info->memory_bytes = (uint64_t)mem;
+	ks_device_parse(info, reply.json);
 	ks_msg_clear(&reply);
 	ks_free(why);
 	return 0;
@@ -491,7 +501,7 @@ int ks_worker_start(ks_worker **out, ks_device_info *info, const ks_worker_optio
 	 * they are most of the start: they happen while a sibling may be timed. Creating the context
 	 * is GPU work: not during a timed request of a sibling (the gate). */
 	if ((rc = spawn_only(&w, opts)) == 0)
-		rc = recv_init(w);
+		rc = recv_init(w, NULL);
 	t1 = ks_tracelog_ms();
 	ks_tracelog_span("worker-init", opts->role, t0);
 	if (rc == 0) {

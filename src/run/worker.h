@@ -106,6 +106,13 @@ int ks_worker_start(ks_worker **out, ks_device_info *info, const ks_worker_optio
 int ks_worker_spawn(ks_worker **out, const ks_worker_options *opts);
 int ks_worker_ready(ks_worker *w, ks_device_info *info);
 
+/* After ks_worker_spawn, waits only for the worker's first reply: its driver is up. A worker of
+ * this build describes its device there, before its context exists: then *info is that
+ * description and the result 1, so the caller can compile for the GPU while the context is made
+ * (ks_worker_ready, which then skips the first reply, finishes the start). 0: no description
+ * (ks_worker_ready gives it). Fails as ks_worker_start (the caller still frees w). Once. */
+int ks_worker_init(ks_worker *w, ks_device_info *info);
+
 /* Loads the harness kernels (lowered names in ks_harness_kernels order). */
 int ks_worker_harness(ks_worker *w, const void *cubin, size_t len, char *const *lowered);
 

@@ -52,6 +52,7 @@ typedef struct {
 	lane_thread th[KS_LANES_THREADS];
 	int dead, held;
 	int first_done;              /* its first thread has returned from start */
+	int first_ready;             /* ... and from ready (or failed) */
 	char *why;
 	gate g;
 } lane_rec;
@@ -161,6 +162,31 @@ static void orphan_all(ks_lanes *l)
 	pthread_cond_broadcast(&l->cv);
 }
 
+/* Marks thread 0 of a lane as past its start, or past its ready (lock held). */
+static void first_step_done(ks_lanes *l, lane_rec *ln, int ready)
+{
+	if (ready)
+		ln->first_ready = 1;
+	else {
+		ln->first_done = 1;
+		l->starting--;
+	}
+	pthread_cond_broadcast(&l->cv);
+}
+
+/* A thread's failed start or ready: stopped before it counts, then its lane is out (lock not held). */
+static void step_failed(ks_lanes *l, lane_thread *t, char *why, const char *dflt)
+{
+	lane_rec *ln = l->lanes[t->lane];
+	if (l->setup.stop)
+		l->setup.stop(l->setup.ud, t->lane, t->thread);
+	pthread_mutex_lock(&l->mu);
+	mark_dead(l, ln, t->lane, why ? why : dflt);
+	orphan_all(l);
+	pthread_mutex_unlock(&l->mu);
+	ks_free(why);
+}
+
 static void *thread_main(void *arg)
 {
 	lane_thread *t = arg;
@@ -169,13 +195,13 @@ static void *thread_main(void *arg)
 	char *why = NULL;
 	int ok, first = t->thread == 0;
 
-	/* The lane counts as started once its first thread has: the others start after it, while it
-	 * works, so that a run's start is one runner per GPU (starting GPU processes is serialised
-	 * by the driver: every one more at once delays them all). A lane out before they start
-	 * never starts them. */
+	/* The lane counts as started once its first thread has passed start; the others start once
+	 * it is also ready, while it works, so that a run's start is one runner per GPU (starting GPU
+	 * processes is serialised by the driver: every one more at once delays them all). A lane out
+	 * before they start never starts them. */
 	if (!first) {
 		pthread_mutex_lock(&l->mu);
-		while (!ln->first_done && !ln->dead && !l->shutdown)
+		while (!ln->first_ready && !ln->dead && !l->shutdown)
 			pthread_cond_wait(&l->cv, &l->mu);
 		ok = ln->dead || l->shutdown ? -2 : 0;
 		pthread_mutex_unlock(&l->mu);
@@ -185,19 +211,28 @@ static void *thread_main(void *arg)
 	ok = l->setup.start ? l->setup.start(l->setup.ud, t->lane, t->thread, &why) : 0;
 	/* a thread that could not start is stopped before it counts as started, so that after
 	 * ks_lanes_wait_started nothing of it is left running */
-	if (ok < 0 && l->setup.stop)
-		l->setup.stop(l->setup.ud, t->lane, t->thread);
-	pthread_mutex_lock(&l->mu);
-	if (ok < 0)
-		mark_dead(l, ln, t->lane, why ? why : "the lane could not start");
-	ks_free(why);
+	if (ok < 0) {
+		step_failed(l, t, why, "the lane could not start");
+		why = NULL;
+	}
 	if (first) {
-		ln->first_done = 1;
-		l->starting--;
+		pthread_mutex_lock(&l->mu);
+		first_step_done(l, ln, 0);
+		if (ok < 0)
+			first_step_done(l, ln, 1);
+		pthread_mutex_unlock(&l->mu);
 	}
 	if (ok < 0)
-		orphan_all(l);
-	pthread_cond_broadcast(&l->cv);
+		return NULL;
+	/* the rest of the start, which no one waits for: the thread takes no item before it is over */
+	ok = l->setup.ready ? l->setup.ready(l->setup.ud, t->lane, t->thread, &why) : 0;
+	if (ok < 0) {
+		step_failed(l, t, why, "the lane could not start");
+		why = NULL;
+	}
+	pthread_mutex_lock(&l->mu);
+	if (first)
+		first_step_done(l, ln, 1);
 	if (ok < 0) {
 		pthread_mutex_unlock(&l->mu);
 		return NULL;
@@ -294,6 +329,14 @@ void ks_lanes_wait_started(ks_lanes *l)
 {
 	pthread_mutex_lock(&l->mu);
 	while (l->starting)
+		pthread_cond_wait(&l->cv, &l->mu);
+	pthread_mutex_unlock(&l->mu);
+}
+
+void ks_lanes_wait_ready(ks_lanes *l, size_t lane)
+{
+	pthread_mutex_lock(&l->mu);
+	while (lane < l->n && !l->lanes[lane]->first_ready && !l->lanes[lane]->dead && !l->shutdown)
 		pthread_cond_wait(&l->cv, &l->mu);
 	pthread_mutex_unlock(&l->mu);
 }

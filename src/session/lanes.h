@@ -37,9 +37,14 @@ typedef struct {
 	/* Sets up thread `thread` of `lane`. 0, or -1 with *why (allocated with ks_malloc) when it
 	 * cannot: the lane is out of the rotation from the start. */
 	int (*start)(void *ud, size_t lane, size_t thread, char **why);
-	/* Frees what start made (also after a failed start); the thread ends afterwards. */
+	/* Frees what start made (also after a failed start or ready); the thread ends afterwards. */
 	void (*stop)(void *ud, size_t lane, size_t thread);
 	void *ud;
+	/* Optional: the rest of the thread's start, which ks_lanes_wait_started does not wait for
+	 * (what a run can go on without: a GPU's description comes from start, its context may
+	 * still be made here). The thread takes no item before it returns. 0, or -1 with *why:
+	 * the lane is out as a lost GPU would be. */
+	int (*ready)(void *ud, size_t lane, size_t thread, char **why);
 } ks_lane_setup;
 
 /* One round of work (a whole run: every file, every team). The callbacks other than run are called
@@ -66,10 +71,13 @@ int ks_lanes_new(ks_lanes **out, const ks_lane_setup *setup);
 int ks_lanes_add(ks_lanes *l, size_t nthreads);
 
 /* Waits until the first thread of every lane added so far has returned from start; a thread whose
- * start failed has been stopped (setup's stop) by then. A lane's other threads start after its
- * first, while it works: one of them that cannot start takes its lane out then (as a lost GPU),
- * and a lane out before they start never starts them. */
+ * start failed has been stopped (setup's stop) by then. Its ready may still run. A lane's other
+ * threads start after its first is ready too, while it works: one of them that cannot start takes
+ * its lane out then (as a lost GPU), and a lane out before they start never starts them. */
 void ks_lanes_wait_started(ks_lanes *l);
+
+/* Waits until the first thread of `lane` has returned from ready, or the lane is out. */
+void ks_lanes_wait_ready(ks_lanes *l, size_t lane);
 
 size_t ks_lanes_count(const ks_lanes *l);
 /* Lanes still in the rotation. */

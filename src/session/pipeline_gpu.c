@@ -56,7 +56,7 @@ static int start_runner(ks_pipeline *p, pl_lane *L, size_t t, int device)
 	ro.goldens = L->g ? L->g->goldens : NULL;
 	pthread_mutex_unlock(&p->mu);
 	L->shares[t] = ro.goldens != NULL;
-	return ks_runner_start(&L->run[t], &ro);
+	return ks_runner_begin(&L->run[t], &ro);
 }
 
 void pl_share_goldens(pl_lane *L, size_t t)
@@ -67,24 +67,40 @@ void pl_share_goldens(pl_lane *L, size_t t)
 	L->shares[t] = 1;
 }
 
+/* A lane thread's start, first half: its GPU is known (ks_runner_begin), the run can go on. */
 static int lane_start(void *ud, size_t li, size_t t, char **why)
 {
 	ks_pipeline *p = ud;
 	pl_lane *L = &p->lane[li];
 	int test = p->fail_lane == (int)li && p->fail_after == 0;
-	double t0 = pl_now(), took;
+	L->t_begin[t] = pl_now();
 	if (start_runner(p, L, t, test ? TEST_BAD_DEVICE : L->ordinal) < 0) {
 		*why = ks_asprintf("%s%s", test ? "KSCORE_TEST_FAIL_LANE: " : "", ks_error_msg());
 		return -1;
 	}
-	took = pl_now() - t0;
+	if (t == 0) {
+		pthread_mutex_lock(&p->mu);
+		L->dev = *ks_runner_device(L->run[0]);
+		L->started = 1;
+		pthread_mutex_unlock(&p->mu);
+	}
+	return 0;
+}
+
+/* The second half, before the thread takes work: harness and contexts (ks_runner_finish). */
+static int lane_ready(void *ud, size_t li, size_t t, char **why)
+{
+	ks_pipeline *p = ud;
+	pl_lane *L = &p->lane[li];
+	double took;
+	if (ks_runner_finish(L->run[t]) < 0) {
+		*why = ks_strdup(ks_error_msg());
+		return -1;
+	}
+	took = pl_now() - L->t_begin[t];
 	pthread_mutex_lock(&p->mu);
 	if (took > L->start_s)
 		L->start_s = took;
-	if (t == 0) {
-		L->dev = *ks_runner_device(L->run[0]);
-		L->started = 1;
-	}
 	pthread_mutex_unlock(&p->mu);
 	return 0;
 }
@@ -130,7 +146,7 @@ static void read_test_hook(ks_pipeline *p)
 
 int pl_start_lanes(ks_pipeline *p)
 {
-	ks_lane_setup setup = { lane_start, lane_stop, NULL };
+	ks_lane_setup setup = { lane_start, lane_stop, NULL, lane_ready };
 	size_t i, j, n;
 	double t0 = pl_now(), t_tr = ks_tracelog_ms();
 	setup.ud = p;
@@ -223,8 +239,20 @@ static void *calibrate_main(void *ud)
 {
 	pl_gpu *g = ud;
 	const ks_compile_options *co = &g->p->opts.runner.compile;
-	char *exe = ks_fs_find_helper("kscore-worker");
-	double t0 = pl_now();
+	char *exe = NULL;
+	double t0;
+	size_t i;
+	/* a measurement has its GPU alone: not while the lanes' first workers still make their
+	 * contexts and load the harness; and the GPU's start (score.json) ends when they are ready */
+	for (i = 0; i < g->p->nlanes; i++)
+		if (g->p->lane[i].g == g)
+			ks_lanes_wait_ready(g->p->lanes, i);
+	if (!g->p->timing) {
+		release_gpu(g); /* nothing is timed: no roofline, no ceilings */
+		return NULL;
+	}
+	exe = ks_fs_find_helper("kscore-worker");
+	t0 = pl_now();
 	if (exe && ks_ceilings_get(&g->ceil, co->cache_dir, exe, g->ordinal, &g->dev, co, g->p->opts.recalibrate) == 0)
 		g->have_ceil = 1;
 	else {
@@ -249,10 +277,6 @@ void pl_calibrate_start(ks_pipeline *p)
 	pthread_mutex_unlock(&p->mu);
 	for (i = 0; i < p->ngpus; i++) {
 		pl_gpu *g = &p->gpus[i];
-		if (!p->timing) {
-			release_gpu(g); /* nothing is timed: no roofline, no ceilings */
-			continue;
-		}
 		g->cal_started = pthread_create(&g->cal_th, NULL, calibrate_main, g) == 0;
 		if (!g->cal_started)
 			calibrate_main(g);

@@ -51,7 +51,8 @@ typedef struct {
 	ks_worker_gate gate;
 	ks_device_info dev;
 	int started;
-	double start_s;                   /* how long its runners took to start */
+	double start_s;                   /* how long its runners took to start (begin to finish) */
+	double t_begin[PL_LANE_THREADS];  /* when each began */
 	int shared;                       /* another lane runs on the same GPU */
 	pl_gpu *g;
 	size_t items;                     /* items finished (under the pipeline's lock) */

@@ -19,13 +19,93 @@
 #include <string.h>
 #include <unistd.h>
 
+static int attr(wk_ctx *w, CUdevice d, CUdevice_attribute a)
+{
+	int v = 0;
+	w->cu.cuDeviceGetAttribute(&v, a, d);
+	return v;
+}
+
+/* The description of device d (of `count` the driver sees) that HELLO and the first reply give;
+ * none of it needs a context. */
+static cJSON *describe(wk_ctx *w, CUdevice d, int count)
+{
+	char name[256] = "", pci[64] = "", uuid[64] = "";
+	size_t total = 0;
+	int drv = 0, i;
+	CUuuid u;
+	cJSON *j = wk_ok_reply();
+
+	w->cu.cuDriverGetVersion(&drv);
+	w->cu.cuDeviceGetName(name, sizeof(name), d);
+	w->cu.cuDeviceTotalMem(&total, d);
+	w->cu.cuDeviceGetPCIBusId(pci, sizeof(pci), d);
+	if (w->cu.cuDeviceGetUuid(&u, d) == CUDA_SUCCESS) {
+		const unsigned char *b = (const unsigned char *)u.bytes;
+		int o = snprintf(uuid, sizeof(uuid), "GPU-");
+		for (i = 0; i < 16; i++)
+			o += snprintf(uuid + o, sizeof(uuid) - (size_t)o, "%02x%s", b[i],
+				      (i == 3 || i == 5 || i == 7 || i == 9) ? "-" : "");
+	}
+	cJSON_AddStringToObject(j, "name", name);
+	cJSON_AddStringToObject(j, "uuid", uuid);
+	cJSON_AddStringToObject(j, "pci_bus_id", pci);
+	cJSON_AddNumberToObject(j, "device_count", count);
+	cJSON_AddNumberToObject(j, "driver_version", drv);
+	cJSON_AddNumberToObject(j, "cc_major", attr(w, d, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR));
+	cJSON_AddNumberToObject(j, "cc_minor", attr(w, d, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
+	cJSON_AddNumberToObject(j, "sm_count", attr(w, d, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
+	cJSON_AddNumberToObject(j, "memory_bytes", (double)total);
+	cJSON_AddNumberToObject(j, "l2_bytes", attr(w, d, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
+	cJSON_AddNumberToObject(j, "max_shared_per_block",
+				attr(w, d, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN));
+	cJSON_AddNumberToObject(j, "clock_khz", attr(w, d, CU_DEVICE_ATTRIBUTE_CLOCK_RATE));
+	cJSON_AddNumberToObject(j, "memory_clock_khz", attr(w, d, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE));
+	cJSON_AddNumberToObject(j, "memory_bus_bits",
+				attr(w, d, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH));
+	cJSON_AddNumberToObject(j, "ecc", attr(w, d, CU_DEVICE_ATTRIBUTE_ECC_ENABLED));
+	cJSON_AddNumberToObject(j, "persisting_l2_max",
+				attr(w, d, CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE));
+	return j;
+}
+
+/* Device `dev` (as this process counts them), or an "init" error reply naming the ordinal the
+ * scorer knows it by, after which the process exits. */
+static CUdevice device_or_exit(wk_ctx *w, double dev, double ordinal, int *count)
+{
+	CUdevice d = 0;
+	CUresult r;
+	*count = 0;
+	w->cu.cuDeviceGetCount(count);
+	if (*count <= 0 || dev < 0 || dev >= *count) {
+		char m[160];
+		if (ordinal != dev)
+			snprintf(m, sizeof(m), "no CUDA device %d (the driver sees none as CUDA_VISIBLE_DEVICES=%.40s)",
+				 (int)ordinal, getenv("CUDA_VISIBLE_DEVICES") ? getenv("CUDA_VISIBLE_DEVICES") : "");
+		else
+			snprintf(m, sizeof(m), "no CUDA device %d (the driver sees %d)", (int)dev, *count);
+		wk_reply_error("init", CUDA_ERROR_NO_DEVICE, m, 0);
+		_exit(0);
+	}
+	if ((r = w->cu.cuDeviceGet(&d, (int)dev)) != CUDA_SUCCESS) {
+		wk_reply_error("init", r, ks_cu_error(&w->cu, r), 0);
+		_exit(0);
+	}
+	return d;
+}
+
 /* The driver loaded and initialised before the first request, and said so in a reply of its own:
  * the slow part of a start (the process, a sanitizer's own start, cuInit) is then done before the
  * scoring process takes its GPU's gate for HELLO, which creates the context (worker.h,
- * ks_worker_start). A failure is the process's one reply, and it exits. */
-static void init_driver(wk_ctx *w)
+ * ks_worker_start). Given the device HELLO will name (argv: DEVICE ORDINAL), the reply describes
+ * it, so that the scorer can compile for it while the context is made. A failure is the
+ * process's one reply, and it exits. */
+static void init_driver(wk_ctx *w, int argc, char **argv)
 {
 	CUresult r;
+	char *end = NULL, *end2 = NULL;
+	long dev = -1, ordinal = -1;
+	int count;
 	if (ks_cu_load(&w->cu) < 0) {
 		wk_reply_error("driver", CUDA_ERROR_NOT_FOUND, ks_error_msg(), 0);
 		_exit(0);
@@ -34,74 +114,35 @@ static void init_driver(wk_ctx *w)
 		wk_reply_error("init", r, ks_cu_error(&w->cu, r), 0);
 		_exit(0);
 	}
-	wk_reply(wk_ok_reply(), NULL, 0);
+	if (argc >= 4) {
+		dev = strtol(argv[2], &end, 10);
+		ordinal = strtol(argv[3], &end2, 10);
+	}
+	if (argc < 4 || *end || *end2 || dev < 0 || dev > 1023 || ordinal < 0 || ordinal > 1023) {
+		wk_reply(wk_ok_reply(), NULL, 0);
+		return;
+	}
+	wk_reply(describe(w, device_or_exit(w, (double)dev, (double)ordinal, &count), count), NULL, 0);
 }
 
 static void do_hello(wk_ctx *w, const cJSON *req)
 {
 	double dev = 0, ordinal = 0;
-	int count = 0, drv = 0;
-	char name[256] = "", pci[64] = "", uuid[64] = "";
-	size_t total = 0;
-	CUuuid u;
+	int count = 0;
 	CUresult r;
-	cJSON *j;
-	int i;
 
 	ks_json_num(&dev, req, "device", 0);
-	w->cu.cuDriverGetVersion(&drv);
-	w->cu.cuDeviceGetCount(&count);
 	ordinal = dev;
 	ks_json_num(&ordinal, req, "ordinal", 0);
-	if (count <= 0 || dev < 0 || dev >= count) {
-		char m[160];
-		if (ordinal != dev)
-			snprintf(m, sizeof(m), "no CUDA device %d (the driver sees none as CUDA_VISIBLE_DEVICES=%.40s)",
-				 (int)ordinal, getenv("CUDA_VISIBLE_DEVICES") ? getenv("CUDA_VISIBLE_DEVICES") : "");
-		else
-			snprintf(m, sizeof(m), "no CUDA device %d (the driver sees %d)", (int)dev, count);
-		wk_reply_error("init", CUDA_ERROR_NO_DEVICE, m, 0);
-		_exit(0);
-	}
-	if ((r = w->cu.cuDeviceGet(&w->dev, (int)dev)) != CUDA_SUCCESS ||
-	    (r = w->cu.cuDevicePrimaryCtxRetain(&w->ctx, w->dev)) != CUDA_SUCCESS ||
+	w->dev = device_or_exit(w, dev, ordinal, &count);
+	if ((r = w->cu.cuDevicePrimaryCtxRetain(&w->ctx, w->dev)) != CUDA_SUCCESS ||
 	    (r = w->cu.cuCtxSetCurrent(w->ctx)) != CUDA_SUCCESS ||
 	    (r = w->cu.cuStreamCreate(&w->stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS ||
 	    (r = w->cu.cuMemAlloc(&w->sum, 8 * WK_MAX_SUMS)) != CUDA_SUCCESS) {
 		wk_reply_error("init", r, ks_cu_error(&w->cu, r), 0);
 		_exit(0);
 	}
-	w->cu.cuDeviceGetName(name, sizeof(name), w->dev);
-	w->cu.cuDeviceTotalMem(&total, w->dev);
-	w->cu.cuDeviceGetPCIBusId(pci, sizeof(pci), w->dev);
-	if (w->cu.cuDeviceGetUuid(&u, w->dev) == CUDA_SUCCESS) {
-		const unsigned char *b = (const unsigned char *)u.bytes;
-		int o = snprintf(uuid, sizeof(uuid), "GPU-");
-		for (i = 0; i < 16; i++)
-			o += snprintf(uuid + o, sizeof(uuid) - (size_t)o, "%02x%s", b[i],
-				      (i == 3 || i == 5 || i == 7 || i == 9) ? "-" : "");
-	}
-	j = wk_ok_reply();
-	cJSON_AddStringToObject(j, "name", name);
-	cJSON_AddStringToObject(j, "uuid", uuid);
-	cJSON_AddStringToObject(j, "pci_bus_id", pci);
-	cJSON_AddNumberToObject(j, "device_count", count);
-	cJSON_AddNumberToObject(j, "driver_version", drv);
-	cJSON_AddNumberToObject(j, "cc_major", wk_attr(w, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR));
-	cJSON_AddNumberToObject(j, "cc_minor", wk_attr(w, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
-	cJSON_AddNumberToObject(j, "sm_count", wk_attr(w, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
-	cJSON_AddNumberToObject(j, "memory_bytes", (double)total);
-	cJSON_AddNumberToObject(j, "l2_bytes", wk_attr(w, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
-	cJSON_AddNumberToObject(j, "max_shared_per_block",
-				wk_attr(w, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN));
-	cJSON_AddNumberToObject(j, "clock_khz", wk_attr(w, CU_DEVICE_ATTRIBUTE_CLOCK_RATE));
-	cJSON_AddNumberToObject(j, "memory_clock_khz", wk_attr(w, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE));
-	cJSON_AddNumberToObject(j, "memory_bus_bits",
-				wk_attr(w, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH));
-	cJSON_AddNumberToObject(j, "ecc", wk_attr(w, CU_DEVICE_ATTRIBUTE_ECC_ENABLED));
-	cJSON_AddNumberToObject(j, "persisting_l2_max",
-				wk_attr(w, CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE));
-	wk_reply(j, NULL, 0);
+	wk_reply(describe(w, w->dev, count), NULL, 0);
 	w->ready = 1;
 }
 
@@ -259,9 +300,7 @@ int main(int argc, char **argv)
 	wk_ctx *w = ks_calloc(1, sizeof(*w));
 	int quit = 0;
 
-	(void)argc;
-	(void)argv;
-	init_driver(w);
+	init_driver(w, argc, argv);
 	while (!quit) {
 		ks_msg m;
 		if (ks_proto_recv(WK_FD, &m, 0, 1ull << 30) < 0)

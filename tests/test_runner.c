@@ -1,0 +1,99 @@
+/* runner: a runner's start in two halves, against a stand-in worker (tests/fixtures/nvtools/
+ * fake-worker.py, no GPU): begin knows the GPU before any context exists, so a run can compile for
+ * it while the contexts are made (the driver makes them one at a time for the whole host); finish
+ * completes the start. Everything else a runner does needs a GPU (tests/test_gpu.c). */
+#include "ktest.h"
+#include "util/errors.h"
+#include "util/fsutil.h"
+#include "util/mem.h"
+#include "run/runner.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+static char *g_fake;
+
+static int have_fake(void)
+{
+	if (access("/usr/bin/python3", X_OK) != 0)
+		return 0;
+	if (!g_fake)
+		g_fake = realpath("tests/fixtures/nvtools/fake-worker.py", NULL);
+	return g_fake != NULL;
+}
+
+/* Begin returns with the GPU described while both workers still wait for their contexts; finish
+ * waits for them. */
+static void test_runner_begin_knows_the_gpu_before_its_context(void)
+{
+	ks_runner_options ro = KS_RUNNER_OPTIONS_INIT;
+	ks_runner *run = NULL;
+	char *go = ks_path_join(kt_tmpdir(), "hello-go");
+
+	if (!have_fake())
+		KT_SKIP("no /usr/bin/python3 for the stand-in worker");
+	unlink(go);
+	setenv("KSFAKE_HELLO_WAIT", go, 1);
+	setenv("KSCORE_WORKER_ENV", "KSFAKE_HELLO_WAIT,KSFAKE_NO_DESCRIBE", 1);
+	unsetenv("KSFAKE_NO_DESCRIBE");
+	setenv("TMPDIR", kt_tmpdir(), 1);
+	ro.worker_exe = g_fake;
+	KT_ASSERT_MSG(ks_runner_begin(&run, &ro) == 0, "%s", ks_error_msg());
+	KT_ASSERT(run != NULL);
+	KT_EQ_STR(ks_runner_device(run)->name, "Fake GPU");
+	KT_EQ_INT(ks_runner_device(run)->sm_count, 132);
+	KT_EQ_STR(ks_runner_arch(run), "sm_90a");
+	KT_EQ_INT(access(go, F_OK), -1); /* no HELLO was answered: begin did not wait for one */
+	KT_EQ_INT(ks_fs_write_atomic(go, "", 0), 0);
+	KT_ASSERT_MSG(ks_runner_finish(run) == 0, "%s", ks_error_msg());
+	KT_EQ_STR(ks_runner_device(run)->uuid, "GPU-00000000-0000-0000-0000-000000000000");
+	KT_EQ_INT(ks_runner_candidate_starts(run), 1); /* the candidate worker is up too */
+	ks_runner_free(run);
+	unsetenv("KSFAKE_HELLO_WAIT");
+	unsetenv("KSCORE_WORKER_ENV");
+	ks_free(go);
+}
+
+/* A worker whose first reply describes nothing (an earlier build's): begin waits for its context
+ * and has the GPU from HELLO; ks_runner_start is both halves. */
+static void test_runner_begin_without_a_description_waits_for_hello(void)
+{
+	ks_runner_options ro = KS_RUNNER_OPTIONS_INIT;
+	ks_runner *run = NULL;
+
+	if (!have_fake())
+		KT_SKIP("no /usr/bin/python3 for the stand-in worker");
+	setenv("KSFAKE_NO_DESCRIBE", "1", 1);
+	setenv("KSCORE_WORKER_ENV", "KSFAKE_NO_DESCRIBE", 1);
+	setenv("TMPDIR", kt_tmpdir(), 1);
+	ro.worker_exe = g_fake;
+	KT_ASSERT_MSG(ks_runner_begin(&run, &ro) == 0, "%s", ks_error_msg());
+	KT_EQ_STR(ks_runner_device(run)->name, "Fake GPU");
+	KT_EQ_STR(ks_runner_arch(run), "sm_90a");
+	KT_ASSERT_MSG(ks_runner_finish(run) == 0, "%s", ks_error_msg());
+	ks_runner_free(run);
+	run = NULL;
+	KT_ASSERT_MSG(ks_runner_start(&run, &ro) == 0, "%s", ks_error_msg());
+	KT_EQ_INT(ks_runner_candidate_starts(run), 1);
+	ks_runner_free(run);
+	unsetenv("KSFAKE_NO_DESCRIBE");
+	unsetenv("KSCORE_WORKER_ENV");
+}
+
+/* No such worker: begin fails with nothing to free. */
+static void test_runner_begin_fails_cleanly(void)
+{
+	ks_runner_options ro = KS_RUNNER_OPTIONS_INIT;
+	ks_runner *run = (ks_runner *)&ro;
+	ro.worker_exe = "/nonexistent/kscore-worker";
+	KT_ASSERT(ks_runner_begin(&run, &ro) < 0);
+	KT_ASSERT(run == NULL);
+}
+
+static const kt_test tests[] = {
+	KT(test_runner_begin_knows_the_gpu_before_its_context),
+	KT(test_runner_begin_without_a_description_waits_for_hello),
+	KT(test_runner_begin_fails_cleanly),
+	{ 0 }
+};
+KT_MAIN("runner", tests)
