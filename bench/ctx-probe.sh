@@ -27,9 +27,10 @@ one() { # N CONNECTIONS
 		fi
 		i=$((i + 1))
 	done
-	while [ "$(cat "$d"/*.out 2>/dev/null | grep -c '^ready')" -lt "$1" ]; do
+	t=0
+	while [ "$(cat "$d"/*.out 2>/dev/null | grep -c '^ready')" -lt "$1" ] && [ "$t" -lt 3000 ]; do
 		sleep 0.01
-		jobs -r | grep -q . || break
+		t=$((t + 1))
 	done
 	sleep 0.2
 	g=$(date +%s.%N)
