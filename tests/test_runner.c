@@ -80,6 +80,28 @@ static void test_runner_begin_without_a_description_waits_for_hello(void)
 	unsetenv("KSCORE_WORKER_ENV");
 }
 
+/* A worker whose description after its context differs from the one before: finish fails rather
+ * than run on a GPU the run did not check (the count decides how many lanes --devices all has). */
+static void test_runner_finish_refuses_two_descriptions(void)
+{
+	ks_runner_options ro = KS_RUNNER_OPTIONS_INIT;
+	ks_runner *run = NULL;
+
+	if (!have_fake())
+		KT_SKIP("no /usr/bin/python3 for the stand-in worker");
+	setenv("KSFAKE_HELLO_COUNT", "64", 1);
+	setenv("KSCORE_WORKER_ENV", "KSFAKE_HELLO_COUNT", 1);
+	setenv("TMPDIR", kt_tmpdir(), 1);
+	ro.worker_exe = g_fake;
+	KT_ASSERT_MSG(ks_runner_begin(&run, &ro) == 0, "%s", ks_error_msg());
+	KT_EQ_INT(ks_runner_device(run)->device_count, 1);
+	KT_ASSERT(ks_runner_finish(run) < 0);
+	KT_CONTAINS(ks_error_msg(), "described");
+	ks_runner_free(run);
+	unsetenv("KSFAKE_HELLO_COUNT");
+	unsetenv("KSCORE_WORKER_ENV");
+}
+
 /* No such worker: begin fails with nothing to free. */
 static void test_runner_begin_fails_cleanly(void)
 {
@@ -93,6 +115,7 @@ static void test_runner_begin_fails_cleanly(void)
 static const kt_test tests[] = {
 	KT(test_runner_begin_knows_the_gpu_before_its_context),
 	KT(test_runner_begin_without_a_description_waits_for_hello),
+	KT(test_runner_finish_refuses_two_descriptions),
 	KT(test_runner_begin_fails_cleanly),
 	{ 0 }
 };

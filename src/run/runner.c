@@ -203,7 +203,8 @@ int ks_runner_finish(ks_runner *r)
 		ks_device_info d;
 		if ((rc = ks_worker_ready(r->golden, &d)) < 0)
 			goto done;
-		if (strcmp(d.uuid, r->dev.uuid) || d.cc_major != r->dev.cc_major || d.cc_minor != r->dev.cc_minor) {
+		if (strcmp(d.uuid, r->dev.uuid) || d.cc_major != r->dev.cc_major || d.cc_minor != r->dev.cc_minor ||
+		    d.sm_count != r->dev.sm_count || d.device_count != r->dev.device_count) {
 			rc = ks_error_set(KS_ERROR, "the golden worker described %s (%s) before its context and %s "
 					  "(%s) after", r->dev.name, r->dev.uuid, d.name, d.uuid);
 			goto done;

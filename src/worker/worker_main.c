@@ -105,7 +105,8 @@ static void init_driver(wk_ctx *w, int argc, char **argv)
 	CUresult r;
 	char *end = NULL, *end2 = NULL;
 	long dev = -1, ordinal = -1;
-	int count;
+	int count = 0;
+	CUdevice d;
 	if (ks_cu_load(&w->cu) < 0) {
 		wk_reply_error("driver", CUDA_ERROR_NOT_FOUND, ks_error_msg(), 0);
 		_exit(0);
@@ -122,7 +123,9 @@ static void init_driver(wk_ctx *w, int argc, char **argv)
 		wk_reply(wk_ok_reply(), NULL, 0);
 		return;
 	}
-	wk_reply(describe(w, device_or_exit(w, (double)dev, (double)ordinal, &count), count), NULL, 0);
+	/* two statements: the count is known only once device_or_exit has returned */
+	d = device_or_exit(w, (double)dev, (double)ordinal, &count);
+	wk_reply(describe(w, d, count), NULL, 0);
 }
 
 static void do_hello(wk_ctx *w, const cJSON *req)
