@@ -36,7 +36,8 @@ typedef struct {
 	int stop_same_thread;
 	int order[2 * NITEMS], norder;
 	/* a blocker: item 0 of kind 0 waits until `release` */
-	int block, release, blocked;
+	int block, release, blocked, blocked_lane;
+	int block2, release2, blocked2, blocked2_lane; /* the same for item 1 of kind 0 */
 	pthread_cond_t cv;
 	/* ready: this lane's first thread waits in it until ready_go (-1: none); this lane's fails */
 	int ready_block_lane, ready_go, ready_fail_lane;
@@ -66,7 +67,7 @@ static int f_start(void *ud, size_t lane, size_t thread, char **why)
 	int rc = 0;
 	pthread_mutex_lock(&f->mu);
 	f->started_by[lane][thread] = pthread_self();
-	f->started[lane][thread] = 1;
+	f->started[lane][thread]++;
 	f->begin[lane][thread] = now_s();
 	pthread_mutex_unlock(&f->mu);
 	if (thread > 0 && f->later_start_us)
@@ -120,8 +121,18 @@ static ks_lane_outcome f_run(void *ud, size_t lane, size_t thread, int kind, siz
 	if (f->block && kind == 0 && item == 0) {
 		pthread_mutex_lock(&f->mu);
 		f->blocked = 1;
+		f->blocked_lane = (int)lane;
 		pthread_cond_broadcast(&f->cv);
 		while (!f->release)
+			pthread_cond_wait(&f->cv, &f->mu);
+		pthread_mutex_unlock(&f->mu);
+	}
+	if (f->block2 && kind == 0 && item == 1) {
+		pthread_mutex_lock(&f->mu);
+		f->blocked2 = 1;
+		f->blocked2_lane = (int)lane;
+		pthread_cond_broadcast(&f->cv);
+		while (!f->release2)
 			pthread_cond_wait(&f->cv, &f->mu);
 		pthread_mutex_unlock(&f->mu);
 	}
@@ -612,6 +623,159 @@ static void test_a_lane_whose_ready_fails_is_out(void)
 	KT_EQ_INT(f.stopped[1][0], 1);
 }
 
+/* Polls (up to 5 s) until *v (under f's lock) reaches want; returns what it saw last. */
+static int wait_for(fake *f, const int *v, int want)
+{
+	int i, seen = 0;
+	for (i = 0; i < 500; i++) {
+		pthread_mutex_lock(&f->mu);
+		seen = *v;
+		pthread_mutex_unlock(&f->mu);
+		if (seen >= want)
+			break;
+		usleep(10000);
+	}
+	return seen;
+}
+
+/* Sealed (nothing more comes from outside), a thread that finds the queue empty closes its workers
+ * while another lane still works, and is not stopped twice. */
+static void test_a_sealed_round_closes_an_idle_lane_while_another_works(void)
+{
+	fake f;
+	ks_lane_work w = { f_run, f_orphan, f_lost, NULL, 0 };
+	ks_lanes *l;
+	size_t i;
+	int other;
+	fake_init(&f);
+	w.ud = &f;
+	f.block = 1;
+	l = make(&f, 2, 1);
+	ks_lanes_begin(l, &w);
+	for (i = 0; i < 20; i++)
+		ks_lanes_push(l, 0, i, 0);
+	ks_lanes_seal(l);
+	KT_EQ_INT(wait_for(&f, &f.blocked, 1), 1);
+	other = 1 - f.blocked_lane;
+	KT_EQ_INT(wait_for(&f, &f.stopped[other][0], 1), 1);
+	pthread_mutex_lock(&f.mu);
+	KT_EQ_INT(f.stopped[f.blocked_lane][0], 0); /* the lane that works keeps its workers */
+	for (i = 1; i < 20; i++)
+		KT_EQ_INT(f.runs[0][i], 1);
+	f.release = 1;
+	pthread_cond_broadcast(&f.cv);
+	pthread_mutex_unlock(&f.mu);
+	ks_lanes_end(l);
+	KT_EQ_INT(f.runs[0][0], 1);
+	ks_lanes_free(l);
+	KT_EQ_INT(f.started[other][0], 1);
+	KT_EQ_INT(f.stopped[other][0], 1);
+	KT_EQ_INT(f.stopped[f.blocked_lane][0], 1);
+	KT_ASSERT(f.stop_same_thread);
+}
+
+/* A parked thread starts again for an item put back after the lane that ran it was lost: the
+ * round still runs every item, on the lane left. */
+static void test_a_parked_thread_comes_back_for_an_item_a_lost_lane_put_back(void)
+{
+	fake f;
+	ks_lane_work w = { f_run, f_orphan, f_lost, NULL, 0 };
+	ks_lanes *l;
+	int other, bad;
+	fake_init(&f);
+	w.ud = &f;
+	f.block = 1;
+	l = make(&f, 2, 1);
+	ks_lanes_begin(l, &w);
+	ks_lanes_push(l, 0, 0, 0);
+	ks_lanes_seal(l);
+	KT_EQ_INT(wait_for(&f, &f.blocked, 1), 1);
+	bad = f.blocked_lane;
+	other = 1 - bad;
+	KT_EQ_INT(wait_for(&f, &f.stopped[other][0], 1), 1);
+	pthread_mutex_lock(&f.mu);
+	f.fail_lane = bad; /* its GPU fails under the item */
+	f.release = 1;
+	pthread_cond_broadcast(&f.cv);
+	pthread_mutex_unlock(&f.mu);
+	ks_lanes_end(l);
+	KT_EQ_INT(f.runs[0][0], 1);
+	KT_EQ_INT(f.lane_of[0][0], other);
+	KT_EQ_INT(f.orphaned[0][0], 0);
+	KT_EQ_INT(f.lost[bad], 1);
+	KT_EQ_INT(f.started[other][0], 2);
+	ks_lanes_free(l);
+	KT_EQ_INT(f.stopped[other][0], 2);
+	KT_ASSERT(f.stop_same_thread);
+}
+
+/* ... also while another lane still runs an item of its own: the item put back does not wait
+ * for it. */
+static void test_a_parked_thread_comes_back_while_another_lane_works(void)
+{
+	fake f;
+	ks_lane_work w = { f_run, f_orphan, f_lost, NULL, 0 };
+	ks_lanes *l;
+	int i, bad, idle = -1, ran;
+	fake_init(&f);
+	w.ud = &f;
+	f.block = f.block2 = 1;
+	l = make(&f, 3, 1);
+	ks_lanes_begin(l, &w);
+	ks_lanes_push(l, 0, 0, 0);
+	ks_lanes_push(l, 0, 1, 0);
+	ks_lanes_seal(l);
+	KT_EQ_INT(wait_for(&f, &f.blocked, 1), 1);
+	KT_EQ_INT(wait_for(&f, &f.blocked2, 1), 1);
+	bad = f.blocked_lane;
+	for (i = 0; i < 3; i++)
+		if (i != bad && i != f.blocked2_lane)
+			idle = i;
+	KT_EQ_INT(wait_for(&f, &f.stopped[idle][0], 1), 1);
+	pthread_mutex_lock(&f.mu);
+	f.fail_lane = bad;
+	f.release = 1;
+	pthread_cond_broadcast(&f.cv);
+	pthread_mutex_unlock(&f.mu);
+	KT_EQ_INT(wait_for(&f, &f.runs[0][0], 1), 1); /* item 1 still holds its lane */
+	pthread_mutex_lock(&f.mu);
+	ran = f.runs[0][1];
+	KT_EQ_INT(f.lane_of[0][0], idle);
+	f.release2 = 1;
+	pthread_cond_broadcast(&f.cv);
+	pthread_mutex_unlock(&f.mu);
+	KT_EQ_INT(ran, 0);
+	ks_lanes_end(l);
+	KT_EQ_INT(f.runs[0][1], 1);
+	ks_lanes_free(l);
+}
+
+/* A round sealed with nothing queued: the lane's first thread closes its workers once ready, and
+ * its later thread never starts. */
+static void test_a_sealed_empty_round_starts_no_later_thread(void)
+{
+	fake f;
+	ks_lane_work w = { f_run, f_orphan, f_lost, NULL, 0 };
+	ks_lanes *l;
+	fake_init(&f);
+	w.ud = &f;
+	f.ready_block_lane = 0;
+	l = make_with_ready(&f, 1, 2);
+	ks_lanes_begin(l, &w);
+	ks_lanes_seal(l);
+	pthread_mutex_lock(&f.mu);
+	f.ready_go = 1;
+	pthread_cond_broadcast(&f.cv);
+	pthread_mutex_unlock(&f.mu);
+	KT_EQ_INT(wait_for(&f, &f.stopped[0][0], 1), 1);
+	usleep(50000);
+	ks_lanes_end(l);
+	ks_lanes_free(l);
+	KT_EQ_INT(f.started[0][0], 1);
+	KT_EQ_INT(f.stopped[0][0], 1);
+	KT_EQ_INT(f.started[0][1] + f.stopped[0][1], 0);
+}
+
 static void test_lane_and_thread_limits(void)
 {
 	fake f;
@@ -777,6 +941,10 @@ static const kt_test tests[] = {
 	KT(test_a_later_thread_that_cannot_start_takes_its_lane_out),
 	KT(test_a_lane_is_started_before_it_is_ready_and_works_after),
 	KT(test_a_lane_whose_ready_fails_is_out),
+	KT(test_a_sealed_round_closes_an_idle_lane_while_another_works),
+	KT(test_a_parked_thread_comes_back_for_an_item_a_lost_lane_put_back),
+	KT(test_a_parked_thread_comes_back_while_another_lane_works),
+	KT(test_a_sealed_empty_round_starts_no_later_thread),
 	KT(test_lane_and_thread_limits),
 	KT(test_gate_keeps_timed_requests_alone),
 	KT(test_gate_admits_in_arrival_order),

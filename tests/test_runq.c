@@ -117,6 +117,16 @@ static int f_start(void *ud, size_t lane, size_t thread, char **why)
 	return 0;
 }
 
+static atomic_int stops;
+
+static void f_stop(void *ud, size_t lane, size_t thread)
+{
+	(void)ud;
+	(void)lane;
+	(void)thread;
+	atomic_fetch_add(&stops, 1);
+}
+
 static ks_lanes *lanes_of(size_t n, size_t threads)
 {
 	ks_lane_setup s = { f_start, NULL, NULL };
@@ -386,12 +396,50 @@ static void test_without_lanes_every_job_completes(void)
 	ks_runq_free(NULL);
 }
 
+/* The input ended: the lanes are sealed only once the last entry is ready too (a lane thread that
+ * finds the queue empty before then keeps its workers for what is still compiling); then a thread
+ * with nothing left closes them before the run ends. */
+static void test_the_lanes_are_sealed_after_the_input_ended_and_the_last_entry_is_ready(void)
+{
+	ks_lane_setup s = { f_start, f_stop, NULL };
+	world w;
+	ks_lanes *l;
+	fjob j;
+	int i;
+	world_init(&w);
+	atomic_store(&stops, 0);
+	KT_EQ_INT(ks_lanes_new(&l, &s), 0);
+	KT_EQ_INT(ks_lanes_add(l, 1), 0);
+	ks_lanes_wait_started(l);
+	runq_of(&w, l);
+	job_init(&j, 1, 3);
+	ks_runq_add(&j.rq, w.q, &j, 3);
+	ks_runq_end_input(w.q);
+	ks_runq_ready(w.q, j.rq, 0, 0);
+	ks_runq_ready(w.q, j.rq, 1, KS_RUNQ_DONE);
+	for (i = 0; i < 500 && !j.done[0]; i++)
+		usleep(10000);
+	usleep(50000);
+	KT_EQ_INT(j.done[0], 1);
+	KT_EQ_INT(atomic_load(&stops), 0); /* entry 2 is still being prepared */
+	ks_runq_ready(w.q, j.rq, 2, 0);
+	for (i = 0; i < 500 && !atomic_load(&stops); i++)
+		usleep(10000);
+	KT_EQ_INT(atomic_load(&stops), 1);
+	KT_EQ_INT(j.stages[2][0], 1);
+	ks_runq_free(w.q);
+	ks_lanes_free(l);
+	KT_EQ_INT(atomic_load(&stops), 1);
+	KT_EQ_INT(atomic_load(&j.completed), 1);
+}
+
 static const kt_test tests[] = {
 	KT(test_every_job_completes_once_when_its_own_entries_are_done),
 	KT(test_a_job_never_waits_for_another),
 	KT(test_an_earlier_jobs_items_go_first),
 	KT(test_lost_lanes_leave_no_job_unfinished),
 	KT(test_without_lanes_every_job_completes),
+	KT(test_the_lanes_are_sealed_after_the_input_ended_and_the_last_entry_is_ready),
 	{ NULL, NULL }
 };
 

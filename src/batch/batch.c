@@ -580,6 +580,7 @@ static int run_teams(bt_batch *b)
 		if (stop)
 			break;
 	}
+	ks_pipeline_end_input(b->pl);
 	ks_pipeline_wait(b->pl);
 	bt_drain_uploads(b);
 	bt_status_stop(b, b->fatal ? "failed" : "finished");

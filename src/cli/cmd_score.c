@@ -312,6 +312,7 @@ static int score_all(const options *o, ks_pipeline *pl, char **inputs, size_t n,
 		f[i].cv = &cv;
 		queue_one(o, pl, &f[i], bad_input);
 	}
+	ks_pipeline_end_input(pl);
 	ks_pipeline_hold_compiles(pl, 0);
 	for (i = 0; i < n; i++) {
 		pthread_mutex_lock(&mu);

@@ -20,6 +20,7 @@ typedef struct {
 	qent *v;
 	size_t n, cap;
 	int64_t next, front;
+	size_t fronts;               /* items waiting that were put back to the front */
 } queue;
 
 /* Tries per item of one kind: how many lanes were lost while running it. */
@@ -67,10 +68,12 @@ struct ks_lanes {
 	char *last_why;              /* why the last lane went out */
 	/* the current round */
 	int active;
+	int sealed;                  /* nothing more is pushed from outside the lane threads */
 	ks_lane_work w;
 	tries_t tries[KS_LANES_KINDS];
 	queue q;
 	size_t running;
+	size_t waking;               /* parked threads starting again for an item */
 };
 
 static int q_before(const qent *a, const qent *b)
@@ -90,6 +93,7 @@ static void q_push(queue *q, int kind, size_t item, uint64_t rank, int front)
 	e.kind = kind;
 	e.item = item;
 	e.seq = front ? -(++q->front) : q->next++;
+	q->fronts += front != 0;
 	q->v = ks_grow(q->v, sizeof(*q->v), &q->cap, q->n + 1);
 	i = q->n++;
 	while (i > 0 && q_before(&e, &q->v[(i - 1) / 2])) {
@@ -116,6 +120,7 @@ static qent q_pop(queue *q)
 	}
 	if (q->n)
 		q->v[i] = last;
+	q->fronts -= top.seq < 0;
 	return top;
 }
 
@@ -187,35 +192,36 @@ static void step_failed(ks_lanes *l, lane_thread *t, char *why, const char *dflt
 	ks_free(why);
 }
 
-static void *thread_main(void *arg)
+/* A sealed round with nothing queued: what is still to come are the next stages of the items
+ * running, which their own threads push and take; a thread with no item closes its workers rather
+ * than hold them to the end of the run (lock held). */
+static int nothing_left(const ks_lanes *l)
 {
-	lane_thread *t = arg;
-	ks_lanes *l = t->l;
+	return l->active && l->sealed && !l->q.n;
+}
+
+/* A parked thread is wanted back when an item waits that no running thread will take next: more
+ * items than threads running or coming back, or one put back after its lane was lost (the threads
+ * running take their own next stages first) (lock held). */
+static int wanted_back(const ks_lanes *l, const lane_rec *ln)
+{
+	return l->active && !ln->held && l->q.n &&
+	       (l->q.n > l->running + l->waking || l->q.fronts > l->waking);
+}
+
+/* Brings a thread up: start, then ready. The first time for thread 0, the lane's steps are
+ * recorded for ks_lanes_wait_started and ks_lanes_wait_ready. A thread that fails has been
+ * stopped and its lane is out (lock not held). */
+static int bring_up(ks_lanes *l, lane_thread *t, int lane_first)
+{
 	lane_rec *ln = l->lanes[t->lane];
 	char *why = NULL;
-	int ok, first = t->thread == 0;
-
-	/* The lane counts as started once its first thread has passed start; the others start once
-	 * it is also ready, while it works, so that a run's start is one runner per GPU (starting GPU
-	 * processes is serialised by the driver: every one more at once delays them all). A lane out
-	 * before they start never starts them. */
-	if (!first) {
-		pthread_mutex_lock(&l->mu);
-		while (!ln->first_ready && !ln->dead && !l->shutdown)
-			pthread_cond_wait(&l->cv, &l->mu);
-		ok = ln->dead || l->shutdown ? -2 : 0;
-		pthread_mutex_unlock(&l->mu);
-		if (ok < 0)
-			return NULL;
-	}
-	ok = l->setup.start ? l->setup.start(l->setup.ud, t->lane, t->thread, &why) : 0;
+	int ok = l->setup.start ? l->setup.start(l->setup.ud, t->lane, t->thread, &why) : 0;
 	/* a thread that could not start is stopped before it counts as started, so that after
 	 * ks_lanes_wait_started nothing of it is left running */
-	if (ok < 0) {
+	if (ok < 0)
 		step_failed(l, t, why, "the lane could not start");
-		why = NULL;
-	}
-	if (first) {
+	if (lane_first) {
 		pthread_mutex_lock(&l->mu);
 		first_step_done(l, ln, 0);
 		if (ok < 0)
@@ -223,29 +229,74 @@ static void *thread_main(void *arg)
 		pthread_mutex_unlock(&l->mu);
 	}
 	if (ok < 0)
-		return NULL;
+		return -1;
 	/* the rest of the start, which no one waits for: the thread takes no item before it is over */
+	why = NULL;
 	ok = l->setup.ready ? l->setup.ready(l->setup.ud, t->lane, t->thread, &why) : 0;
-	if (ok < 0) {
+	if (ok < 0)
 		step_failed(l, t, why, "the lane could not start");
-		why = NULL;
-	}
-	pthread_mutex_lock(&l->mu);
-	if (first)
+	if (lane_first) {
+		pthread_mutex_lock(&l->mu);
 		first_step_done(l, ln, 1);
-	if (ok < 0) {
 		pthread_mutex_unlock(&l->mu);
-		return NULL;
+	}
+	return ok;
+}
+
+static void *thread_main(void *arg)
+{
+	lane_thread *t = arg;
+	ks_lanes *l = t->l;
+	lane_rec *ln = l->lanes[t->lane];
+	char *why = NULL;
+	int up = 0, parked = 0, lane_first = t->thread == 0;
+
+	/* The lane counts as started once its first thread has passed start; the others start once
+	 * it is also ready, while it works, so that a run's start is one runner per GPU (starting GPU
+	 * processes is serialised by the driver: every one more at once delays them all). A lane out
+	 * before they start never starts them, nor does a sealed round with nothing left. */
+	pthread_mutex_lock(&l->mu);
+	if (!lane_first) {
+		while (!ln->first_ready && !ln->dead && !l->shutdown)
+			pthread_cond_wait(&l->cv, &l->mu);
+		parked = nothing_left(l);
 	}
 	for (;;) {
 		ks_lane_outcome out;
 		qent e;
 		size_t item;
-		int kind;
-		while (!l->shutdown && !ln->dead && !(l->active && l->q.n && !ln->held))
+		int kind, ok;
+		if (!up) {
+			while (parked && !l->shutdown && !ln->dead && !wanted_back(l, ln))
+				pthread_cond_wait(&l->cv, &l->mu);
+			if (l->shutdown || ln->dead)
+				break;
+			l->waking += parked;
+			pthread_mutex_unlock(&l->mu);
+			ok = bring_up(l, t, lane_first);
+			pthread_mutex_lock(&l->mu);
+			l->waking -= parked;
+			lane_first = 0;
+			if (ok < 0)
+				break;
+			up = 1;
+			parked = 0;
+			pthread_cond_broadcast(&l->cv);
+		}
+		while (!l->shutdown && !ln->dead && !(l->active && l->q.n && !ln->held) && !nothing_left(l))
 			pthread_cond_wait(&l->cv, &l->mu);
 		if (l->shutdown || ln->dead)
 			break;
+		if (!(l->active && l->q.n && !ln->held)) {
+			/* parked: its workers close now, while the other lanes finish the run */
+			pthread_mutex_unlock(&l->mu);
+			if (l->setup.stop)
+				l->setup.stop(l->setup.ud, t->lane, t->thread);
+			pthread_mutex_lock(&l->mu);
+			up = 0;
+			parked = 1;
+			continue;
+		}
 		e = q_pop(&l->q);
 		item = e.item;
 		kind = e.kind;
@@ -272,7 +323,7 @@ static void *thread_main(void *arg)
 		pthread_cond_broadcast(&l->cv);
 	}
 	pthread_mutex_unlock(&l->mu);
-	if (l->setup.stop)
+	if (up && l->setup.stop)
 		l->setup.stop(l->setup.ud, t->lane, t->thread);
 	return NULL;
 }
@@ -412,7 +463,9 @@ void ks_lanes_begin(ks_lanes *l, const ks_lane_work *w)
 		if (l->tries[k].cap)
 			memset(l->tries[k].v, 0, l->tries[k].cap * sizeof(unsigned));
 	l->q.n = 0;
+	l->q.fronts = 0;
 	l->running = 0;
+	l->sealed = 0;
 	l->active = 1;
 	pthread_mutex_unlock(&l->mu);
 }
@@ -425,6 +478,14 @@ void ks_lanes_push(ks_lanes *l, int kind, size_t item, uint64_t rank)
 		orphan_all(l);
 		pthread_cond_broadcast(&l->cv);
 	}
+	pthread_mutex_unlock(&l->mu);
+}
+
+void ks_lanes_seal(ks_lanes *l)
+{
+	pthread_mutex_lock(&l->mu);
+	l->sealed = l->active;
+	pthread_cond_broadcast(&l->cv);
 	pthread_mutex_unlock(&l->mu);
 }
 

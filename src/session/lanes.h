@@ -37,7 +37,8 @@ typedef struct {
 	/* Sets up thread `thread` of `lane`. 0, or -1 with *why (allocated with ks_malloc) when it
 	 * cannot: the lane is out of the rotation from the start. */
 	int (*start)(void *ud, size_t lane, size_t thread, char **why);
-	/* Frees what start made (also after a failed start or ready); the thread ends afterwards. */
+	/* Frees what start made (also after a failed start or ready): the thread ends afterwards, or
+	 * waits parked in a sealed round (ks_lanes_seal), from which it may start again. */
 	void (*stop)(void *ud, size_t lane, size_t thread);
 	void *ud;
 	/* Optional: the rest of the thread's start, which ks_lanes_wait_started does not wait for
@@ -102,8 +103,17 @@ void ks_lanes_begin(ks_lanes *l, const ks_lane_work *w);
 /* Queues an item of a kind (0 to KS_LANES_KINDS-1) at a rank (lower ranks are taken first), from
  * any thread, lane threads included. Each (kind, item) at most once a round. */
 void ks_lanes_push(ks_lanes *l, int kind, size_t item, uint64_t rank);
-/* No item will be pushed from outside the lane threads any more: returns once every item pushed
- * in the round has been run or orphaned. */
+/* No item will be pushed from outside the lane threads any more in this round; returns at once.
+ * What is still to come are the next stages of the items running, which their own threads push and
+ * take after them. From here on a thread that finds nothing queued stops (setup's stop: its workers
+ * close while the other lanes finish the round) and waits, parked, and a lane's later thread that
+ * has not started yet does not start; a parked thread starts again (start, then ready) only for an
+ * item that no running thread will take: one put back after its lane was lost, or more items than
+ * threads running. */
+void ks_lanes_seal(ks_lanes *l);
+
+/* No item will be pushed from outside the lane threads any more (ks_lanes_seal need not have been
+ * called): returns once every item pushed in the round has been run or orphaned. */
 void ks_lanes_end(ks_lanes *l);
 
 /* Stops every thread (each calls setup->stop) and frees everything. NULL is fine. */

@@ -452,6 +452,12 @@ void ks_pipeline_hold_compiles(ks_pipeline *p, int held)
 		ks_prepare_hold(p->prep, held);
 }
 
+void ks_pipeline_end_input(ks_pipeline *p)
+{
+	if (p->runq)
+		ks_runq_end_input(p->runq);
+}
+
 void ks_pipeline_wait(ks_pipeline *p)
 {
 	pthread_mutex_lock(&p->mu);

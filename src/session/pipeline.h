@@ -111,6 +111,11 @@ int ks_pipeline_submit(ks_pipeline *p, const ks_submission *sub, const char *tea
  * the submission of several inputs at once, so that they are compiled in one wave. */
 void ks_pipeline_hold_compiles(ks_pipeline *p, int held);
 
+/* No submission follows (optional; nothing may be submitted after it). Once the queued ones are
+ * compiled, a lane thread that finds nothing left to take closes its GPU workers while the other
+ * lanes finish, instead of holding them to the end of the session (runq.h). */
+void ks_pipeline_end_input(ks_pipeline *p);
+
 /* Returns once every submission queued so far is done (its done call returned). */
 void ks_pipeline_wait(ks_pipeline *p);
 

@@ -99,8 +99,9 @@ static int lane_ready(void *ud, size_t li, size_t t, char **why)
 	}
 	took = pl_now() - L->t_begin[t];
 	pthread_mutex_lock(&p->mu);
-	if (took > L->start_s)
-		L->start_s = took;
+	if (took > L->start_s && !L->was_ready[t])
+		L->start_s = took; /* the run's start, not a parked thread's comeback (lanes.h) */
+	L->was_ready[t] = 1;
 	pthread_mutex_unlock(&p->mu);
 	return 0;
 }

@@ -53,6 +53,7 @@ typedef struct {
 	int started;
 	double start_s;                   /* how long its runners took to start (begin to finish) */
 	double t_begin[PL_LANE_THREADS];  /* when each began */
+	int was_ready[PL_LANE_THREADS];   /* its first start is over (a parked thread starts again) */
 	int shared;                       /* another lane runs on the same GPU */
 	pl_gpu *g;
 	size_t items;                     /* items finished (under the pipeline's lock) */

@@ -24,6 +24,9 @@ struct ks_runq {
 	size_t nitems, capitems;
 	uint64_t next_rank;
 	size_t open;                 /* jobs added and not completed yet */
+	size_t unready;              /* entries added and not ready yet (ks_runq_ready) */
+	size_t inflight;             /* ks_runq_ready calls not returned yet */
+	int input_ended, sealed;     /* no job follows; the lanes were told so (ks_lanes_seal) */
 	ks_runq_job *done_head, *done_tail;
 };
 
@@ -142,6 +145,29 @@ int ks_runq_new(ks_runq **out, ks_lanes *lanes, const ks_runq_ops *ops)
 	return 0;
 }
 
+/* An entry was made ready (readied 1) or the input ended (0): after the last job's last entry, only
+ * the lane threads push, and the lanes are sealed, once. Called after the entry's push, inside its
+ * `inflight` count, so that ks_runq_free cannot free the queue under it (lock not held). */
+static void seal_when_ready(ks_runq *q, size_t readied)
+{
+	int seal;
+	pthread_mutex_lock(&q->mu);
+	q->unready -= readied;
+	seal = q->input_ended && !q->unready && !q->sealed && q->lanes;
+	q->sealed |= seal;
+	pthread_mutex_unlock(&q->mu);
+	if (seal)
+		ks_lanes_seal(q->lanes);
+}
+
+void ks_runq_end_input(ks_runq *q)
+{
+	pthread_mutex_lock(&q->mu);
+	q->input_ended = 1;
+	pthread_mutex_unlock(&q->mu);
+	seal_when_ready(q, 0);
+}
+
 void ks_runq_add(ks_runq_job **out, ks_runq *q, void *job, size_t n)
 {
 	ks_runq_job *j = ks_calloc(1, sizeof(*j));
@@ -157,6 +183,7 @@ void ks_runq_add(ks_runq_job **out, ks_runq *q, void *job, size_t n)
 	for (k = 0; k < n; k++)
 		q->item[q->nitems++] = j;
 	q->open++;
+	q->unready += n;
 	pthread_mutex_unlock(&q->mu);
 	if (n == 0)
 		entry_done(q, j);
@@ -164,13 +191,23 @@ void ks_runq_add(ks_runq_job **out, ks_runq *q, void *job, size_t n)
 
 void ks_runq_ready(ks_runq *q, ks_runq_job *j, size_t i, int stage)
 {
-	if (stage >= 0 && q->lanes && j->first + i < KS_LANES_MAX_ITEMS) {
+	/* once the entry is pushed or done, its job may complete and the caller free the queue: the
+	 * call counts as in flight until it has sealed the lanes */
+	pthread_mutex_lock(&q->mu);
+	q->inflight++;
+	pthread_mutex_unlock(&q->mu);
+	if (stage >= 0 && q->lanes && j->first + i < KS_LANES_MAX_ITEMS)
 		ks_lanes_push(q->lanes, stage, j->first + i, j->rank);
-		return;
+	else {
+		if (stage >= 0 && q->ops.orphan)
+			q->ops.orphan(q->ops.ud, stage, j->job, i, q->lanes ? "too many entries in one run" : "no GPU lane");
+		entry_done(q, j);
 	}
-	if (stage >= 0 && q->ops.orphan)
-		q->ops.orphan(q->ops.ud, stage, j->job, i, q->lanes ? "too many entries in one run" : "no GPU lane");
-	entry_done(q, j);
+	seal_when_ready(q, 1);
+	pthread_mutex_lock(&q->mu);
+	q->inflight--;
+	pthread_cond_broadcast(&q->cv);
+	pthread_mutex_unlock(&q->mu);
 }
 
 void ks_runq_wait(ks_runq *q)
@@ -186,6 +223,10 @@ void ks_runq_free(ks_runq *q)
 	if (!q)
 		return;
 	ks_runq_wait(q);
+	pthread_mutex_lock(&q->mu);
+	while (q->inflight)
+		pthread_cond_wait(&q->cv, &q->mu);
+	pthread_mutex_unlock(&q->mu);
 	if (q->lanes)
 		ks_lanes_end(q->lanes);
 	pthread_mutex_lock(&q->mu);

@@ -52,6 +52,11 @@ void ks_runq_add(ks_runq_job **out, ks_runq *q, void *job, size_t n);
  * entry, from any thread. */
 void ks_runq_ready(ks_runq *q, ks_runq_job *j, size_t i, int stage);
 
+/* No job will be added any more. Once the last entry is ready too, only the lanes push (the next
+ * stages of what runs): the lanes are sealed (ks_lanes_seal), so a lane thread with nothing left
+ * closes its workers while the others finish. Optional; from any thread, once. */
+void ks_runq_end_input(ks_runq *q);
+
 /* Returns once every job added so far has completed (its complete() returned). */
 void ks_runq_wait(ks_runq *q);
 
