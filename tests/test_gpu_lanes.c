@@ -277,6 +277,33 @@ static void test_gpu_gpus_calibrate_devices_all_measures_each_gpu(void)
 	ks_free(out);
 }
 
+/* A Triton answer traced in a lane sees that lane's GPU alone, as its device 0: its Python cannot
+ * reach the GPUs where other lanes time other kernels (the helper's CUDA_VISIBLE_DEVICES is the
+ * lane's own entry, and only that GPU's device node is open to it). */
+static void test_gpu_gpus_a_triton_answer_sees_its_lanes_gpu_alone(void)
+{
+	static const char answer[] =
+		"[{\"instruction\": \"sees\", \"label\": null, \"file\": \"sin_kernel.py\", \"test_code\": \"\", "
+		"\"predict\": \"import torch\\nimport triton\\n\\n\\ndef call_kernel(x):\\n    raise RuntimeError("
+		"'sees %d GPUs, on device %d' % (torch.cuda.device_count(), torch.cuda.current_device()))\\n\"}]\n";
+	char path[4200], args[9000], *t = NULL;
+	need_gpu();
+	first_gpus(2);
+	snprintf(path, sizeof(path), "%s/sees.json", kt_tmpdir());
+	KT_EQ_INT(ks_fs_write_atomic(path, answer, strlen(answer)), 0);
+	snprintf(args, sizeof(args), "--require-gpu --seed 5 --devices 1 --out '%s/sees' '%s'", kt_tmpdir(), path);
+	score(args);
+	snprintf(path, sizeof(path), "%s/sees/score.json", kt_tmpdir());
+	KT_ASSERT_MSG(ks_fs_read(&t, NULL, path, 1 << 24) == 0, "no score.json: %s", g_err);
+	if (!strstr(t, "sees ") && (strstr(t, "torch") || strstr(t, "triton")) && strstr(t, "not_run")) {
+		ks_free(t);
+		KT_SKIP("no Python with torch and triton for the Triton helper");
+	}
+	KT_ASSERT_MSG(strstr(t, "sees 1 GPUs, on device 0") != NULL, "%.2000s", t);
+	fprintf(stderr, "  a Triton answer on GPU 1 of %d: sees 1 GPUs, on device 0\n", gpu_count());
+	ks_free(t);
+}
+
 static const kt_test tests[] = {
 	KT(test_gpu_two_lanes_on_one_gpu_give_the_same_verdicts_marked_shared),
 	KT(test_gpu_a_failing_lane_hands_its_work_to_the_other),
@@ -286,6 +313,7 @@ static const kt_test tests[] = {
 	KT(test_gpu_gpus_one_queue_for_several_files),
 	KT(test_gpu_gpus_a_failing_gpu_hands_its_work_to_the_other),
 	KT(test_gpu_gpus_calibrate_devices_all_measures_each_gpu),
+	KT(test_gpu_gpus_a_triton_answer_sees_its_lanes_gpu_alone),
 	{ 0 }
 };
 KT_MAIN("gpu_lanes", tests)

@@ -9,6 +9,7 @@
 #include "run/runner.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char *g_fake;
@@ -103,6 +104,52 @@ static void test_runner_finish_refuses_two_descriptions(void)
 }
 
 /* No such worker: begin fails with nothing to free. */
+/* A runner's Triton helper sees the runner's GPU alone, as its device 0 (the run's own entry for
+ * it: CUDA_VISIBLE_DEVICES=5,7 and device 1 give GPU 7), never the GPUs where other lanes time. */
+static void test_runner_trace_helper_sees_its_gpu_alone(void)
+{
+	ks_runner_options ro = KS_RUNNER_OPTIONS_INIT;
+	ks_runner *run = NULL;
+	ks_problem_set *s = NULL;
+	cJSON *entry = cJSON_CreateObject();
+	ks_trace tr;
+	char *lib = ks_path_join(kt_tmpdir(), "libexec"), *link = ks_path_join(lib, "kscore-triton");
+	char *helper = realpath("tests/fixtures/triton/fake-helper", NULL);
+	const char *old = getenv("KSCORE_LIBEXEC");
+	char *saved = old ? ks_strdup(old) : NULL;
+
+	if (!have_fake() || !helper)
+		KT_SKIP("no /usr/bin/python3 for the stand-in worker and helper");
+	mkdir(lib, 0700);
+	unlink(link);
+	KT_EQ_INT(symlink(helper, link), 0);
+	setenv("CUDA_VISIBLE_DEVICES", "5,7", 1);
+	setenv("TMPDIR", kt_tmpdir(), 1);
+	unsetenv("KSCORE_WORKER_ENV");
+	ro.worker_exe = g_fake;
+	ro.device = 1;
+	KT_ASSERT_MSG(ks_runner_start(&run, &ro) == 0, "%s", ks_error_msg());
+	setenv("KSCORE_LIBEXEC", lib, 1); /* the helper is found when the first answer comes */
+	KT_EQ_INT(ks_problem_set_load(&s, "tests/fixtures/problems", NULL), 0);
+	cJSON_AddStringToObject(entry, "name", "vadd");
+	ks_runner_trace(run, &tr, ks_problem_set_find(s, "vadd"), entry, "gpu", NULL);
+	KT_ASSERT_MSG(tr.message && strstr(tr.message, "CUDA_VISIBLE_DEVICES=7 ") && strstr(tr.message, "device=0"),
+		      "%s", tr.message ? tr.message : "(no message)");
+	ks_trace_clear(&tr);
+	ks_runner_free(run);
+	ks_problem_set_free(s);
+	cJSON_Delete(entry);
+	unsetenv("CUDA_VISIBLE_DEVICES");
+	if (saved)
+		setenv("KSCORE_LIBEXEC", saved, 1);
+	else
+		unsetenv("KSCORE_LIBEXEC");
+	ks_free(saved);
+	free(helper);
+	ks_free(link);
+	ks_free(lib);
+}
+
 static void test_runner_begin_fails_cleanly(void)
 {
 	ks_runner_options ro = KS_RUNNER_OPTIONS_INIT;
@@ -116,6 +163,7 @@ static const kt_test tests[] = {
 	KT(test_runner_begin_knows_the_gpu_before_its_context),
 	KT(test_runner_begin_without_a_description_waits_for_hello),
 	KT(test_runner_finish_refuses_two_descriptions),
+	KT(test_runner_trace_helper_sees_its_gpu_alone),
 	KT(test_runner_begin_fails_cleanly),
 	{ 0 }
 };

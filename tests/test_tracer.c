@@ -102,6 +102,42 @@ static void test_the_helper_gets_an_environment_of_its_own(void)
 	unsetenv("KSCORE_TEST_PASSED");
 }
 
+/* The helper sees the GPU it is given (visible_devices), not the run's list, and one hardware queue
+ * per context unless KSCORE_TRITON_ENV passes the variable; without visible_devices, the run's. */
+static void test_the_helper_sees_the_gpu_it_is_given(void)
+{
+	ks_tracer_options o = fake();
+	ks_tracer *t = NULL;
+	ks_trace tr;
+	char vis[8] = "7";
+	setenv("CUDA_VISIBLE_DEVICES", "5,7", 1);
+	o.visible_devices = vis;
+	o.device = 0;
+	KT_EQ_INT(ks_tracer_start(&t, &o), 0);
+	vis[0] = '9'; /* copied at the start: a restarted server gets the same */
+	trace(t, &tr, "gpu");
+	KT_CONTAINS(tr.message, "CUDA_VISIBLE_DEVICES=7 CUDA_DEVICE_MAX_CONNECTIONS=1 device=0");
+	ks_trace_clear(&tr);
+	trace(t, &tr, "exit"); /* the next answer gets a fresh server */
+	ks_trace_clear(&tr);
+	trace(t, &tr, "gpu");
+	KT_CONTAINS(tr.message, "CUDA_VISIBLE_DEVICES=7 ");
+	ks_trace_clear(&tr);
+	ks_tracer_free(t);
+
+	o = fake();
+	setenv("KSCORE_TRITON_ENV", "CUDA_DEVICE_MAX_CONNECTIONS", 1);
+	setenv("CUDA_DEVICE_MAX_CONNECTIONS", "4", 1);
+	KT_EQ_INT(ks_tracer_start(&t, &o), 0);
+	trace(t, &tr, "gpu");
+	KT_CONTAINS(tr.message, "CUDA_VISIBLE_DEVICES=5,7 CUDA_DEVICE_MAX_CONNECTIONS=4 device=0");
+	ks_trace_clear(&tr);
+	ks_tracer_free(t);
+	unsetenv("KSCORE_TRITON_ENV");
+	unsetenv("CUDA_DEVICE_MAX_CONNECTIONS");
+	unsetenv("CUDA_VISIBLE_DEVICES");
+}
+
 static void test_the_static_check_runs_alone(void)
 {
 	ks_tracer_options o = fake();
@@ -142,6 +178,7 @@ static void test_python_is_found_or_named(void)
 static const kt_test tests[] = {
 	KT(test_a_server_traces_answer_after_answer),
 	KT(test_the_helper_gets_an_environment_of_its_own),
+	KT(test_the_helper_sees_the_gpu_it_is_given),
 	KT(test_the_static_check_runs_alone),
 	KT(test_python_is_found_or_named),
 	{ 0 }

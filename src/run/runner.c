@@ -1,5 +1,6 @@
 #include "run/runner.h"
 #include "lang/triton/tracer.h"
+#include "run/workerenv.h"
 #include "run/compare.h"
 #include "run/goldcache.h"
 #include "util/errors.h"
@@ -9,6 +10,7 @@
 #include "util/tracelog.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A golden result this runner uses, held in the GPU's cache (goldcache.h) until it is forgotten. */
@@ -748,11 +750,15 @@ void ks_runner_trace(ks_runner *r, ks_trace *out, const ks_problem *p, const cJS
 	memset(out, 0, sizeof(*out));
 	if (!r->tracer && !r->tracer_why) {
 		ks_tracer_options to = KS_TRACER_OPTIONS_INIT;
-		to.device = r->opts.device;
+		/* the answers see this GPU alone, as their device 0 (an ordinal past the run's list: none) */
+		char *vis = ks_workerenv_visible_entry(getenv("CUDA_VISIBLE_DEVICES"), r->opts.device);
+		to.device = 0;
+		to.visible_devices = vis ? vis : "";
 		if (r->opts.trace_timeout_s > 0)
 			to.timeout_s = r->opts.trace_timeout_s;
 		if (ks_tracer_start(&r->tracer, &to) < 0)
 			r->tracer_why = ks_strdup(ks_error_msg());
+		ks_free(vis);
 	}
 	if (!r->tracer) {
 		out->status = KS_TRACE_UNAVAILABLE;

@@ -37,6 +37,11 @@ def have_torch_gpu():
     return True, ""
 
 
+def gpu_count():
+    """The host's GPU nodes (/dev/nvidiaN), at least 1: without initialising CUDA."""
+    return max(1, sum(1 for n in os.listdir("/dev") if n.startswith("nvidia") and n[6:].isdigit()))
+
+
 def attempt(out, name, fn):
     """Runs fn(); out[name] becomes "ok" or the errno name of the OSError it raised."""
     try:

@@ -47,11 +47,14 @@ class GpuTrace(unittest.TestCase):
         self.assertEqual(left, [], "the helper must leave nothing behind")
 
     def test_confined_child_compiles_and_launches_but_sees_no_host(self):
+        """As kscore runs it, the helper sees one GPU (the host's last): the child may reopen that
+        GPU's node only, never another GPU's."""
         probe = os.path.join(common.HERE, "gpu_confined_probe.py")
         home = tempfile.mkdtemp(prefix="kscore-gpu-probe-home-")
+        env = helper_env(home)
+        env["CUDA_VISIBLE_DEVICES"] = str(common.gpu_count() - 1)
         try:
-            proc = subprocess.run([sys.executable, "-I", probe], capture_output=True, timeout=300,
-                                  env=helper_env(home))
+            proc = subprocess.run([sys.executable, "-I", probe], capture_output=True, timeout=300, env=env)
         finally:
             shutil.rmtree(home, ignore_errors=True)
         self.assertEqual(proc.returncode, 0, proc.stderr.decode(errors="replace")[-2000:])
@@ -63,6 +66,11 @@ class GpuTrace(unittest.TestCase):
                     "open /home"):
             self.assertIn(out[key], ("EACCES", "ENOENT"), key)
         self.assertEqual(out["socket AF_INET"], "EAFNOSUPPORT")
+        self.assertEqual(len(out["gpu nodes held"]), 1, out["gpu nodes held"])
+        for path, got in out["other gpu nodes"].items():
+            self.assertEqual(got, "EACCES", path)
+        print("  gpu nodes: held %s, refused %s" % (out["gpu nodes held"], sorted(out["other gpu nodes"])),
+              file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ extern char **environ;
 
 struct ks_tracer {
 	ks_tracer_options o;
-	char *python, *helper, *dir;
+	char *python, *helper, *dir, *visible;
 	pid_t pid;
 	int in, out;              /* the server's stdin (we write) and stdout (we read) */
 	uint64_t next_id;
@@ -66,12 +66,30 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* The helper's environment: nothing of kscore's (tokens, paths) but CUDA_VISIBLE_DEVICES and what
- * KSCORE_TRITON_ENV names (comma-separated: for a host whose driver or Python needs a variable);
- * its home, temporary folder and Triton cache in its private folder. */
-static char **helper_env(const char *dir)
+/* 1 when the comma-separated list names `name`. */
+static int names(const char *list, const char *name)
 {
-	const char *pass = getenv("KSCORE_TRITON_ENV"), *cvd = getenv("CUDA_VISIBLE_DEVICES");
+	size_t n = strlen(name);
+	const char *p = list;
+	while (p && *p) {
+		if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == 0))
+			return 1;
+		p = strchr(p, ',');
+		p = p ? p + 1 : NULL;
+	}
+	return 0;
+}
+
+/* The helper's environment: nothing of kscore's (tokens, paths) but CUDA_VISIBLE_DEVICES (`visible`,
+ * else the run's own) and what KSCORE_TRITON_ENV names (comma-separated: for a host whose driver or
+ * Python needs a variable); its home, temporary folder and Triton cache in its private folder; one
+ * hardware queue per CUDA context (an answer runs on one stream, and a context with the driver's
+ * default of eight is made and released about three times slower, under a lock the driver holds
+ * for the whole host: docs/benchmarks.md, "Contexts"), unless KSCORE_TRITON_ENV passes the
+ * variable. */
+static char **helper_env(const char *dir, const char *visible)
+{
+	const char *pass = getenv("KSCORE_TRITON_ENV"), *cvd = visible ? visible : getenv("CUDA_VISIBLE_DEVICES");
 	char **env = ks_calloc(16 + 64, sizeof(char *));
 	size_t n = 0;
 	env[n++] = ks_asprintf("HOME=%s", dir);
@@ -83,6 +101,8 @@ static char **helper_env(const char *dir)
 	env[n++] = ks_strdup("PYTHONUNBUFFERED=1");
 	if (cvd)
 		env[n++] = ks_asprintf("CUDA_VISIBLE_DEVICES=%s", cvd);
+	if (!names(pass, "CUDA_DEVICE_MAX_CONNECTIONS") || !getenv("CUDA_DEVICE_MAX_CONNECTIONS"))
+		env[n++] = ks_strdup("CUDA_DEVICE_MAX_CONNECTIONS=1");
 	if (pass && *pass) {
 		char *dup = ks_strdup(pass), *tok, *save = NULL;
 		for (tok = strtok_r(dup, ",", &save); tok && n < 16 + 63; tok = strtok_r(NULL, ",", &save)) {
@@ -124,12 +144,12 @@ static void stop_server(ks_tracer *t)
 /* Forks python -I <helper> <mode> with the helper's environment and limits; stdin and stdout are
  * pipes, stderr goes to <dir>/<mode>.log. */
 static int spawn(pid_t *pid, int *in, int *out, const char *python, const char *helper, const char *dir,
-		 const char *mode)
+		 const char *mode, const char *visible)
 {
 	int ip[2] = { -1, -1 }, op[2] = { -1, -1 }, rc = 0;
 	char *log = ks_asprintf("%s/%s.log", dir, mode);
 	const char *argv[] = { python, "-I", "-B", helper, mode, NULL };
-	char **env = helper_env(dir);
+	char **env = helper_env(dir, visible);
 	if (pipe2(ip, O_CLOEXEC) < 0 || pipe2(op, O_CLOEXEC) < 0) {
 		rc = ks_error_set(KS_EIO, "pipe: %s", strerror(errno));
 		goto done;
@@ -179,6 +199,8 @@ int ks_tracer_start(ks_tracer **out, const ks_tracer_options *o)
 	char *tmpl;
 	int rc = 0;
 	t->o = *o;
+	t->visible = o->visible_devices ? ks_strdup(o->visible_devices) : NULL;
+	t->o.visible_devices = t->visible;
 	t->pid = -1;
 	t->in = t->out = -1;
 	ks_buf_init(&t->pending, KS_TRACER_MAX_RESPONSE + 1);
@@ -195,7 +217,7 @@ int ks_tracer_start(ks_tracer **out, const ks_tracer_options *o)
 		goto done;
 	}
 	t->dir = tmpl;
-	rc = spawn(&t->pid, &t->in, &t->out, t->python, t->helper, t->dir, "serve");
+	rc = spawn(&t->pid, &t->in, &t->out, t->python, t->helper, t->dir, "serve", t->visible);
 done:
 	if (rc < 0)
 		ks_tracer_free(t);
@@ -219,6 +241,7 @@ void ks_tracer_free(ks_tracer *t)
 	ks_free(t->dir);
 	ks_free(t->python);
 	ks_free(t->helper);
+	ks_free(t->visible);
 	ks_buf_free(&t->pending);
 	ks_free(t);
 }
@@ -339,7 +362,7 @@ int ks_tracer_trace(ks_tracer *t, ks_trace *out, const ks_problem *p, const cJSO
 		fail_trace(out, p, KS_TRACE_BROKEN, ks_error_msg());
 		return rc;
 	}
-	if (t->pid < 0 && spawn(&t->pid, &t->in, &t->out, t->python, t->helper, t->dir, "serve") < 0) {
+	if (t->pid < 0 && spawn(&t->pid, &t->in, &t->out, t->python, t->helper, t->dir, "serve", t->visible) < 0) {
 		fail_trace(out, p, KS_TRACE_UNAVAILABLE, ks_error_msg());
 		goto done;
 	}
@@ -415,7 +438,7 @@ int ks_tracer_check(int *ok, char **reason, int *line, const ks_tracer_options *
 	cJSON_AddNumberToObject(rj, "id", 1);
 	ks_json_add_str(rj, "source", source);
 	req = cJSON_PrintUnformatted(rj);
-	env = helper_env(dir);
+	env = helper_env(dir, NULL);
 	argv[0] = python;
 	argv[1] = "-I";
 	argv[2] = "-B";

@@ -5,7 +5,8 @@
  * torch and triton once (seconds), then traces answer after answer, each in a child of its own
  * that confines itself before the answer's code runs. kscore starts it the way it starts its other
  * helpers (util/sandbox.h): its own process group, killed with kscore, an environment of its own
- * (nothing of kscore's but CUDA_VISIBLE_DEVICES and what KSCORE_TRITON_ENV names), a private
+ * (nothing of kscore's but CUDA_VISIBLE_DEVICES, one hardware queue per CUDA context, and what
+ * KSCORE_TRITON_ENV names), a private
  * temporary folder that holds its Triton cache, and a wall-clock limit on every answer: a server
  * that misses it is killed and started again for the next answer.
  *
@@ -33,7 +34,11 @@ typedef struct ks_tracer ks_tracer;
 typedef struct {
 	const char *python;       /* NULL: $KSCORE_PYTHON, else python3 on PATH */
 	const char *helper;       /* NULL: kscore-triton, found like kscore's other helpers */
-	int device;               /* the GPU ordinal the answers run on */
+	int device;               /* the GPU ordinal the answers run on, as the helper sees them */
+	/* The helper's CUDA_VISIBLE_DEVICES (copied); NULL: the run's own, if any. A lane gives its own
+	 * GPU's entry, with device 0: an answer's Python then sees that one GPU, never the GPUs where
+	 * other lanes time other kernels. */
+	const char *visible_devices;
 	double start_timeout_s;
 	double timeout_s;         /* one answer's trace (the helper's own limit on its child) */
 	double grace_s;           /* how much longer kscore waits for the helper to say so */
