@@ -279,12 +279,13 @@ static void test_gpu_gpus_calibrate_devices_all_measures_each_gpu(void)
 
 /* A Triton answer traced in a lane sees that lane's GPU alone, as its device 0: its Python cannot
  * reach the GPUs where other lanes time other kernels (the helper's CUDA_VISIBLE_DEVICES is the
- * lane's own entry, and only that GPU's device node is open to it). */
+ * lane's own entry). */
 static void test_gpu_gpus_a_triton_answer_sees_its_lanes_gpu_alone(void)
 {
 	static const char answer[] =
 		"[{\"instruction\": \"sees\", \"label\": null, \"file\": \"sin_kernel.py\", \"test_code\": \"\", "
-		"\"predict\": \"import torch\\nimport triton\\n\\n\\ndef call_kernel(x):\\n    raise RuntimeError("
+		"\"predict\": \"import torch\\nimport triton\\nimport triton.language as tl\\n\\n\\n@triton.jit\\n"
+		"def unused(x_ptr):\\n    pass\\n\\n\\ndef call_kernel(x):\\n    raise RuntimeError("
 		"'sees %d GPUs, on device %d' % (torch.cuda.device_count(), torch.cuda.current_device()))\\n\"}]\n";
 	char path[4200], args[9000], *t = NULL;
 	need_gpu();

@@ -2,7 +2,6 @@
 
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -120,25 +119,6 @@ class Rules(unittest.TestCase):
         for forbidden in ("/", "/etc", "/home", "/root", "/tmp", "/proc", "/run"):
             self.assertNotIn(forbidden, rules)
         self.assertEqual(rules["/etc/ld.so.cache"], confine.FS_READ_FILE)
-
-    def test_only_the_gpu_node_held_open_is_granted(self):
-        """A child whose CUDA holds /dev/nvidia1 open may open that node again, not nvidia0 or 2."""
-        root = tempfile.mkdtemp(prefix="kscore-gpunodes-")
-        try:
-            dev, fds = os.path.join(root, "dev"), os.path.join(root, "fd")
-            os.mkdir(dev)
-            os.mkdir(fds)
-            for name in ("nvidia0", "nvidia1", "nvidia2", "nvidiactl", "null"):
-                open(os.path.join(dev, name), "w").close()
-            os.symlink(os.path.join(dev, "nvidia1"), os.path.join(fds, "5"))
-            os.symlink(os.path.join(dev, "nvidiactl"), os.path.join(fds, "6"))
-            os.symlink(os.path.join(dev, "null"), os.path.join(fds, "0"))
-            self.assertEqual(confine.gpu_devices(dev, fds), [os.path.join(dev, "nvidia1")])
-            for name in os.listdir(fds):
-                os.unlink(os.path.join(fds, name))
-            self.assertEqual(confine.gpu_devices(dev, fds), [])
-        finally:
-            shutil.rmtree(root)
 
 
 if __name__ == "__main__":

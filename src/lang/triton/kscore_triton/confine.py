@@ -6,8 +6,7 @@ no_new_privs), `set_rlimits()`, CUDA initialised by kscore's own code, then `lan
 
 Landlock (mirrors util/sandbox.c): every access right the kernel knows is handled; granted are
 read and execute beneath the Python installation and the system's program and library folders,
-read and write on the child's own GPU (the device node CUDA holds open: never another GPU's), the
-driver's control nodes and a few harmless character devices, everything beneath the request's
+read and write on the GPU and a few harmless character devices, everything beneath the request's
 private folder, and reading the child's own /proc entry. Everything else is denied: /etc (but the
 loader's cache), /home, /root, /tmp, /run, the scorer's /proc entries, TCP, abstract UNIX
 sockets and signals outside the sandbox (as far as the kernel's ABI allows).
@@ -336,25 +335,12 @@ def mapped_library_dirs(maps_path="/proc/self/maps"):
     return sorted(d for d in dirs if not d.startswith(("/dev", "/proc", "/sys", "/tmp", "/run", "/memfd")))
 
 
-def gpu_devices(dev_dir="/dev", fd_dir="/proc/self/fd"):
-    """The GPU nodes (/dev/nvidiaN) a trace child may open: those it holds open once CUDA is
-    initialised on its one GPU, which the driver opens again for contexts and memory. Another GPU's
-    node, where another lane may be timing a kernel, stays closed even to a process the answer
-    starts with a CUDA_VISIBLE_DEVICES of its own; with CUDA not initialised, every one does."""
+def gpu_devices():
     try:
-        nodes = {os.path.join(dev_dir, n) for n in os.listdir(dev_dir) if n.startswith("nvidia") and n[6:].isdigit()}
-        fds = os.listdir(fd_dir)
+        names = os.listdir("/dev")
     except OSError:
         return []
-    held = set()
-    for fd in fds:
-        try:
-            target = os.readlink(os.path.join(fd_dir, fd))
-        except OSError:
-            continue
-        if target in nodes:
-            held.add(target)
-    return sorted(held)
+    return ["/dev/" + n for n in sorted(names) if n.startswith("nvidia") and n[6:].isdigit()]
 
 
 def child_rules(sys_module, private_dir, extra_read_exec=(), abi=None):
