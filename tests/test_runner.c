@@ -14,6 +14,22 @@
 
 static char *g_fake;
 
+/* A gate that records how it was entered: the runner's requests go through it. */
+static int g_enters, g_exclusive_enters;
+
+static void rec_enter(void *ud, int exclusive)
+{
+	(void)ud;
+	g_enters++;
+	g_exclusive_enters += exclusive != 0;
+}
+
+static void rec_leave(void *ud, int exclusive)
+{
+	(void)ud;
+	(void)exclusive;
+}
+
 static int have_fake(void)
 {
 	if (access("/usr/bin/python3", X_OK) != 0)
@@ -105,9 +121,11 @@ static void test_runner_finish_refuses_two_descriptions(void)
 
 /* No such worker: begin fails with nothing to free. */
 /* A runner's Triton helper sees the runner's GPU alone, as its device 0 (the run's own entry for
- * it: CUDA_VISIBLE_DEVICES=5,7 and device 1 give GPU 7), never the GPUs where other lanes time. */
+ * it: CUDA_VISIBLE_DEVICES=5,7 and device 1 give GPU 7), never the GPUs where other lanes time;
+ * and a trace has its GPU alone, as a timed request. */
 static void test_runner_trace_helper_sees_its_gpu_alone(void)
 {
+	ks_worker_gate gate = { rec_enter, rec_leave, NULL };
 	ks_runner_options ro = KS_RUNNER_OPTIONS_INIT;
 	ks_runner *run = NULL;
 	ks_problem_set *s = NULL;
@@ -128,7 +146,9 @@ static void test_runner_trace_helper_sees_its_gpu_alone(void)
 	unsetenv("KSCORE_WORKER_ENV");
 	ro.worker_exe = g_fake;
 	ro.device = 1;
+	ro.gate = &gate;
 	KT_ASSERT_MSG(ks_runner_start(&run, &ro) == 0, "%s", ks_error_msg());
+	g_enters = g_exclusive_enters = 0;
 	setenv("KSCORE_LIBEXEC", lib, 1); /* the helper is found when the first answer comes */
 	KT_EQ_INT(ks_problem_set_load(&s, "tests/fixtures/problems", NULL), 0);
 	cJSON_AddStringToObject(entry, "name", "vadd");
@@ -136,6 +156,9 @@ static void test_runner_trace_helper_sees_its_gpu_alone(void)
 	KT_ASSERT_MSG(tr.message && strstr(tr.message, "CUDA_VISIBLE_DEVICES=7 ") && strstr(tr.message, "device=0"),
 		      "%s", tr.message ? tr.message : "(no message)");
 	ks_trace_clear(&tr);
+	/* the trace measures (the answer's autotuning): alone on the GPU, as a timed request */
+	KT_EQ_INT(g_enters, 1);
+	KT_EQ_INT(g_exclusive_enters, 1);
 	ks_runner_free(run);
 	ks_problem_set_free(s);
 	cJSON_Delete(entry);

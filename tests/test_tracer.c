@@ -138,6 +138,36 @@ static void test_the_helper_sees_the_gpu_it_is_given(void)
 	unsetenv("CUDA_VISIBLE_DEVICES");
 }
 
+/* ready returns once the server has started (the real one imports torch and triton first), and at
+ * once after that; a trace follows without the wait. */
+static void test_ready_waits_for_the_server_to_start(void)
+{
+	ks_tracer_options o = fake();
+	ks_tracer *t = NULL;
+	ks_trace tr;
+	struct timespec a, b, c;
+	double first, again;
+	setenv("KSCORE_TRITON_ENV", "KSFAKE_START_SLEEP", 1);
+	setenv("KSFAKE_START_SLEEP", "0.5", 1);
+	o.start_timeout_s = 30;
+	KT_EQ_INT(ks_tracer_start(&t, &o), 0);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	KT_EQ_INT(ks_tracer_ready(t), 0);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	KT_EQ_INT(ks_tracer_ready(t), 0);
+	clock_gettime(CLOCK_MONOTONIC, &c);
+	first = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+	again = (double)(c.tv_sec - b.tv_sec) + (c.tv_nsec - b.tv_nsec) / 1e9;
+	KT_ASSERT_MSG(first >= 0.45, "ready returned after %.2f s, before the server was up", first);
+	KT_ASSERT_MSG(again < 0.2, "a second ready took %.2f s", again);
+	trace(t, &tr, "ok");
+	KT_EQ_STR(ks_trace_status_name(tr.status), "ok");
+	ks_trace_clear(&tr);
+	ks_tracer_free(t);
+	unsetenv("KSCORE_TRITON_ENV");
+	unsetenv("KSFAKE_START_SLEEP");
+}
+
 static void test_the_static_check_runs_alone(void)
 {
 	ks_tracer_options o = fake();
@@ -179,6 +209,7 @@ static const kt_test tests[] = {
 	KT(test_a_server_traces_answer_after_answer),
 	KT(test_the_helper_gets_an_environment_of_its_own),
 	KT(test_the_helper_sees_the_gpu_it_is_given),
+	KT(test_ready_waits_for_the_server_to_start),
 	KT(test_the_static_check_runs_alone),
 	KT(test_python_is_found_or_named),
 	{ 0 }

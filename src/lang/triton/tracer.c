@@ -28,6 +28,7 @@ struct ks_tracer {
 	pid_t pid;
 	int in, out;              /* the server's stdin (we write) and stdout (we read) */
 	uint64_t next_id;
+	int ready;                /* the running server has answered: its imports are over */
 	ks_buf pending;           /* bytes read past the last line */
 };
 
@@ -138,6 +139,7 @@ static void stop_server(ks_tracer *t)
 			;
 	}
 	t->pid = -1;
+	t->ready = 0;
 	ks_buf_reset(&t->pending);
 }
 
@@ -342,6 +344,26 @@ static void fail_trace(ks_trace *out, const ks_problem *p, ks_trace_status st, c
 	(void)p;
 }
 
+int ks_tracer_ready(ks_tracer *t)
+{
+	static const char version[] = "{\"op\": \"version\", \"id\": 0}\n";
+	char *line = NULL;
+	int rc;
+	if (t->ready && t->pid > 0)
+		return 0;
+	if (t->pid < 0 && (rc = spawn(&t->pid, &t->in, &t->out, t->python, t->helper, t->dir, "serve", t->visible)) < 0)
+		return rc;
+	if (write_all(t->in, version, sizeof(version) - 1) < 0 ||
+	    (rc = read_line(t, &line, now_s() + t->o.start_timeout_s + t->o.grace_s)) < 0) {
+		rc = ks_error_set(KS_ECHILD, "the Triton helper did not start: %s", ks_error_msg());
+		stop_server(t); /* the next trace starts a fresh one and says what is wrong */
+		return rc;
+	}
+	ks_free(line);
+	t->ready = 1;
+	return 0;
+}
+
 static atomic_ulong kept_seq; /* numbers the kept files of all lanes */
 
 int ks_tracer_trace(ks_tracer *t, ks_trace *out, const ks_problem *p, const cJSON *entry, const char *source,
@@ -391,6 +413,7 @@ int ks_tracer_trace(ks_tracer *t, ks_trace *out, const ks_problem *p, const cJSO
 		goto done;
 	}
 	keep(p->name, kept, "response", line);
+	t->ready = 1;
 	if (ks_json_parse(&resp, line, strlen(line), 64, "the Triton helper's response") < 0) {
 		fail_trace(out, p, KS_TRACE_BROKEN, ks_error_msg());
 		ks_error_clear();

@@ -56,6 +56,12 @@ char *ks_tracer_find_python(const char *given);
  * server's first answer says whether torch, triton and a GPU are there (KS_TRACE_UNAVAILABLE). */
 int ks_tracer_start(ks_tracer **out, const ks_tracer_options *o);
 
+/* Waits until the server is up, its torch and triton imported (seconds: started again if it is
+ * not running), so that a caller can hold the GPU for the trace alone, not for the imports. 0, or
+ * an error with a message after start_timeout_s (the server is stopped; the next trace says why
+ * it cannot run). Cheap once the server has answered. */
+int ks_tracer_ready(ks_tracer *t);
+
 /* Traces one answer (its Python source) on every case of problem p, entry being the problem's
  * Python entry (ks_problem_python_json). Always fills *out (caller clears): the trace, or its
  * verdict and message; a server that dies or misses the deadline gives KS_TRACE_BROKEN or
