@@ -122,7 +122,7 @@ static void test_runner_finish_refuses_two_descriptions(void)
 /* No such worker: begin fails with nothing to free. */
 /* A runner's Triton helper sees the runner's GPU alone, as its device 0 (the run's own entry for
  * it: CUDA_VISIBLE_DEVICES=5,7 and device 1 give GPU 7), never the GPUs where other lanes time;
- * and a trace has its GPU alone, as a timed request. */
+ * and the trace of an answer that autotunes has its GPU alone, as a timed request. */
 static void test_runner_trace_helper_sees_its_gpu_alone(void)
 {
 	ks_worker_gate gate = { rec_enter, rec_leave, NULL };
@@ -156,8 +156,13 @@ static void test_runner_trace_helper_sees_its_gpu_alone(void)
 	KT_ASSERT_MSG(tr.message && strstr(tr.message, "CUDA_VISIBLE_DEVICES=7 ") && strstr(tr.message, "device=0"),
 		      "%s", tr.message ? tr.message : "(no message)");
 	ks_trace_clear(&tr);
-	/* the trace measures (the answer's autotuning): alone on the GPU, as a timed request */
+	/* a trace that measures nothing is untimed work; one that autotunes has the GPU alone */
 	KT_EQ_INT(g_enters, 1);
+	KT_EQ_INT(g_exclusive_enters, 0);
+	ks_runner_trace(run, &tr, ks_problem_set_find(s, "vadd"), entry, "gpu\n@triton.autotune(configs=[])", NULL);
+	KT_CONTAINS(tr.message, "device=0");
+	ks_trace_clear(&tr);
+	KT_EQ_INT(g_enters, 2);
 	KT_EQ_INT(g_exclusive_enters, 1);
 	ks_runner_free(run);
 	ks_problem_set_free(s);

@@ -168,6 +168,16 @@ static void test_ready_waits_for_the_server_to_start(void)
 	unsetenv("KSFAKE_START_SLEEP");
 }
 
+/* An answer that may time its own kernels while traced (the autotuner, do_bench) is told apart. */
+static void test_an_answer_that_measures_is_told_apart(void)
+{
+	KT_EQ_INT(ks_tracer_measures("@triton.autotune(configs=[triton.Config({'B': 64})], key=['n'])\n"), 1);
+	KT_EQ_INT(ks_tracer_measures("from triton import autotune as at\n"), 1);
+	KT_EQ_INT(ks_tracer_measures("ms = triton.testing.do_bench(lambda: f(x))\n"), 1);
+	KT_EQ_INT(ks_tracer_measures("@triton.jit\ndef k(x_ptr):\n    pass\n"), 0);
+	KT_EQ_INT(ks_tracer_measures(NULL), 0);
+}
+
 static void test_the_static_check_runs_alone(void)
 {
 	ks_tracer_options o = fake();
@@ -210,6 +220,7 @@ static const kt_test tests[] = {
 	KT(test_the_helper_gets_an_environment_of_its_own),
 	KT(test_the_helper_sees_the_gpu_it_is_given),
 	KT(test_ready_waits_for_the_server_to_start),
+	KT(test_an_answer_that_measures_is_told_apart),
 	KT(test_the_static_check_runs_alone),
 	KT(test_python_is_found_or_named),
 	{ 0 }

@@ -747,6 +747,7 @@ void ks_runner_trace(ks_runner *r, ks_trace *out, const ks_problem *p, const cJS
 		     const ks_plan_limits *lim)
 {
 	const ks_worker_gate *g = r->opts.gate;
+	int exclusive;
 	memset(out, 0, sizeof(*out));
 	if (!r->tracer && !r->tracer_why) {
 		ks_tracer_options to = KS_TRACER_OPTIONS_INIT;
@@ -765,16 +766,18 @@ void ks_runner_trace(ks_runner *r, ks_trace *out, const ks_problem *p, const cJS
 		out->message = ks_strdup(r->tracer_why);
 		return;
 	}
-	/* the trace is a measurement: the answer's autotuning times its configurations on this GPU, and
-	 * the one it picks is the one scored. It has the GPU alone, as a timed request has: beside the
-	 * other thread's checks (perf-size golden runs, input fills) an autotuner picked a config of
-	 * 2.6 ms for a GEMM whose best runs in 1.5 ms (docs/benchmarks.md, "Triton answers"). The
-	 * helper's imports (seconds, once per server) are waited for outside the gate. */
+	/* An answer that autotunes measures during its trace, and the configuration it picks is the one
+	 * scored: its trace has the GPU alone, as a timed request has (beside the other thread's checks,
+	 * perf-size golden runs and input fills, an autotuner picked a config of 2.6 ms for a GEMM
+	 * whose best runs in 1.5 ms: docs/benchmarks.md, "Triton answers"). Any other trace is untimed
+	 * work, beside the other thread's checks. The helper's imports (seconds, once per server) are
+	 * waited for outside the gate. */
+	exclusive = ks_tracer_measures(source);
 	if (ks_tracer_ready(r->tracer) < 0)
 		ks_error_clear(); /* the trace itself says what is wrong with the helper */
 	if (g)
-		g->enter(g->ud, 1);
+		g->enter(g->ud, exclusive);
 	ks_tracer_trace(r->tracer, out, p, entry, source, lim);
 	if (g)
-		g->leave(g->ud, 1);
+		g->leave(g->ud, exclusive);
 }

@@ -80,7 +80,8 @@ static int lane_start(void *ud, size_t li, size_t t, char **why)
 	}
 	if (t == 0) {
 		pthread_mutex_lock(&p->mu);
-		L->dev = *ks_runner_device(L->run[0]);
+		if (!L->started) /* a parked thread's comeback: the reports may be reading it */
+			L->dev = *ks_runner_device(L->run[0]);
 		L->started = 1;
 		pthread_mutex_unlock(&p->mu);
 	}

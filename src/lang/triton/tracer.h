@@ -56,6 +56,11 @@ char *ks_tracer_find_python(const char *given);
  * server's first answer says whether torch, triton and a GPU are there (KS_TRACE_UNAVAILABLE). */
 int ks_tracer_start(ks_tracer **out, const ks_tracer_options *o);
 
+/* 1 when the answer may time its own kernels while it is traced (Triton's autotuner, do_bench: it
+ * names either): what it picks then is what is scored, so its trace needs the GPU alone. A name
+ * hidden from this test only exposes the answer to its own noisy choice. */
+int ks_tracer_measures(const char *source);
+
 /* Waits until the server is up, its torch and triton imported (seconds: started again if it is
  * not running), so that a caller can hold the GPU for the trace alone, not for the imports. 0, or
  * an error with a message after start_timeout_s (the server is stopped; the next trace says why
