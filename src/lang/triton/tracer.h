@@ -6,9 +6,9 @@
  * that confines itself before the answer's code runs. kscore starts it the way it starts its other
  * helpers (util/sandbox.h): its own process group, killed with kscore, an environment of its own
  * (nothing of kscore's but CUDA_VISIBLE_DEVICES, one hardware queue per CUDA context, and what
- * KSCORE_TRITON_ENV names), a private
- * temporary folder that holds its Triton cache, and a wall-clock limit on every answer: a server
- * that misses it is killed and started again for the next answer.
+ * KSCORE_TRITON_ENV names), a private temporary folder that holds its Triton cache, and a
+ * wall-clock limit on every answer: a server that misses it is killed and started again for the
+ * next answer.
  *
  * Python is $KSCORE_PYTHON, else python3 on PATH; it must have torch and triton for traces. The
  * static check alone (ks_tracer_check) needs only Python. Nothing here runs an answer's code in
