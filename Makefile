@@ -15,7 +15,7 @@ WARN         = -Wall -Wextra -Werror -Wstrict-prototypes -Wno-missing-field-init
 PKGS         = libcjson libcurl libgit2 zlib libcrypto
 PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-CPPFLAGS_KS  = -Isrc -I$(CUDA_HOME)/include $(PKG_CFLAGS) -DKS_VERSION=\"$(VERSION)\" \
+CPPFLAGS_KS  = -Isrc -I. -I$(CUDA_HOME)/include $(PKG_CFLAGS) -DKS_VERSION=\"$(VERSION)\" \
                -DKS_CUDA_HOME=\"$(CUDA_HOME)\" -D_GNU_SOURCE
 CFLAGS_KS    = -std=c11 -pthread $(WARN) $(OPT) -fno-strict-aliasing $(CPPFLAGS_KS) $(CFLAGS)
 LDFLAGS_KS   = -Wl,--as-needed -Wl,-rpath,'$$ORIGIN/../lib' $(LDFLAGS)
@@ -28,17 +28,19 @@ NVRTC_LIBS   = -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnvrtc
 # which links only those files and the library and loads the CUDA driver at run time). Everything
 # else is libkscore.a, which the programs and the tests link.
 ALL_SRC     := $(wildcard src/*/*.c src/*/*/*.c)
-HDRS        := $(wildcard src/*/*.h src/*/*/*.h)
+WEB_SRC     := $(wildcard web_export/*.c)
+HDRS        := $(wildcard src/*/*.h src/*/*/*.h web_export/*.h include/*.h include/kscore/*.h)
 WORKER_SRC  := $(wildcard src/worker/worker_*.c)
 WORKER_OBJ  := $(patsubst src/%.c,build/obj/%.o,$(WORKER_SRC))
 MAINS        = src/cli/main.c src/lang/cuda/compile_main.c $(WORKER_SRC)
 LIB_SRC     := $(filter-out $(MAINS),$(ALL_SRC))
-LIB_OBJ     := $(patsubst src/%.c,build/obj/%.o,$(LIB_SRC)) build/obj/export/ks_assets.o
+LIB_OBJ     := $(patsubst src/%.c,build/obj/%.o,$(LIB_SRC)) \
+               $(patsubst web_export/%.c,build/obj/web_export/%.o,$(WEB_SRC)) build/obj/web_export/ks_assets.o
 TEST_SRC    := $(wildcard tests/test_*.c)
 
-# src/export/: the static site writer (score export); its stylesheet and script are embedded into
-# the binary as C arrays (src/export/embed.sh: sh and od, no xxd needed).
-WEB_ASSETS   = src/export/assets/site.css src/export/assets/site.js
+# web_export/: the static site writer (score export), a top-level part of its own; its stylesheet
+# and script are embedded into the binary as C arrays (web_export/embed.sh: sh and od, no xxd needed).
+WEB_ASSETS   = web_export/assets/site.css web_export/assets/site.js
 WEB_TEST_SRC := $(wildcard tests/export/test_*.c)
 
 SAN          = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -84,15 +86,23 @@ build/kscore-triton: src/lang/triton/kscore-triton $(TRITON_PY)
 	$(Q)rm -rf build/kscore_triton && mkdir -p build/kscore_triton && cp $(TRITON_PY) build/kscore_triton/
 	$(Q)cp src/lang/triton/kscore-triton $@ && chmod 755 $@
 
-build/gen/ks_assets.c: $(WEB_ASSETS) src/export/embed.sh
+build/gen/ks_assets.c: $(WEB_ASSETS) web_export/embed.sh
 	@mkdir -p build/gen
-	$(Q)sh src/export/embed.sh $@ ks_asset_site_css=src/export/assets/site.css ks_asset_site_js=src/export/assets/site.js
+	$(Q)sh web_export/embed.sh $@ ks_asset_site_css=web_export/assets/site.css ks_asset_site_js=web_export/assets/site.js
 
-build/obj/export/ks_assets.o: build/gen/ks_assets.c
+build/obj/web_export/%.o: web_export/%.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) $(CFLAGS_KS) -c $< -o $@
 
-build/test/obj/export/ks_assets.o: build/gen/ks_assets.c
+build/obj/web_export/ks_assets.o: build/gen/ks_assets.c
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) $(CFLAGS_KS) -c $< -o $@
+
+build/test/obj/web_export/%.o: web_export/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) $(CFLAGS_KS) $(SAN) -c $< -o $@
+
+build/test/obj/web_export/ks_assets.o: build/gen/ks_assets.c
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) $(CFLAGS_KS) $(SAN) -c $< -o $@
 
@@ -116,13 +126,14 @@ build/test/test_%: tests/export/test_%.c tests/export/export_test.h tests/ktest.
 
 test-build: all build/test/score $(TEST_BIN)
 
-# The committed fixture of the site tests (tests/export/export_test.h), written again.
+# The committed fixture of the site tests (tests/export/export_test.h, kept in web_export/fixtures/),
+# written again.
 build/test/make_fixture: tests/export/make_fixture.c tests/export/export_test.h build/test/libkscore.a
 	$(QLD)$(CC) $(CFLAGS_KS) $(SAN) -Itests $(LDFLAGS_KS) -o $@ $< build/test/libkscore.a $(LIBS_KS)
 
 export-fixture: build/test/make_fixture
-	rm -rf tests/export/fixtures/batch
-	build/test/make_fixture tests/export/fixtures/batch
+	rm -rf web_export/fixtures/batch
+	build/test/make_fixture web_export/fixtures/batch
 
 # `make test` first installs what is missing (apt-get), then re-reads pkg-config in a sub-make.
 deps:
@@ -178,7 +189,11 @@ build/fuzz/obj/%.o: src/%.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(QCC)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-build/fuzz/obj/export/ks_assets.o: build/gen/ks_assets.c
+build/fuzz/obj/web_export/%.o: web_export/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(QCC)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+build/fuzz/obj/web_export/ks_assets.o: build/gen/ks_assets.c
 	@mkdir -p $(dir $@)
 	$(QCC)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 

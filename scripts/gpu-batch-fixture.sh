@@ -1,5 +1,5 @@
 #!/bin/sh
-# Records a real GPU batch for the site tests (tests/export/fixtures/gpu-batch/): six teams made
+# Records a real GPU batch for the site tests (web_export/fixtures/gpu-batch/): six teams made
 # from the bundled example and the honest candidates, in local git repositories, scored by
 # `score batch` on the GPU host from a packed build (.gpu/, see scripts/gpu-session.sh):
 #   Team Alpha           the honest hackathon candidates

@@ -79,11 +79,12 @@ static void unload(void)
 	nfiles = 0;
 }
 
-static const char *const src_only[] = { "src", NULL };
+/* The library's sources: the stages below src/ and the site writer, a top-level part of its own. */
+static const char *const src_only[] = { "src", "web_export", NULL };
 
 static void test_no_source_file_is_over_1000_lines(void)
 {
-	static const char *const dirs[] = { "src", "tests", "fuzz", "scripts", NULL };
+	static const char *const dirs[] = { "src", "web_export", "tests", "fuzz", "scripts", NULL };
 	size_t i, over = 0;
 	load(dirs);
 	for (i = 0; i < nfiles; i++) {
@@ -119,7 +120,9 @@ static void test_only_command_files_parse_arguments(void)
 }
 
 /* ---- folders: the order of the parts (docs/architecture.md). A folder may include itself, the
- * folders before it and util/; util/ includes nothing of kscore; cli/ may include anything. */
+ * folders before it and util/; util/ includes nothing of kscore; cli/ may include anything. The
+ * site writer is web_export/ at the top of the tree (its includes name it: "web_export/model.h");
+ * only the commands and the public API (src/api/) come after it. */
 
 static const struct {
 	const char *dir;
@@ -128,7 +131,7 @@ static const struct {
 	{ "util", 0 }, { "load", 1 }, { "lang", 2 }, { "lang/cuda", 2 }, { "lang/triton", 2 },
 	{ "run", 3 }, { "worker", 4 }, { "time", 5 }, { "judge", 6 }, { "nvtool", 7 },
 	{ "report", 8 }, { "upload", 9 }, { "session", 10 }, { "refs", 11 }, { "batch", 12 },
-	{ "export", 13 }, { "cli", 14 },
+	{ "web_export", 13 }, { "api", 14 }, { "cli", 15 },
 };
 
 /* The headers of run/ that the worker process may include: plain data shared by both sides of the
@@ -136,7 +139,8 @@ static const struct {
  * process that runs candidates never includes the code that judges them. */
 static const char *const worker_may_include[] = { "run/proto.h", "run/harness.h", "run/device.h", NULL };
 
-/* folder of a path below src/ ("src/lang/cuda/compile.c" -> "lang/cuda"), into out */
+/* folder of a path below src/ ("src/lang/cuda/compile.c" -> "lang/cuda") or of a top-level part
+ * ("web_export/model.c" -> "web_export"), into out */
 static void folder_of(char *out, size_t n, const char *path)
 {
 	const char *p = strncmp(path, "src/", 4) == 0 ? path + 4 : path;
@@ -190,6 +194,10 @@ static int may_include(const char *from, const char *name, char *why, size_t n)
 	}
 	if (strcmp(from, to) == 0 || strcmp(from, "cli") == 0)
 		return 1;
+	if (strcmp(to, "cli") == 0) {
+		snprintf(why, n, "nothing includes the commands");
+		return 0;
+	}
 	if (strcmp(from, "util") == 0) {
 		snprintf(why, n, "util/ includes nothing of kscore");
 		return 0;
@@ -211,6 +219,20 @@ static int may_include(const char *from, const char *name, char *why, size_t n)
 	return 0;
 }
 
+/* Where an include's file lies, relative to the root: a top-level part's own path, else below src/. */
+static void include_path(char *out, size_t n, const char *name)
+{
+	if (strncmp(name, "web_export/", 11) == 0)
+		snprintf(out, n, "%s", name);
+	else
+		snprintf(out, n, "src/%s", name);
+}
+
+static int is_public_header(const char *name)
+{
+	return strcmp(name, "kscore.h") == 0 || strncmp(name, "kscore/", 7) == 0;
+}
+
 static void test_folders_include_only_earlier_folders(void)
 {
 	const char *root = getenv("KSCORE_ROOT");
@@ -222,9 +244,19 @@ static void test_folders_include_only_earlier_folders(void)
 		struct stat st;
 		folder_of(from, sizeof(from), files[i].path);
 		while (next_include(&p, name, sizeof(name), files[i].text)) {
-			snprintf(full, sizeof(full), "%s/src/%s", root, name);
-			if (strchr(name, '/') == NULL || stat(full, &st) != 0) {
-				/* every include is written from src/, so the folder shows in it */
+			char rel[300];
+			include_path(rel, sizeof(rel), name);
+			snprintf(full, sizeof(full), "%s/%s", root, rel);
+			if (is_public_header(name)) {
+				/* the public API is implemented over the stages, never used by them */
+				if (strcmp(from, "api") != 0) {
+					fprintf(stderr, "  %s includes the public header %s: only src/api/ does\n",
+						files[i].path, name);
+					bad++;
+				}
+			} else if (strchr(name, '/') == NULL || stat(full, &st) != 0) {
+				/* every include is written from src/ (or names its top-level part), so the folder
+				 * shows in it */
 				fprintf(stderr, "  %s: #include \"%s\" is not a path below src/\n", files[i].path, name);
 				bad++;
 			} else if (!may_include(from, name, why, sizeof(why))) {
@@ -248,9 +280,15 @@ static void test_folder_rules(void)
 	KT_ASSERT(!may_include("lang/cuda", "lang/triton/trace.h", why, sizeof(why)));
 	KT_ASSERT(may_include("worker", "run/proto.h", why, sizeof(why)));
 	KT_ASSERT(!may_include("worker", "run/compare.h", why, sizeof(why)));
-	KT_ASSERT(!may_include("batch", "export/export.h", why, sizeof(why)));
+	KT_ASSERT(!may_include("batch", "web_export/export.h", why, sizeof(why)));
+	KT_ASSERT(!may_include("session", "web_export/model.h", why, sizeof(why)));
+	KT_ASSERT(may_include("web_export", "report/report.h", why, sizeof(why)));
 	KT_ASSERT(!may_include("batch", "cli/cli.h", why, sizeof(why)));
-	KT_ASSERT(may_include("cli", "export/export.h", why, sizeof(why)));
+	KT_ASSERT(may_include("cli", "web_export/export.h", why, sizeof(why)));
+	KT_ASSERT(may_include("api", "web_export/export.h", why, sizeof(why)));
+	KT_ASSERT(may_include("api", "session/pipeline.h", why, sizeof(why)));
+	KT_ASSERT(!may_include("api", "cli/cli.h", why, sizeof(why)));
+	KT_ASSERT(!may_include("web_export", "api/api.h", why, sizeof(why)));
 	KT_ASSERT(!may_include("nowhere", "util/mem.h", why, sizeof(why)));
 }
 
@@ -336,7 +374,10 @@ static void test_no_include_cycle_between_files(void)
 		int m = node_of(files[i].path);
 		while (next_include(&p, name, sizeof(name), files[i].text)) {
 			int d;
-			snprintf(dep, sizeof(dep), "src/%s", name);
+			if (is_public_header(name))
+				snprintf(dep, sizeof(dep), "include/%s", name);
+			else
+				include_path(dep, sizeof(dep), name);
 			d = node_of(dep);
 			if (d != m)
 				edge[m][d] = 1;

@@ -631,7 +631,7 @@ int ks_batch_run(const ks_batch_options *o)
 	}
 	if ((rc = run_teams(&b)) != 0)
 		goto done;
-	/* the static site (src/export/) is a view of the results: failing to write it is a warning;
+	/* the static site (web_export/) is a view of the results: failing to write it is a warning;
 	 * shards leave it to --collect, as the leaderboard */
 	if (!b.o.sharded && !b.o.no_site && b.o.write_site &&
 	    b.o.write_site(b.o.out, b.cache, stderr) < 0)

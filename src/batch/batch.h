@@ -34,7 +34,7 @@ typedef struct {
 	int name_from;                /* --name-from (ks_manifest_name_from), -1: the manifest's */
 	const char *only_team;        /* --team: a name or folder; NULL: every team */
 	int rescore, json, quiet, no_fetch;
-	int no_site;                  /* --no-site: no static site in OUT/site/ (src/export) */
+	int no_site;                  /* --no-site: no static site in OUT/site/ (web_export) */
 	/* Writes the static site of the results folder once every team is scored (the command passes
 	 * the export stage's writer: the batch engine never includes the stages after it). Returns 0
 	 * or -1 with the error message set; NULL: no site. */

@@ -1,6 +1,6 @@
 /* cmd_batch: `score batch` (cmd.h): options into a ks_batch_options, then the run (batch.h). */
 #include "batch/batch.h"
-#include "export/export.h"
+#include "web_export/export.h"
 #include "cli/cli.h"
 #include "batch/manifest.h"
 #include "cli/cmd.h"

@@ -1,6 +1,6 @@
 /* `score export`: the command line of the static site writer (export.h). Self-contained: it needs
  * only export.h and the error module, so it can live beside the other cmd_* files. */
-#include "export/export.h"
+#include "web_export/export.h"
 #include "util/errors.h"
 
 #include <getopt.h>

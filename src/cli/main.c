@@ -2,7 +2,7 @@
  * anything else is the default command, `score [OPTIONS] SUBMISSION...` (src/cli/cmd_score.c). */
 #include "cli/cli.h"
 #include "cli/cmd.h"
-#include "export/export.h"
+#include "web_export/export.h"
 #include "util/version.h"
 
 #include <curl/curl.h>

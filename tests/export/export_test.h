@@ -4,7 +4,7 @@
  *
  * fx_standard_batch writes a realistic GPU batch (H100 numbers from docs/problems.md: speedups,
  * failures, a suspicious kernel, a CJK name, a team without a result, later commits); it is
- * committed as tests/export/fixtures/batch/ (`make export-fixture` writes it again) and the
+ * committed as web_export/fixtures/batch/ (`make export-fixture` writes it again) and the
  * tests read it from KSCORE_EXPORT_FIXTURE when set, so a batch recorded on a GPU host can take
  * its place. fx_edge_batch writes hostile and broken input for the escaping tests. */
 #ifndef KS_EXPORT_TEST_H
@@ -664,7 +664,7 @@ FX char *fx_fixture(void)
 	const char *f = getenv("KSCORE_EXPORT_FIXTURE");
 	if (f && *f)
 		return ks_strdup(f);
-	return ks_asprintf("%s/tests/export/fixtures/batch", fx_root());
+	return ks_asprintf("%s/web_export/fixtures/batch", fx_root());
 }
 
 FX char *fx_bin(void)

@@ -1,5 +1,5 @@
 /* Writes the standard fixture batch (export_test.h) into the folder given: `make export-fixture`
- * refreshes tests/export/fixtures/batch/ with it. */
+ * refreshes web_export/fixtures/batch/ with it. */
 #include "export_test.h"
 
 int main(int argc, char **argv)

@@ -5,12 +5,12 @@
  * test_export_browser.c. */
 #include "ktest.h"
 #include "export_test.h"
-#include "export/data.h"
-#include "export/export.h"
-#include "export/html.h"
-#include "export/model.h"
-#include "export/pages.h"
-#include "export/svg.h"
+#include "web_export/data.h"
+#include "web_export/export.h"
+#include "web_export/html.h"
+#include "web_export/model.h"
+#include "web_export/pages.h"
+#include "web_export/svg.h"
 
 #include <dirent.h>
 #include <stdarg.h>
@@ -430,7 +430,7 @@ static void test_site_of_the_fixture(void)
  * from the recorded files themselves, so a new recording needs no change here. */
 static void test_site_of_the_recorded_gpu_batch(void)
 {
-	char *fx = ks_asprintf("%s/tests/export/fixtures/gpu-batch/results", fx_root());
+	char *fx = ks_asprintf("%s/web_export/fixtures/gpu-batch/results", fx_root());
 	const char *in[1] = { fx };
 	const char *teams[] = { "Team_Alpha", "bravo", "script_x_script", "team" };
 	char *index, *sus, *prov, **names;
@@ -502,7 +502,7 @@ static void test_site_of_the_recorded_gpu_batch(void)
  * reach the team page, as text. */
 static void test_device_output_and_diagnosis_on_the_team_page(void)
 {
-	char *fx = ks_asprintf("%s/tests/export/fixtures/gpu-batch/results", fx_root());
+	char *fx = ks_asprintf("%s/web_export/fixtures/gpu-batch/results", fx_root());
 	char *sp, *text, *page;
 	const char *in[1];
 	cJSON *j = NULL, *k, *prof, *diag, *dout;
@@ -692,10 +692,10 @@ static void test_cli_usage(void)
 	KT_CONTAINS(g_err, "nowhere");
 	ks_fs_mkdir_p(fx_tmp("taken"), 0755);
 	kt_write("taken/x", "x", 1);
-	KT_EQ_INT(run("export '%s/tests/export/fixtures/batch' --out taken", fx_root()), 73);
+	KT_EQ_INT(run("export '%s/web_export/fixtures/batch' --out taken", fx_root()), 73);
 	KT_CONTAINS(g_err, "is not a kscore");
 	/* the site may not be an input or hold one */
-	KT_EQ_INT(run("export '%s/tests/export/fixtures/batch' --out '%s/tests/export'", fx_root(),
+	KT_EQ_INT(run("export '%s/web_export/fixtures/batch' --out '%s/web_export'", fx_root(),
 		      fx_root()), 73);
 	KT_CONTAINS(g_err, "holds the input");
 	KT_EQ_INT(run("--help"), 0);

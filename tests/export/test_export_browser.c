@@ -6,8 +6,8 @@
  * browser every test reports itself skipped, by name. KSCORE_BROWSER names another binary. */
 #include "ktest.h"
 #include "export_test.h"
-#include "export/export.h"
-#include "export/html.h"
+#include "web_export/export.h"
+#include "web_export/html.h"
 
 #include <stdarg.h>
 #include <zlib.h>
@@ -431,7 +431,7 @@ static void test_hostile_input_in_a_browser(void)
  * browser; its leaderboard screenshot is the README's picture (docs/export-leaderboard.png). */
 static void test_recorded_gpu_batch_in_a_browser(void)
 {
-	char *fx = ks_asprintf("%s/tests/export/fixtures/gpu-batch/results", fx_root());
+	char *fx = ks_asprintf("%s/web_export/fixtures/gpu-batch/results", fx_root());
 	NEED_BROWSER();
 	setenv("KSCORE_EXPORT_FIXTURE", fx, 1);  /* this test runs in a child of its own */
 	test_leaderboard_in_a_browser();

@@ -1,5 +1,5 @@
 /* assets: the site's stylesheet and script, embedded into the binary at build time from
- * src/export/assets/ (src/export/embed.sh writes build/gen/ks_assets.c), so an installed `score`
+ * web_export/assets/ (web_export/embed.sh writes build/gen/ks_assets.c), so an installed `score`
  * needs no data files to write a site. */
 #ifndef KS_EXPORT_ASSETS_H
 #define KS_EXPORT_ASSETS_H

@@ -1,7 +1,7 @@
 /* The provenance page: where every number came from. The scoring runs (device, driver, toolchain,
  * scorer version, seed), the measured ceilings the roofline verdicts used, the timing protocol,
  * and for a batch the deadline, the scored commits and the commits dated after the deadline. */
-#include "export/pages.h"
+#include "web_export/pages.h"
 #include "util/jsonutil.h"
 #include "util/mem.h"
 

@@ -10,7 +10,7 @@
 
 #include <math.h>
 #include <stddef.h>
-#include "export/html.h"
+#include "web_export/html.h"
 
 typedef struct {
 	const char *label;   /* untrusted; cut to fit, whole in a tooltip */

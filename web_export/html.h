@@ -1,4 +1,4 @@
-/* html: the page writer of the static site (src/export). Every string that comes from a
+/* html: the page writer of the static site (web_export). Every string that comes from a
  * submission or a result file (team names, commit subjects, code, device output, reasons, file
  * names) reaches a page only through ks_html_text*, which turns invalid UTF-8 and control
  * characters into U+FFFD and escapes & < > " ' so that the text renders as text in element content

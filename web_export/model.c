@@ -1,4 +1,4 @@
-#include "export/model.h"
+#include "web_export/model.h"
 #include "batch/leaderboard.h"
 #include "batch/manifest.h"
 #include "util/buf.h"

@@ -3,7 +3,7 @@
  * as given, then beside the result folder), or a batch team's file from the repository mirror
  * in the cache at the scored commit. A kernel is shown with code only when its entry's sha256 is
  * the one that was scored. */
-#include "export/model.h"
+#include "web_export/model.h"
 #include "util/errors.h"
 #include "util/fsutil.h"
 #include "util/hash.h"

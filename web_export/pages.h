@@ -1,4 +1,4 @@
-/* pages: the HTML pages of the static site, written from the model (src/export). Every page is
+/* pages: the HTML pages of the static site, written from the model (web_export). Every page is
  * flat in the site folder, links relatively (so the folder opens from file:// and from any
  * static host, at any path), loads only assets/site.css and assets/site.js, and reads fully
  * without script: tables are sorted by rank on the server side and charts are inline SVG.
@@ -14,9 +14,9 @@
 #ifndef KS_EXPORT_PAGES_H
 #define KS_EXPORT_PAGES_H
 
-#include "export/html.h"
-#include "export/model.h"
-#include "export/svg.h"
+#include "web_export/html.h"
+#include "web_export/model.h"
+#include "web_export/svg.h"
 
 void ks_export_page_leaderboard(ks_html *h, const ks_export_model *m);
 void ks_export_page_team(ks_html *h, const ks_export_model *m, const ks_export_team *t);

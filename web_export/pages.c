@@ -1,5 +1,5 @@
-#include "export/pages.h"
-#include "export/svg.h"
+#include "web_export/pages.h"
+#include "web_export/svg.h"
 #include "util/mem.h"
 #include "util/version.h"
 

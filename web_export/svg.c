@@ -1,4 +1,4 @@
-#include "export/svg.h"
+#include "web_export/svg.h"
 #include "util/mem.h"
 
 #include <math.h>

@@ -2,8 +2,8 @@
  * case speedups and throughput against the roofline, resources, suspicious evidence, extracted
  * code with line numbers and device output. `score export` of a single run's result folder
  * writes this same page for a participant's own file. */
-#include "export/pages.h"
-#include "export/svg.h"
+#include "web_export/pages.h"
+#include "web_export/svg.h"
 #include "util/jsonutil.h"
 #include "util/mem.h"
 

@@ -1,12 +1,12 @@
-#include "export/export.h"
-#include "export/assets.h"
-#include "export/data.h"
+#include "web_export/export.h"
+#include "web_export/assets.h"
+#include "web_export/data.h"
 #include "util/errors.h"
 #include "util/fsutil.h"
-#include "export/html.h"
+#include "web_export/html.h"
 #include "util/mem.h"
-#include "export/model.h"
-#include "export/pages.h"
+#include "web_export/model.h"
+#include "web_export/pages.h"
 #include "util/version.h"
 
 #include <errno.h>

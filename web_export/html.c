@@ -1,4 +1,4 @@
-#include "export/html.h"
+#include "web_export/html.h"
 #include "util/mem.h"
 
 #include <stdarg.h>

@@ -1,5 +1,5 @@
-#include "export/data.h"
-#include "export/html.h"
+#include "web_export/data.h"
+#include "web_export/html.h"
 #include "util/jsonutil.h"
 #include "util/mem.h"
 #include "util/version.h"

@@ -1,8 +1,8 @@
 /* The problem pages (every team's result on one problem, the best kernel, the golden kernel's time
  * and roofline), the problems index and the suspicious list. */
-#include "export/pages.h"
+#include "web_export/pages.h"
 #include "batch/batch.h"
-#include "export/svg.h"
+#include "web_export/svg.h"
 #include "util/mem.h"
 
 #include <math.h>

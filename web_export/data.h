@@ -6,7 +6,7 @@
 #define KS_EXPORT_DATA_H
 
 #include "util/buf.h"
-#include "export/model.h"
+#include "web_export/model.h"
 #include <cJSON.h>
 
 cJSON *ks_export_data_leaderboard(const ks_export_model *m);

@@ -1,4 +1,4 @@
-/* model: what the static site shows, read from result folders (src/export). The loader accepts a
+/* model: what the static site shows, read from result folders (web_export). The loader accepts a
  * batch's results folder (team folders with score.json and batch.json, leaderboard.json) or
  * single-run result folders (score.json), tolerates any missing or malformed field (a number
  * that is absent is NaN, a string NULL), ranks the teams by the leaderboard's rule
