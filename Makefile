@@ -15,8 +15,9 @@ WARN         = -Wall -Wextra -Werror -Wstrict-prototypes -Wno-missing-field-init
 PKGS         = libcjson libcurl libgit2 zlib libcrypto
 PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-CPPFLAGS_KS  = -Isrc -I. -I$(CUDA_HOME)/include $(PKG_CFLAGS) -DKS_VERSION=\"$(VERSION)\" \
-               -DKS_CUDA_HOME=\"$(CUDA_HOME)\" -D_GNU_SOURCE
+CPPFLAGS_KS  = -Isrc -I. -Iinclude -I$(CUDA_HOME)/include $(PKG_CFLAGS) -DKS_VERSION=\"$(VERSION)\" \
+               -DKS_CUDA_HOME=\"$(CUDA_HOME)\" -DKS_LIBEXECDIR=\"$(LIBEXECDIR)\" \
+               -DKS_DATADIR=\"$(DATADIR)\" -D_GNU_SOURCE
 CFLAGS_KS    = -std=c11 -pthread $(WARN) $(OPT) -fno-strict-aliasing $(CPPFLAGS_KS) $(CFLAGS)
 LDFLAGS_KS   = -Wl,--as-needed -Wl,-rpath,'$$ORIGIN/../lib' $(LDFLAGS)
 LIBS_KS      = $(PKG_LIBS) -pthread -ldl -lm
@@ -59,11 +60,13 @@ QCC =
 QLD =
 endif
 
-all: build/score build/kscore-compile build/kscore-worker build/kscore-triton
+all: build/score build/kscore-compile build/kscore-worker build/kscore-triton lib
 
+# The library's objects are position-independent, so the same objects make libkscore.a and
+# libkscore.so (the public API, include/kscore.h).
 build/obj/%.o: src/%.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(QCC)$(CC) $(CFLAGS_KS) -c $< -o $@
+	$(QCC)$(CC) $(CFLAGS_KS) -fPIC -c $< -o $@
 
 build/libkscore.a: $(LIB_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -76,6 +79,31 @@ build/kscore-compile: build/obj/lang/cuda/compile_main.o build/libkscore.a
 
 build/kscore-worker: $(WORKER_OBJ) build/libkscore.a
 	$(QLD)$(CC) $(LDFLAGS_KS) -o $@ $^ $(LIBS_KS)
+
+# The library for programs that embed the scorer: include/kscore.h is its public API (docs/api.md).
+# The shared library exports the kscore_ names alone (include/kscore.map); its soname changes with
+# the API's major version.
+LIBDIR       = $(PREFIX)/lib
+INCLUDEDIR   = $(PREFIX)/include
+PKGCONFIGDIR = $(LIBDIR)/pkgconfig
+SOMAJOR     := $(word 1,$(subst ., ,$(VERSION)))
+SONAME       = libkscore.so.$(SOMAJOR)
+SHLIB        = build/libkscore.so.$(VERSION)
+PUB_HDRS    := include/kscore.h
+
+$(SHLIB): $(LIB_OBJ) include/kscore.map
+	$(QLD)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=include/kscore.map \
+		-Wl,--no-undefined $(LDFLAGS_KS) -o $@ $(LIB_OBJ) $(LIBS_KS)
+	$(Q)ln -sf $(notdir $@) build/$(SONAME) && ln -sf $(SONAME) build/libkscore.so
+
+build/kscore.pc: Makefile
+	@mkdir -p build
+	$(Q)printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+		'Name: kscore' 'Description: scorer of GPU-kernel submissions (the public API of kscore.h)' \
+		'Version: $(VERSION)' 'Requires.private: $(PKGS)' 'Cflags: -I$${includedir}' \
+		'Libs: -L$${libdir} -lkscore' 'Libs.private: -pthread -ldl -lm' > $@
+
+lib: build/libkscore.a $(SHLIB) build/kscore.pc
 
 # kscore-triton, the Triton front-end's helper (Python: src/lang/triton/), beside the other helpers:
 # the launcher script and the package it imports from its own folder.
@@ -92,11 +120,11 @@ build/gen/ks_assets.c: $(WEB_ASSETS) web_export/embed.sh
 
 build/obj/web_export/%.o: web_export/%.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(QCC)$(CC) $(CFLAGS_KS) -c $< -o $@
+	$(QCC)$(CC) $(CFLAGS_KS) -fPIC -c $< -o $@
 
 build/obj/web_export/ks_assets.o: build/gen/ks_assets.c
 	@mkdir -p $(dir $@)
-	$(QCC)$(CC) $(CFLAGS_KS) -c $< -o $@
+	$(QCC)$(CC) $(CFLAGS_KS) -fPIC -c $< -o $@
 
 build/test/obj/web_export/%.o: web_export/%.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -232,7 +260,13 @@ DOCS        := README.md $(wildcard docs/*.md)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR) \
-		$(DESTDIR)$(MANDIR) $(DESTDIR)$(DOCDIR)
+		$(DESTDIR)$(MANDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 644 $(PUB_HDRS) $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 build/libkscore.a $(DESTDIR)$(LIBDIR)/libkscore.a
+	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(SHLIB)) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libkscore.so
+	install -m 644 build/kscore.pc $(DESTDIR)$(PKGCONFIGDIR)/kscore.pc
 	install -m 755 build/score $(DESTDIR)$(BINDIR)/score
 	install -m 755 build/kscore-compile build/kscore-worker build/kscore-triton $(DESTDIR)$(LIBEXECDIR)/
 	install -d $(DESTDIR)$(LIBEXECDIR)/kscore_triton
@@ -245,6 +279,9 @@ install: all
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/score $(DESTDIR)$(MANDIR)/score.1
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(notdir $(PUB_HDRS))) $(DESTDIR)$(PKGCONFIGDIR)/kscore.pc
+	rm -f $(DESTDIR)$(LIBDIR)/libkscore.a $(DESTDIR)$(LIBDIR)/libkscore.so $(DESTDIR)$(LIBDIR)/$(SONAME) \
+		$(DESTDIR)$(LIBDIR)/$(notdir $(SHLIB))
 	rm -f $(DESTDIR)$(LIBEXECDIR)/kscore-compile $(DESTDIR)$(LIBEXECDIR)/kscore-worker $(DESTDIR)$(LIBEXECDIR)/kscore-triton
 	rm -rf $(DESTDIR)$(LIBEXECDIR)/kscore_triton
 	rm -rf $(DESTDIR)$(DATADIR)/reference_tests $(DESTDIR)$(DATADIR)/scoring $(DESTDIR)$(DATADIR)/compat
@@ -254,5 +291,5 @@ uninstall:
 clean:
 	rm -rf build
 
-.PHONY: all deps deps-test demo test check test-build gpu-test bench install uninstall clean \
+.PHONY: lib all deps deps-test demo test check test-build gpu-test bench install uninstall clean \
         fuzz fuzz-build fuzz-corpus fuzz-smoke fuzz-test-build export-fixture

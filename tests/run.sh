@@ -43,6 +43,8 @@ add_summary() {
 # the fuzz targets: a few seconds each and their regression inputs (fuzz/run.sh; skipped by name
 # where clang's libFuzzer runtime is missing)
 add_summary fuzz sh fuzz/run.sh smoke
+# the installed library: headers, libkscore.a/.so, kscore.pc, the example program built against them
+add_summary install sh tests/install.sh
 # the Triton helper's Python tests (tests using torch, triton or a GPU skip by name without them)
 add_summary triton_py python3 tests/triton/run.py
 [ -n "$broken" ] && echo "test binaries that crashed or printed no summary:$broken"

@@ -84,7 +84,7 @@ static const char *const src_only[] = { "src", "web_export", NULL };
 
 static void test_no_source_file_is_over_1000_lines(void)
 {
-	static const char *const dirs[] = { "src", "web_export", "tests", "fuzz", "scripts", NULL };
+	static const char *const dirs[] = { "src", "web_export", "include", "examples", "tests", "fuzz", "scripts", NULL };
 	size_t i, over = 0;
 	load(dirs);
 	for (i = 0; i < nfiles; i++) {
@@ -499,7 +499,63 @@ static void test_no_call_cycle_between_files(void)
 	KT_ASSERT_MSG(!find_cycle("call"), "files call each other (see the cycle above)");
 }
 
+/* include/ is the public API: its headers include system headers alone (never a header of the
+ * tree), and every name they declare is kscore's (kscore_ functions and types, KSCORE_ macros). */
+static void test_public_headers_are_apart_and_prefixed(void)
+{
+	static const char *const inc[] = { "include", NULL };
+	size_t i, bad = 0;
+	load(inc);
+	for (i = 0; i < nfiles; i++) {
+		char *code = code_only(files[i].text);
+		const char *p = files[i].text, *line;
+		char name[256];
+		while (next_include(&p, name, sizeof(name), files[i].text)) {
+			fprintf(stderr, "  %s includes \"%s\": the public API includes system headers only\n",
+				files[i].path, name);
+			bad++;
+		}
+		for (line = code; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+			const char *q = line, *id;
+			size_t len;
+			if (strncmp(q, "#define ", 8) == 0) {
+				id = q + 8;
+				len = strcspn(id, " (\t\n");
+				if (strncmp(id, "KSCORE_", 7) != 0 && strncmp(id, "KSCORE_H", 8) != 0) {
+					fprintf(stderr, "  %s: macro %.*s is not KSCORE_\n", files[i].path, (int)len, id);
+					bad++;
+				}
+				continue;
+			}
+			/* a declaration at the start of a line: the identifier before its '(' or its ';' */
+			if (!isalpha((unsigned char)*q) || strncmp(q, "extern", 6) == 0 || strncmp(q, "enum", 4) == 0)
+				continue;
+			id = strchr(q, '(');
+			if (id && id < strchr(q, '\n')) {
+				const char *e = id;
+				while (id > q && (isalnum((unsigned char)id[-1]) || id[-1] == '_'))
+					id--;
+				if (strncmp(id, "kscore_", 7) != 0) {
+					fprintf(stderr, "  %s: function %.*s is not kscore_\n", files[i].path, (int)(e - id), id);
+					bad++;
+				}
+			} else if (strncmp(q, "typedef struct ", 15) == 0 && strncmp(q + 15, "kscore_", 7) != 0 &&
+				   q[15] != '{') {
+				fprintf(stderr, "  %s: type %.*s is not kscore_\n", files[i].path, 40, q + 15);
+				bad++;
+			} else if (strncmp(q, "} ", 2) == 0 && strncmp(q + 2, "kscore_", 7) != 0) {
+				fprintf(stderr, "  %s: type %.*s is not kscore_\n", files[i].path, 40, q + 2);
+				bad++;
+			}
+		}
+		ks_free(code);
+	}
+	unload();
+	KT_ASSERT_MSG(bad == 0, "%zu names or includes of the public API break its rules", bad);
+}
+
 static const kt_test tests[] = {
+	KT(test_public_headers_are_apart_and_prefixed),
 	KT(test_no_source_file_is_over_1000_lines),
 	KT(test_only_command_files_parse_arguments),
 	KT(test_folder_rules),

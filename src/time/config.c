@@ -1,6 +1,7 @@
 #include "time/config.h"
 #include "util/errors.h"
 #include "util/fsutil.h"
+#include "util/version.h"
 #include "util/jsonutil.h"
 #include "util/mem.h"
 #include "run/proto.h"
@@ -67,12 +68,13 @@ done:
 
 char *ks_config_find(const char *refs_dir)
 {
-	char *exe = ks_exe_dir(), *c[3], *found = NULL;
+	char *exe = ks_exe_dir(), *c[4], *found = NULL;
 	int i;
 	c[0] = refs_dir ? ks_asprintf("%s/../scoring/scoring.json", refs_dir) : NULL;
 	c[1] = ks_asprintf("%s/../share/kscore/scoring/scoring.json", exe);
 	c[2] = ks_asprintf("%s/../scoring/scoring.json", exe);
-	for (i = 0; i < 3; i++) {
+	c[3] = ks_strdup(KS_DATADIR "/scoring/scoring.json");
+	for (i = 0; i < 4; i++) {
 		if (!found && c[i] && ks_fs_exists(c[i]))
 			found = ks_strdup(c[i]);
 		ks_free(c[i]);

@@ -4,6 +4,7 @@
 #include "upload/upload_setup.h"
 #include "util/errors.h"
 #include "util/fsutil.h"
+#include "util/version.h"
 #include "util/jsonutil.h"
 #include "util/mem.h"
 #include "util/secret.h"
@@ -45,6 +46,8 @@ static char *find_default_config(void)
 		ks_free(p);
 	}
 	ks_free(exe);
+	if (ks_fs_exists(KS_DATADIR "/scoring/upload.json"))
+		return ks_strdup(KS_DATADIR "/scoring/upload.json");
 	return NULL;
 }
 

@@ -1,4 +1,5 @@
 #include "util/fsutil.h"
+#include "util/version.h"
 #include "util/errors.h"
 #include "util/mem.h"
 #include "util/buf.h"
@@ -298,19 +299,21 @@ char *ks_exe_dir(void)
 char *ks_fs_find_helper(const char *name)
 {
 	const char *env = getenv("KSCORE_LIBEXEC");
-	char *dir = ks_exe_dir(), *cands[3], *found = NULL;
+	char *dir = ks_exe_dir(), *cands[4], *found = NULL;
 	int i;
 	cands[0] = env && *env ? ks_path_join(env, name) : NULL;
 	cands[1] = ks_path_join(dir, name);
 	cands[2] = ks_asprintf("%s/../libexec/kscore/%s", dir, name);
-	for (i = 0; i < 3; i++) {
+	/* a program that embeds libkscore lies anywhere: the helpers' installed folder last */
+	cands[3] = ks_path_join(KS_LIBEXECDIR, name);
+	for (i = 0; i < 4; i++) {
 		if (!found && cands[i] && access(cands[i], X_OK) == 0)
 			found = ks_strdup(cands[i]);
 		ks_free(cands[i]);
 	}
 	if (!found)
 		ks_error_set(KS_ENOTFOUND, "cannot find the helper program %s (looked in $KSCORE_LIBEXEC, "
-			     "%s and %s/../libexec/kscore)", name, dir, dir);
+			     "%s, %s/../libexec/kscore and " KS_LIBEXECDIR ")", name, dir, dir);
 	ks_free(dir);
 	return found;
 }

@@ -1,6 +1,7 @@
 #include "lang/cuda/compat.h"
 #include "util/errors.h"
 #include "util/fsutil.h"
+#include "util/version.h"
 #include "util/hash.h"
 #include "util/mem.h"
 
@@ -21,6 +22,7 @@ char *ks_compat_find(const char *given)
 {
 	static const char *const rel[] = { "../share/kscore/compat/include", "../compat/include",
 					   "../../compat/include" };
+	const char *libexec = getenv("KSCORE_LIBEXEC");
 	char real[PATH_MAX], *exe, *p, *found = NULL;
 	size_t i;
 
@@ -38,9 +40,20 @@ char *ks_compat_find(const char *given)
 			found = ks_strdup(real);
 		ks_free(p);
 	}
+	/* a program that embeds libkscore lies anywhere: beside the helpers it was pointed to (an
+	 * installed tree, staged or not), then where `make install` put them */
+	if (!found && libexec && *libexec) {
+		p = ks_path_join(libexec, "../../share/kscore/compat/include");
+		if (realpath(p, real) && ks_fs_is_dir(real))
+			found = ks_strdup(real);
+		ks_free(p);
+	}
+	if (!found && realpath(KS_DATADIR "/compat/include", real) && ks_fs_is_dir(real))
+		found = ks_strdup(real);
 	if (!found)
 		ks_error_set(KS_ENOTFOUND, "kscore's compatibility headers are not installed (looked "
-			     "for share/kscore/compat/include and compat/include next to %s)", exe);
+			     "for share/kscore/compat/include and compat/include next to %s, and "
+			     KS_DATADIR "/compat/include)", exe);
 	ks_free(exe);
 	return found;
 }

@@ -3,6 +3,7 @@
 #include "lang/cuda/compat.h"
 #include "util/errors.h"
 #include "util/fsutil.h"
+#include "util/version.h"
 #include "util/hash.h"
 #include "util/mem.h"
 #include "util/sandbox.h"
@@ -276,6 +277,10 @@ static char *find_helper(const ks_compile_options *o)
 	if (access(p, X_OK) != 0) {
 		ks_free(p);
 		p = ks_asprintf("%s/../libexec/kscore/%s", dir, KS_HELPER_NAME);
+	}
+	if (access(p, X_OK) != 0) {
+		ks_free(p);
+		p = ks_path_join(KS_LIBEXECDIR, KS_HELPER_NAME);
 	}
 	ks_free(dir);
 	return p;
