@@ -13,6 +13,41 @@
 
 #define PROG "score problems"
 
+/* `score problems --refs DIR` on a problem set read from its source (TritonBench-G, KernelBench):
+ * what it holds and, for every file it could not use, why (docs/problem-format.md, "Imported
+ * problem sets"). Returns an exit status: 0, or 65 when the set holds no usable problem. */
+static int list_source(const char *dir, int json)
+{
+	ks_problem_source *src = NULL;
+	size_t i;
+	if (ks_set_read(&src, dir, NULL) < 0) {
+		fprintf(stderr, PROG ": error: %s\n", ks_error_msg());
+		return KS_EXIT_DATAERR;
+	}
+	if (json) {
+		cJSON *o = ks_catalog_source(src);
+		char *t = ks_json_print(o, 1);
+		printf("%s\n", t);
+		ks_free(t);
+		cJSON_Delete(o);
+	} else {
+		printf("%-20s %-36s %7s %4s  %s\n", "suite", "problem", "kernels", "perf", "entry");
+		for (i = 0; i < src->n; i++) {
+			const ks_set_problem *p = &src->problems[i];
+			printf("%-20s %-36s %7zu %4s  %s\n", p->suite, p->name, p->nkernels,
+			       src->format == KS_SET_KERNELBENCH ? "-" : p->perf_path ? "yes" : "no",
+			       p->nentries ? p->entries[0] : "");
+		}
+		for (i = 0; i < src->nskipped; i++)
+			fprintf(stderr, PROG ": %s: not used: %s\n", src->skipped[i].path, src->skipped[i].reason);
+		printf("%zu problem%s (%s), %zu file%s not used\n", src->n, src->n == 1 ? "" : "s",
+		       ks_set_format_name(src->format), src->nskipped, src->nskipped == 1 ? "" : "s");
+	}
+	i = src->n;
+	ks_set_free(src);
+	return i ? KS_EXIT_OK : KS_EXIT_DATAERR;
+}
+
 /* Writes o to path and frees it; says why on stderr when it cannot. */
 static int write_json(const char *path, cJSON *o, int pretty)
 {
@@ -94,6 +129,16 @@ int ks_catalog_main(int argc, char **argv)
 	}
 	if (language && !export)
 		return ks_cli_usage_error(PROG, "--language applies to --export-prompts");
+	if (ro.refs) {
+		ks_set_format f;
+		if (ks_set_detect(&f, ro.refs) == 0 && f != KS_SET_KSCORE) {
+			if (export || plans || ro.suite)
+				return ks_cli_usage_error(PROG, "%s is a %s problem set: --export-prompts, --plans and "
+							  "--suite apply to kscore's own problems", ro.refs,
+							  ks_set_format_name(f));
+			return list_source(ro.refs, json);
+		}
+	}
 	if ((rc = ks_cli_refs_load(&set, &refs, &ro, PROG, 1)) != 0)
 		goto done;
 	for (i = 0; i < set->nerrors; i++)

@@ -266,3 +266,51 @@ cJSON *ks_catalog_plans(const ks_problem_set *set)
 	}
 	return root;
 }
+
+static cJSON *strv(char *const *v, size_t n)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+	for (i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
+	return a;
+}
+
+cJSON *ks_catalog_source(const ks_problem_source *src)
+{
+	cJSON *o = cJSON_CreateObject(), *ps, *sk;
+	size_t i;
+	ks_json_add_str(o, "schema", "kscore.problem-source/1");
+	ks_json_add_str(o, "format", ks_set_format_name(src->format));
+	ks_json_add_str(o, "root", src->root);
+	ps = cJSON_AddArrayToObject(o, "problems");
+	for (i = 0; i < src->n; i++) {
+		const ks_set_problem *p = &src->problems[i];
+		cJSON *e = cJSON_CreateObject();
+		ks_json_add_str(e, "name", p->name);
+		ks_json_add_str(e, "suite", p->suite);
+		ks_json_add_str(e, "file", p->path);
+		if (p->perf_path)
+			ks_json_add_str(e, "perf_script", p->perf_path);
+		else
+			cJSON_AddNullToObject(e, "perf_script");
+		if (src->format == KS_SET_KERNELBENCH) {
+			ks_json_add_num(e, "level", p->level);
+			ks_json_add_num(e, "number", p->number);
+		}
+		cJSON_AddItemToObject(e, "kernels", strv(p->kernels, p->nkernels));
+		cJSON_AddItemToObject(e, "entries", strv(p->entries, p->nentries));
+		if (p->test_fn)
+			ks_json_add_str(e, "test_function", p->test_fn);
+		cJSON_AddItemToObject(e, "imports", strv(p->imports, p->nimports));
+		cJSON_AddItemToArray(ps, e);
+	}
+	sk = cJSON_AddArrayToObject(o, "skipped");
+	for (i = 0; i < src->nskipped; i++) {
+		cJSON *e = cJSON_CreateObject();
+		ks_json_add_str(e, "file", src->skipped[i].path);
+		ks_json_add_str(e, "reason", src->skipped[i].reason);
+		cJSON_AddItemToArray(sk, e);
+	}
+	return o;
+}

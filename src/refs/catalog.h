@@ -6,6 +6,7 @@
 
 #include <cJSON.h>
 #include "load/problem.h"
+#include "load/sets/set.h"
 #include "refs/prompt.h"
 
 /* The export of every problem in set, its instruction in lang (refs/prompt.h), with GEAK field
@@ -27,5 +28,11 @@ cJSON *ks_catalog_list(const ks_problem_set *set);
  * evaluating the spec themselves, so the two never drift. The expressions use each problem's
  * sm_count (ks_problem_set_sm_count). A case that cannot be resolved has "error". Caller frees. */
 cJSON *ks_catalog_plans(const ks_problem_set *set);
+
+/* What a problem set read from its source holds (load/sets/set.h), as `score problems --refs DIR
+ * --json` prints it ("kscore.problem-source/1"): the format and root; per problem its name, suite,
+ * file, perf script (null: none), level and number (KernelBench), Triton kernels, entry functions,
+ * test function and imports; per file it could not use, the path and the reason. Caller frees. */
+cJSON *ks_catalog_source(const ks_problem_source *src);
 
 #endif
