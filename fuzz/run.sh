@@ -17,7 +17,7 @@
 cd "$(dirname "$0")/.." || exit 2
 mode=${1:-smoke}
 [ $# -gt 0 ] && shift
-targets=${*:-"submission extract expr plan problem manifest trace nvlog proto"}
+targets=${*:-"submission extract expr plan problem manifest trace nvlog proto pyset"}
 B=build/fuzz
 
 max_len() {
@@ -27,7 +27,7 @@ max_len() {
 	plan|manifest) echo 16384 ;;
 	problem) echo 32768 ;;
 	trace) echo 262144 ;;
-	nvlog|proto) echo 65536 ;;
+	nvlog|proto|pyset) echo 65536 ;;
 	*) echo 4096 ;;
 	esac
 }
@@ -37,7 +37,7 @@ dict() {
 	d=$B/dict/$1.dict
 	mkdir -p $B/dict
 	case $1 in
-	expr|extract|nvlog) cat fuzz/dict/$1.dict > $d ;;
+	expr|extract|nvlog|pyset) cat fuzz/dict/$1.dict > $d ;;
 	proto) cat fuzz/dict/json.dict fuzz/dict/$1.dict > $d ;;
 	*) cat fuzz/dict/json.dict fuzz/dict/$1.dict > $d ;;
 	esac

@@ -21,7 +21,7 @@ import sys
 # each target's -max_len, also used by fuzz/run.sh
 MAX_LEN = {"submission": 65536, "extract": 65536, "expr": 4200, "plan": 16384, "trace": 262144,
            "problem": 32768, "manifest": 16384, "nvlog": 65536,
-           "proto": 65536}
+           "proto": 65536, "pyset": 65536}
 
 seeds = {t: set() for t in MAX_LEN}
 
@@ -204,6 +204,11 @@ def main():
         add("proto", r[:len(r) // 2])
     add("proto", b"".join(replies))
     add("proto", "printf from a kernel\n\x1b[31mred\x1b[0m \xe9\xff tab\tend".encode("latin-1"))
+
+    # problem-set sources: kscore's own fixtures in TritonBench-G's and KernelBench's layouts, and
+    # the Triton answers and Python references it ships
+    for f in sorted(glob.glob("tests/fixtures/sets/*/*/*.py")) + sorted(glob.glob("reference_tests/*/*/reference.py")):
+        add("pyset", read(f))
 
     for t, s in seeds.items():
         d = os.path.join(out, t, "seeds")
