@@ -219,6 +219,12 @@ int ks_tracer_start(ks_tracer **out, const ks_tracer_options *o)
 		goto done;
 	}
 	t->dir = tmpl;
+	/* searchable by the unprivileged user a trace child started as root becomes (its private
+	 * folder lies beneath); not listable */
+	if (chmod(t->dir, 0711) < 0) {
+		rc = ks_error_set(KS_EIO, "cannot open the Triton helper's folder %s: %s", t->dir, strerror(errno));
+		goto done;
+	}
 	rc = spawn(&t->pid, &t->in, &t->out, t->python, t->helper, t->dir, "serve", t->visible);
 done:
 	if (rc < 0)

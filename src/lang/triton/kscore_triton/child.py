@@ -129,22 +129,10 @@ def _cuda_init(torch, device):
 
 
 def _confine(ctx):
-    """Applies Landlock and seccomp. Returns the response's `confinement` object."""
-    out = {"landlock": False, "seccomp": False}
-    reasons = []
-    try:
-        rules = confine.child_rules(sys, ctx.private_dir, ctx.read_exec)
-        out["landlock_abi"] = confine.landlock(rules)
-        out["landlock"] = True
-    except (confine.ConfineError, OSError) as e:
-        reasons.append(str(e))
-    try:
-        confine.seccomp()
-        out["seccomp"] = True
-    except (confine.ConfineError, OSError) as e:
-        reasons.append(str(e))
-    if reasons:
-        out["reason"] = clean_text("; ".join(reasons), 512)
+    """Drops privileges, applies Landlock and seccomp. Returns the response's `confinement`."""
+    out = confine.confine_child(sys, ctx.private_dir, ctx.read_exec)
+    if "reason" in out:
+        out["reason"] = clean_text(out["reason"], 512)
     return out
 
 
@@ -303,7 +291,8 @@ def trace_request(req, tree, notes, ctx):
         reply.update(status="unavailable", reason=error)
         return reply
     reply["confinement"] = _confine(ctx)
-    if not (reply["confinement"]["landlock"] and reply["confinement"]["seccomp"]) and not ctx.allow_unsandboxed:
+    confined = reply["confinement"]
+    if not (confined["landlock"] and confined["seccomp"] and confined["privileges"]) and not ctx.allow_unsandboxed:
         reply.update(status="unavailable", reason="the trace could not be confined: %s"
                      % reply["confinement"].get("reason", "unknown"))
         return reply

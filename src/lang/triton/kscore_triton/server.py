@@ -34,6 +34,7 @@ class Server:
         self.allow_unsandboxed = allow_unsandboxed
         self.runner = runner
         self.workdir = workdir or tempfile.mkdtemp(prefix="kscore-triton-")
+        os.chmod(self.workdir, 0o711)  # a child that drops root must reach its folder beneath
         self.versions = None
         self.unavailable = None
         self.import_s = None
