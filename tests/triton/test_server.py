@@ -135,6 +135,99 @@ class ForkServer(unittest.TestCase):
         self.assertEqual([g["status"] for g in got], ["bad_request", "ok"])
 
 
+class _Alarm(Exception):
+    pass
+
+
+def serve_within(seconds, lines, runner):
+    """serve(), failing with _Alarm when it takes over `seconds` (a server that blocks)."""
+    def ring(signum, frame):
+        raise _Alarm("the server did not answer within %d s" % seconds)
+    old = signal.signal(signal.SIGALRM, ring)
+    signal.alarm(seconds)
+    try:
+        return serve(lines, runner)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+class ChildFolder(unittest.TestCase):
+    """The child owns its folder: the server never opens a path in it that the child could have
+    replaced, and stops a child that fills it."""
+
+    def test_a_planted_link_is_not_followed(self):
+        secret = tempfile.NamedTemporaryFile("w", prefix="kscore-secret-", delete=False)
+        secret.write("KSCORE-SECRET-TOKEN-4711")
+        secret.close()
+
+        def runner(req, tree, notes, ctx, wfd):
+            log = os.path.join(ctx.private_dir, "output.log")
+            if os.path.lexists(log):
+                os.unlink(log)
+            os.symlink(secret.name, log)
+            os._exit(1)
+        try:
+            got, _ = serve_within(20, [trace_line()], runner)
+        finally:
+            os.unlink(secret.name)
+        self.assertEqual(got[0]["status"], "error")
+        self.assertNotIn("KSCORE-SECRET", json.dumps(got[0]))
+
+    def test_a_planted_fifo_does_not_block(self):
+        def runner(req, tree, notes, ctx, wfd):
+            log = os.path.join(ctx.private_dir, "output.log")
+            if os.path.lexists(log):
+                os.unlink(log)
+            os.mkfifo(log)
+            os._exit(1)
+        got, _ = serve_within(20, [trace_line()], runner)
+        self.assertEqual(got[0]["status"], "error")
+        self.assertIn("without a reply", got[0]["reason"])
+
+    def test_what_the_child_printed_is_quoted(self):
+        def runner(req, tree, notes, ctx, wfd):
+            os.write(ctx.log_fd, b"printed by the child")
+            os._exit(1)
+        got, _ = serve_within(20, [trace_line()], runner)
+        self.assertIn("printed by the child", got[0]["stderr"])
+
+    def fill(self, cap_name, cap, make):
+        old = getattr(limits, cap_name)
+        setattr(limits, cap_name, cap)
+
+        def runner(req, tree, notes, ctx, wfd):
+            make(ctx.private_dir)
+            time.sleep(30)
+            os._exit(0)
+        t0 = time.monotonic()
+        try:
+            got, left = serve_within(30, [trace_line(timeout=20)], runner)
+        finally:
+            setattr(limits, cap_name, old)
+        self.assertLess(time.monotonic() - t0, 10)
+        self.assertEqual(left, [])
+        return got[0]
+
+    def test_a_child_over_the_total_disk_cap_is_stopped(self):
+        def make(private):
+            for i in range(4):
+                with open(os.path.join(private, "f%d" % i), "wb") as f:
+                    f.write(b"x" * (1 << 20))
+        got = self.fill("CHILD_DISK_TOTAL", 2 << 20, make)
+        self.assertEqual(got["status"], "error")
+        self.assertIn("more than %d bytes in its folder" % (2 << 20), got["reason"])
+
+    def test_a_child_over_the_file_count_cap_is_stopped(self):
+        def make(private):
+            os.makedirs(os.path.join(private, "a", "b"))
+            for i in range(300):
+                open(os.path.join(private, "a", "b", str(i)), "w").close()
+        got = self.fill("CHILD_DISK_ENTRIES", 100, make)
+        self.assertEqual(got["status"], "error")
+        self.assertIn("more than 100 files", got["reason"])
+
+
 class Launcher(unittest.TestCase):
     def run_helper(self, mode, lines):
         proc = subprocess.run([sys.executable, "-I", common.HELPER, mode], input="".join(lines).encode(),

@@ -15,6 +15,7 @@ import os
 import select
 import shutil
 import signal
+import stat
 import sys
 import tempfile
 import time
@@ -165,7 +166,10 @@ class Server:
             f.write(req.source)
         if self.stub_cache:
             shutil.copytree(self.stub_cache, os.path.join(private, "triton-cache"))
-        ctx = ChildContext(private, answer, self.allow_unsandboxed, [self.package_dir])
+        # the log is read back through this descriptor, never by its path (the child may replace it)
+        log_fd = os.open(os.path.join(private, "output.log"),
+                         os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        ctx = ChildContext(private, answer, self.allow_unsandboxed, [self.package_dir], log_fd)
         t0 = time.monotonic()
         rfd, wfd = os.pipe()
         pid = os.fork()
@@ -178,22 +182,27 @@ class Server:
             os.setpgid(pid, pid)
         except OSError:
             pass  # the child did it first, or already exited
-        data, timed_out, status = collect(rfd, pid, t0 + req.timeout_s)
-        os.close(rfd)
-        out = self._reply(req, data, timed_out, status, os.path.join(private, "output.log"))
+        try:
+            data, timed_out, status, stopped = collect(rfd, pid, t0 + req.timeout_s, lambda: disk_problem(private))
+            os.close(rfd)
+            out = self._reply(req, data, timed_out, status, log_fd, stopped)
+        finally:
+            os.close(log_fd)
         out["seconds"] = dict(out.get("seconds") or {}, total=round(time.monotonic() - t0, 4))
         return out
 
-    def _reply(self, req, data, timed_out, status, log_path):
+    def _reply(self, req, data, timed_out, status, log_fd, stopped=None):
+        if stopped:
+            return response(req.id, "error", reason=stopped, stderr=_log_head(log_fd))
         if timed_out:
             return response(req.id, "timeout", reason="the trace ran past its %g s limit" % req.timeout_s,
-                            stderr=_log_head(log_path))
+                            stderr=_log_head(log_fd))
         if data is None:
             return response(req.id, "error", reason="the trace process sent more than %d bytes"
                             % limits.MAX_CHILD_REPLY)
         if not data:
             return response(req.id, "error", reason="the trace process %s without a reply" % _describe_status(status),
-                            stderr=_log_head(log_path))
+                            stderr=_log_head(log_fd))
         try:
             obj = json.loads(data)
         except ValueError:
@@ -202,15 +211,65 @@ class Server:
         if problem:
             return response(req.id, "error", reason=clean_text("the trace process sent a malformed reply: %s"
                                                                % problem, limits.MAX_REASON),
-                            stderr=_log_head(log_path))
+                            stderr=_log_head(log_fd))
         obj["id"] = req.id
         return dict([("id", req.id), ("status", obj["status"])] + [(k, v) for k, v in obj.items()
                                                                     if k not in ("id", "status")])
 
 
-def _log_head(path):
+def _log_head(log_fd):
     from .child import read_head
-    return clean_text(read_head(path, limits.MAX_OUTPUT), limits.MAX_OUTPUT)
+    return clean_text(read_head(log_fd, limits.MAX_OUTPUT), limits.MAX_OUTPUT)
+
+
+def folder_usage(path, max_entries):
+    """(bytes allocated, entries) beneath `path`, counting at most max_entries + 1 entries. Every
+    folder is opened relative to its parent's descriptor without following a link, so a child
+    that swaps a folder for a link cannot send the walk elsewhere."""
+    total = entries = 0
+    try:
+        top = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return 0, 0
+    stack = [top]
+    try:
+        while stack and entries <= max_entries:
+            fd = stack.pop()
+            try:
+                with os.scandir(fd) as it:
+                    for entry in it:
+                        entries += 1
+                        if entries > max_entries:
+                            break
+                        try:
+                            st = entry.stat(follow_symlinks=False)
+                        except OSError:
+                            continue
+                        total += st.st_blocks * 512
+                        if stat.S_ISDIR(st.st_mode):
+                            try:
+                                stack.append(os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+                                                     | os.O_CLOEXEC, dir_fd=fd))
+                            except OSError:
+                                pass
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
+    finally:
+        for fd in stack:
+            os.close(fd)
+    return total, entries
+
+
+def disk_problem(private):
+    """Why the child's folder is over its caps (limits.CHILD_DISK_*), or None."""
+    size, entries = folder_usage(private, limits.CHILD_DISK_ENTRIES)
+    if entries > limits.CHILD_DISK_ENTRIES:
+        return "the trace made more than %d files in its folder" % limits.CHILD_DISK_ENTRIES
+    if size > limits.CHILD_DISK_TOTAL:
+        return "the trace wrote more than %d bytes in its folder" % limits.CHILD_DISK_TOTAL
+    return None
 
 
 def _describe_status(status):
@@ -242,18 +301,30 @@ def _exited(pid):
         return True
 
 
-def collect(rfd, pid, deadline):
+DISK_CHECK_S = 1.0  # seconds between two checks of a child's folder
+
+
+def collect(rfd, pid, deadline, watch=None):
     """Reads the child's reply until EOF or the deadline. Once the child has exited, its process
     group is killed, so nothing it started can hold the pipe open; the group is killed in every
-    case and the child reaped. Returns (data, timed_out, wait status): data is None when the reply
-    was over the cap."""
+    case and the child reaped. `watch()`, called about every DISK_CHECK_S seconds, returns a
+    reason to stop the child (or None). Returns (data, timed_out, wait status, stop reason): data
+    is None when the reply was over the cap."""
     chunks, size = [], 0
     timed_out = over = False
+    stopped = None
+    next_watch = time.monotonic() + DISK_CHECK_S
     while True:
-        left = deadline - time.monotonic()
+        now = time.monotonic()
+        left = deadline - now
         if left <= 0:
             timed_out = True
             break
+        if watch is not None and now >= next_watch:
+            stopped = watch()
+            if stopped:
+                break
+            next_watch = time.monotonic() + DISK_CHECK_S
         ready, _, _ = select.select([rfd], [], [], min(left, 0.25))
         if not ready:
             if _exited(pid):
@@ -267,7 +338,7 @@ def collect(rfd, pid, deadline):
             over = True
             break
         chunks.append(chunk)
-    if not timed_out and not over:
+    if not timed_out and not over and not stopped:
         grace = min(time.monotonic() + limits.CHILD_EXIT_GRACE_S, deadline)
         while not _exited(pid) and time.monotonic() < grace:
             time.sleep(0.005)
@@ -276,9 +347,9 @@ def collect(rfd, pid, deadline):
         _, status = os.waitpid(pid, 0)
     except ChildProcessError:
         status = None
-    if timed_out:
-        return b"", True, status
-    return (None if over else b"".join(chunks)), False, status
+    if timed_out or stopped:
+        return b"", timed_out, status, stopped
+    return (None if over else b"".join(chunks)), False, status, None
 
 
 def protect_stdio():
