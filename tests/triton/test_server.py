@@ -107,6 +107,23 @@ class ForkServer(unittest.TestCase):
                 self.assertEqual(got[0]["status"], "error")
                 self.assertIn(words, got[0]["reason"])
 
+    def test_a_reply_that_cannot_be_checked_is_the_answers_error(self):
+        deep = b'{"status": "ok", "kernels": ' + b"[" * 100000
+        odd = encode({"status": "ok", "kernels": [], "cases": [{"index": 0, "buffers": [], "steps": [
+            {"op": "fill", "buffer": ["x"], "offset": 0, "bytes": 4, "dtype": "f32", "value": 0}]}]})
+        for data in (deep, odd):
+            with self.subTest(data=data[:30]):
+                got, _ = serve([trace_line(req_id=1), b'{"op":"check","id":2,"source":"x = 1"}\n'],
+                               reply_runner(data))
+                self.assertEqual([g["status"] for g in got], ["error", "ok"])
+                self.assertIn("malformed", got[0]["reason"])
+
+    def test_a_field_the_protocol_does_not_know_is_refused(self):
+        got, _ = serve([trace_line()], reply_runner({"status": "error", "reason": "r", "stdout": "o",
+                                                     "table": [[["deep"]]]}))
+        self.assertEqual(got[0]["status"], "error")
+        self.assertIn("unknown field", got[0]["reason"])
+
     def test_reply_over_the_cap(self):
         old = limits.MAX_CHILD_REPLY
         limits.MAX_CHILD_REPLY = 1000

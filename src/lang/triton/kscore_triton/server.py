@@ -106,7 +106,12 @@ class Server:
                 continue
             if req.op == "quit":
                 return 0
-            self.respond(self.handle(req))
+            try:
+                out = self.handle(req)
+            except Exception as e:  # the server outlives whatever one request does to it
+                out = response(req.id, "error", reason=clean_text("kscore-triton internal error: %s: %s"
+                                                                  % (type(e).__name__, e), limits.MAX_REASON))
+            self.respond(out)
 
     def handle(self, req):
         if req.op == "check":
@@ -174,9 +179,11 @@ class Server:
         rfd, wfd = os.pipe()
         pid = os.fork()
         if pid == 0:
-            os.close(rfd)
-            self.runner(req, tree, notes, ctx, wfd)
-            os._exit(72)  # a runner must not return
+            try:
+                os.close(rfd)
+                self.runner(req, tree, notes, ctx, wfd)
+            finally:
+                os._exit(72)  # a runner must not return, nor raise into the server's loop
         os.close(wfd)
         try:
             os.setpgid(pid, pid)
@@ -203,18 +210,26 @@ class Server:
         if not data:
             return response(req.id, "error", reason="the trace process %s without a reply" % _describe_status(status),
                             stderr=_log_head(log_fd))
-        try:
-            obj = json.loads(data)
-        except ValueError:
-            obj = None
-        problem = schema.check_reply(obj) if isinstance(obj, dict) else "not a JSON object"
+        obj, problem = parse_reply(data)
         if problem:
             return response(req.id, "error", reason=clean_text("the trace process sent a malformed reply: %s"
                                                                % problem, limits.MAX_REASON),
                             stderr=_log_head(log_fd))
-        obj["id"] = req.id
-        return dict([("id", req.id), ("status", obj["status"])] + [(k, v) for k, v in obj.items()
-                                                                    if k not in ("id", "status")])
+        return dict([("id", req.id), ("status", obj["status"])] + [(k, obj[k]) for k in schema.FIELDS
+                                                                    if k in obj and k != "status"])
+
+
+def parse_reply(data):
+    """(reply, None) for a well-formed child reply (bytes), else (None, the problem). Never
+    raises: the decoder's own recursion guard stops deep nesting, schema.check_reply the rest."""
+    try:
+        obj = json.loads(data)
+    except (ValueError, RecursionError, MemoryError) as e:
+        return None, "not JSON (%s)" % type(e).__name__
+    if not isinstance(obj, dict):
+        return None, "not a JSON object"
+    problem = schema.check_reply(obj)
+    return (None, problem) if problem else (obj, None)
 
 
 def _log_head(log_fd):
