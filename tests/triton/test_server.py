@@ -4,6 +4,7 @@ launcher script end to end in check mode."""
 import io
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -150,6 +151,83 @@ class ForkServer(unittest.TestCase):
                  b'{"op":"check","id":3,"source":"x = 1"}\n']
         got, _ = serve(lines, reply_runner({"status": "ok"}))
         self.assertEqual([g["status"] for g in got], ["bad_request", "ok"])
+
+
+PROBE = "KSCORE-MEMORY-PROBE-"  # followed by a token made after the template started
+
+
+def memory_holds(prefix, token):
+    """True when this process's readable memory holds `prefix` directly followed by `token`
+    (bytes). The two are never joined here, so only a copy made elsewhere can match."""
+    with open("/proc/self/maps") as f:
+        regions = [line.split() for line in f]
+    with open("/proc/self/mem", "rb", buffering=0) as mem:
+        for parts in regions:
+            if not parts[1].startswith("r") or (len(parts) > 5 and parts[5] in ("[vvar]", "[vsyscall]", "[vvar_vclock]")):
+                continue
+            lo, hi = (int(x, 16) for x in parts[0].split("-"))
+            try:
+                mem.seek(lo)
+                data = mem.read(hi - lo)
+            except (OSError, OverflowError, ValueError):
+                continue
+            at = data.find(prefix)
+            while at >= 0:
+                if data[at + len(prefix):at + len(prefix) + len(token)] == token:
+                    return True
+                at = data.find(prefix, at + 1)
+    return False
+
+
+def scanning_runner(req, tree, notes, ctx, wfd):
+    """The child of the second request: its source names the first one's token, reversed."""
+    token = req.source.rsplit("# probe ", 1)[1].strip()[::-1].encode()
+    found = memory_holds(PROBE.encode(), token)
+    os.write(wfd, encode({"status": "error", "reason": "found" if found else "clean", "stdout": "", "stderr": ""}))
+    os._exit(0)
+
+
+class Pristine(unittest.TestCase):
+    """A trace child holds nothing of any other request: it comes from a template forked before
+    the first request was read."""
+
+    def test_the_second_child_finds_nothing_of_the_first_request(self):
+        r, w = os.pipe()
+        server_out_r, server_out_w = os.pipe()
+        server = Server("serve", server_out_w, allow_unsandboxed=True, runner=scanning_runner)
+        server.versions = {"python": "x", "torch": "x", "triton": "x"}
+        source = common.fixture_json("sin_kernel.request.json")["source"]
+
+        def feed():
+            while getattr(server, "template", 1) is None:  # until the template has forked
+                time.sleep(0.01)
+            token = os.urandom(8).hex()  # made after the template forked: only requests carry it
+            first = trace_line(source=source + "\n# " + PROBE + token + "\n", req_id=1)
+            second = trace_line(source=source + "\n# probe " + token[::-1] + "\n", req_id=2)
+            os.write(w, first)
+            os.read(server_out_r, 1 << 20)  # the first response: the server has read and run it
+            os.write(w, second)
+            os.close(w)
+            self.replies.append(os.read(server_out_r, 1 << 20))
+        self.replies = []
+        import threading
+        feeder = threading.Thread(target=feed)
+        feeder.start()
+        try:
+            server.serve(os.fdopen(r, "rb"))
+        finally:
+            feeder.join(30)
+            os.close(server_out_w)
+            os.close(server_out_r)
+            shutil.rmtree(server.workdir, ignore_errors=True)
+        got = json.loads(self.replies[0])
+        self.assertEqual((got["id"], got["reason"]), (2, "clean"))
+
+    def test_the_probe_finds_what_is_there(self):
+        token = os.urandom(8).hex()
+        held = PROBE + token  # noqa: F841  (what the probe must find)
+        self.assertTrue(memory_holds(PROBE.encode(), token.encode()))
+        self.assertFalse(memory_holds(PROBE.encode(), os.urandom(8).hex().encode()))
 
 
 class _Alarm(Exception):

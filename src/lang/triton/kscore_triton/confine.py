@@ -344,12 +344,19 @@ def seccomp():
 
 # ---- process setup, privileges and rlimits ----
 
-def process_setup():
-    """Own process group (the server kills the group), death with the server, no new privileges."""
-    os.setpgid(0, 0)
+def parent_death_signal():
+    """SIGKILL when the parent dies; exits at once when it already has."""
+    parent = os.getppid()
     _c().prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-    if os.getppid() == 1:
-        os._exit(70)  # the server died before PDEATHSIG was set
+    if os.getppid() != parent or parent == 1:
+        os._exit(70)  # the parent died before PDEATHSIG was set
+
+
+def process_setup():
+    """Own process group (the server kills the group), death with the template that forked it,
+    no new privileges."""
+    os.setpgid(0, 0)
+    parent_death_signal()
     no_new_privs()
 
 

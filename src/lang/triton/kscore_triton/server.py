@@ -23,6 +23,7 @@ import time
 from . import confine, limits, schema, warm
 from .check import Refusal, check_source
 from .protocol import BadRequest, clean_text, encode, parse_request, response
+from .template import Template, TemplateError, request_memfd
 
 
 class Server:
@@ -41,6 +42,7 @@ class Server:
         self.import_s = None
         self.warm_s = None
         self.stub_cache = None
+        self.template = None
         self.package_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
     # ---- start-up ----
@@ -85,8 +87,27 @@ class Server:
             n = os.write(self.out, view)
             view = view[n:]
 
+    def start_template(self):
+        """Forks the template every trace child comes from (template.py), before any request is
+        read; on failure, traces answer `unavailable`."""
+        if self.mode != "serve" or self.unavailable or self.template is not None or self.runner is None:
+            return
+        try:
+            self.template = Template(self.runner)
+        except OSError as e:
+            self.unavailable = "the trace template process cannot start: %s" % e
+
     def serve(self, inp):
         """Reads requests from the binary stream `inp` until EOF or `quit`."""
+        self.start_template()
+        try:
+            return self._loop(inp)
+        finally:
+            if self.template is not None:
+                self.template.close()
+                self.template = None
+
+    def _loop(self, inp):
         while True:
             line = inp.readline(limits.MAX_REQUEST_LINE + 1)
             if not line:
@@ -101,6 +122,7 @@ class Server:
                 continue
             try:
                 req = parse_request(line)
+                req.line = line  # what a trace child reads (the template never does)
             except BadRequest as e:
                 self.respond(response(e.id, "bad_request", reason=clean_text(e.reason, limits.MAX_REASON)))
                 continue
@@ -145,6 +167,9 @@ class Server:
             return response(req.id, "unavailable", reason="kscore-triton was started in check mode")
         if self.unavailable:
             return response(req.id, "unavailable", reason=self.unavailable)
+        if self.template is None:
+            return response(req.id, "unavailable", reason="no trace template process (the server was not started "
+                            "with serve())")
         if confine.landlock_abi() < 1 and not self.allow_unsandboxed:
             return response(req.id, "unavailable", reason="Landlock is not available on this kernel, so a trace "
                             "cannot be confined (serve --allow-unsandboxed runs trusted answers without it)")
@@ -165,36 +190,37 @@ class Server:
             shutil.rmtree(private, ignore_errors=True)
 
     def _fork_trace(self, req, tree, notes, private):
-        from .child import ChildContext
+        """Has the template fork the child (which reads the request itself) and collects its
+        reply. `tree` and `notes` are the server's own check; the child checks again."""
         answer = os.path.join(private, "answer.py")
         with open(answer, "w", encoding="utf-8") as f:
             f.write(req.source)
         if self.stub_cache:
             shutil.copytree(self.stub_cache, os.path.join(private, "triton-cache"))
-        # the log is read back through this descriptor, never by its path (the child may replace it)
-        log_fd = os.open(os.path.join(private, "output.log"),
-                         os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        ctx = ChildContext(private, answer, self.allow_unsandboxed, [self.package_dir], log_fd)
+        fields = {"private": private, "answer": answer, "allow_unsandboxed": self.allow_unsandboxed,
+                  "read_exec": [self.package_dir]}
         t0 = time.monotonic()
-        rfd, wfd = os.pipe()
-        pid = os.fork()
-        if pid == 0:
+        fds = []
+        try:
+            # the log is read back through this descriptor, never by its path (the child may replace it)
+            fds.append(os.open(os.path.join(private, "output.log"),
+                               os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600))
+            fds.append(request_memfd(req.line))
+            rfd, wfd = os.pipe2(os.O_CLOEXEC)
+            fds += [rfd, wfd]
+            log_fd, request_fd = fds[0], fds[1]
             try:
-                os.close(rfd)
-                self.runner(req, tree, notes, ctx, wfd)
-            finally:
-                os._exit(72)  # a runner must not return, nor raise into the server's loop
-        os.close(wfd)
-        try:
-            os.setpgid(pid, pid)
-        except OSError:
-            pass  # the child did it first, or already exited
-        try:
-            data, timed_out, status, stopped = collect(rfd, pid, t0 + req.timeout_s, lambda: disk_problem(private))
-            os.close(rfd)
+                child = self.template.fork(fields, request_fd, wfd, log_fd)
+            except TemplateError as e:
+                self.unavailable = str(e)  # no other template: a fresh helper is kscore's to start
+                return response(req.id, "unavailable", reason=clean_text(str(e), limits.MAX_REASON))
+            fds.remove(wfd)
+            os.close(wfd)
+            data, timed_out, status, stopped = collect(rfd, child, t0 + req.timeout_s, lambda: disk_problem(private))
             out = self._reply(req, data, timed_out, status, log_fd, stopped)
         finally:
-            os.close(log_fd)
+            for fd in fds:
+                os.close(fd)
         out["seconds"] = dict(out.get("seconds") or {}, total=round(time.monotonic() - t0, 4))
         return out
 
@@ -300,28 +326,12 @@ def _describe_status(status):
     return "exited with status %d" % os.WEXITSTATUS(status)
 
 
-def _kill_group(pid):
-    for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
-        try:
-            target()
-        except OSError:
-            pass
-
-
-def _exited(pid):
-    """True once the child has exited (not reaped, so its process group still exists)."""
-    try:
-        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-    except ChildProcessError:
-        return True
-
-
 DISK_CHECK_S = 1.0  # seconds between two checks of a child's folder
 
 
-def collect(rfd, pid, deadline, watch=None):
-    """Reads the child's reply until EOF or the deadline. Once the child has exited, its process
-    group is killed, so nothing it started can hold the pipe open; the group is killed in every
+def collect(rfd, child, deadline, watch=None):
+    """Reads the child's reply (template.Child) until EOF or the deadline. Once the child has
+    exited, its process group is killed, so nothing it started can hold the pipe open; the group is killed in every
     case and the child reaped. `watch()`, called about every DISK_CHECK_S seconds, returns a
     reason to stop the child (or None). Returns (data, timed_out, wait status, stop reason): data
     is None when the reply was over the cap."""
@@ -342,8 +352,8 @@ def collect(rfd, pid, deadline, watch=None):
             next_watch = time.monotonic() + DISK_CHECK_S
         ready, _, _ = select.select([rfd], [], [], min(left, 0.25))
         if not ready:
-            if _exited(pid):
-                _kill_group(pid)
+            if child.exited():
+                child.kill_group()
             continue
         chunk = os.read(rfd, 1 << 20)
         if not chunk:
@@ -355,13 +365,9 @@ def collect(rfd, pid, deadline, watch=None):
         chunks.append(chunk)
     if not timed_out and not over and not stopped:
         grace = min(time.monotonic() + limits.CHILD_EXIT_GRACE_S, deadline)
-        while not _exited(pid) and time.monotonic() < grace:
+        while not child.exited() and time.monotonic() < grace:
             time.sleep(0.005)
-    _kill_group(pid)
-    try:
-        _, status = os.waitpid(pid, 0)
-    except ChildProcessError:
-        status = None
+    status = child.reap()
     if timed_out or stopped:
         return b"", timed_out, status, stopped
     return (None if over else b"".join(chunks)), False, status, None
