@@ -18,6 +18,11 @@ import select
 import signal
 import socket
 
+# imported here, so that the template holds them and no child pays for them
+from .check import check_source
+from .child import ChildContext
+from .protocol import parse_request
+
 _MAX_MESSAGE = 1 << 16
 
 
@@ -193,9 +198,6 @@ def _fork_child(sock, msg, fds, runner):
 
 def _run_child(msg, request_fd, reply_fd, log_fd, runner):
     """In the child: reads its own request, checks it again, runs the runner."""
-    from .check import check_source
-    from .child import ChildContext
-    from .protocol import parse_request
     size = os.fstat(request_fd).st_size
     line = os.pread(request_fd, size, 0)
     os.close(request_fd)
