@@ -352,7 +352,51 @@ static void test_a_plan_stays_inside_its_buffers(void)
 	ks_problem_set_free(s);
 }
 
+static int has_control(const char *s)
+{
+	for (; s && *s; s++)
+		if (((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t') || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
+/* Everything a trace says passes the device printf filter: an exception message that would retitle
+ * the window, erase the line and draw a fake row reaches the table as visible text. */
+static void test_trace_text_reaches_no_terminal(void)
+{
+	static const char evil[] = "\x1b]0;owned\x07\r\x1b[2K ok 41.7x \xc2\x9b" "31m";
+	ks_problem_set *s = load();
+	const ks_problem *p = ks_problem_set_find(s, "vadd");
+	cJSON *r = cJSON_CreateObject(), *v;
+	ks_trace t;
+	cJSON_AddStringToObject(r, "status", "error");
+	cJSON_AddStringToObject(r, "reason", evil);
+	cJSON_AddStringToObject(r, "stdout", evil);
+	v = cJSON_AddObjectToObject(r, "versions");
+	cJSON_AddStringToObject(v, "python", evil);
+	v = cJSON_AddObjectToObject(r, "confinement");
+	cJSON_AddTrueToObject(v, evil);
+	KT_EQ_INT(ks_trace_read(&t, r, p, NULL), 0);
+	KT_EQ_INT(t.status, KS_TRACE_ERROR);
+	KT_ASSERT(!has_control(t.message) && !has_control(t.output) && !has_control(t.versions) &&
+		  !has_control(t.confinement));
+	KT_EQ_STR(t.message, "\\x1b]0;owned\\x07\\x0d\\x1b[2K ok 41.7x \\u009b31m");
+	KT_ASSERT(!strstr(t.output, "\xc2\x9b"));
+	ks_trace_clear(&t);
+	cJSON_Delete(r);
+
+	r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "status", evil); /* quoted in kscore's own message */
+	KT_EQ_INT(ks_trace_read(&t, r, p, NULL), 0);
+	KT_EQ_INT(t.status, KS_TRACE_BROKEN);
+	KT_ASSERT(!has_control(t.message));
+	ks_trace_clear(&t);
+	cJSON_Delete(r);
+	ks_problem_set_free(s);
+}
+
 static const kt_test tests[] = {
+	KT(test_trace_text_reaches_no_terminal),
 	KT(test_the_request_holds_every_case),
 	KT(test_a_recorded_case_becomes_a_plan),
 	KT(test_a_response_is_untrusted_input),
