@@ -1,4 +1,5 @@
 #include "lang/triton/trace.h"
+#include "lang/triton/glue.h"
 #include "lang/image.h"
 #include "load/dtype.h"
 #include "load/expr.h"
@@ -661,6 +662,12 @@ static int read_case_in(reader *rd, const cJSON *o, char **labels)
 		if (rc < 0)
 			goto done;
 		si++;
+	}
+	if (ks_trace_glue_check(&rd->t->message,
+				&(ks_glue_case){ c->steps, c->nsteps, c->kernels, c->nkernels, c->buf_names, c->nbufs }, p,
+				(size_t)index)) {
+		rd->t->status = KS_TRACE_HOST_OP;
+		rc = -1;
 	}
 done:
 	return rc;
