@@ -13,6 +13,7 @@ import sys
 import tempfile
 import termios
 import time
+import types
 import unittest
 
 import common
@@ -138,10 +139,10 @@ def _raise_errno():
     raise OSError(e, os.strerror(e))
 
 
-def run_confined():
+def run_confined(sys_module=sys):
     """Forks a child that confines itself with the child's own function (confine.confine_child,
     after the rlimits the child sets) and runs _probe; returns (confinement, probe, datagrams the
-    host socket got)."""
+    host socket got). `sys_module` tells confine_child where Python lies."""
     private = tempfile.mkdtemp(prefix="kscore-confine-")
     host_dir = tempfile.mkdtemp(prefix="kscore-host-")
     os.chmod(host_dir, 0o755)
@@ -159,7 +160,7 @@ def run_confined():
         try:
             confine.process_setup()
             confine.set_rlimits(60, 1 << 30, 4096)
-            got = {"confinement": confine.confine_child(sys, private)}
+            got = {"confinement": confine.confine_child(sys_module, private)}
             got["probe"] = _probe(private, host_path, tty)
             os.write(w, json.dumps(got).encode())
             code = 0
@@ -248,8 +249,51 @@ class Confined(unittest.TestCase):
                          {"CapInh": 0, "CapPrm": 0, "CapEff": 0, "CapAmb": 0})
         if os.geteuid() == 0:
             self.assertEqual(caps["CapBnd"], 0)
-            self.assertEqual(self.result["uids"], [limits.CHILD_UID] * 3 + [limits.CHILD_GID] * 3)
-            self.assertEqual(self.result["groups"], [])
+            # the switch to the unprivileged user needs a Python installation that user can reach
+            switch = all(confine.reachable(p, limits.CHILD_UID, limits.CHILD_GID) for p in confine.needed_paths(sys))
+            want = [limits.CHILD_UID] * 3 + [limits.CHILD_GID] * 3 if switch else [0] * 6
+            self.assertEqual(self.result["uids"], want)
+            self.assertEqual(self.confinement["uid"], want[0])
+
+
+# where the unprivileged user can reach every Python folder the child still needs
+_REACHABLE_PYTHON = types.SimpleNamespace(prefix="/usr", base_prefix="/usr", exec_prefix="/usr",
+                                          base_exec_prefix="/usr", path=[], modules={})
+
+
+@unittest.skipUnless(HAVE_LANDLOCK and os.geteuid() == 0, "needs Landlock and root")
+class ConfinedRootSwitches(unittest.TestCase):
+    """Root becomes the unprivileged user when it can: the private folder is its own, nothing else."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.confinement, cls.result, cls.received = run_confined(_REACHABLE_PYTHON)
+
+    def test_ids_and_folder(self):
+        self.assertEqual(self.confinement["uid"], limits.CHILD_UID, self.confinement.get("reason"))
+        self.assertEqual(self.result["uids"], [limits.CHILD_UID] * 3 + [limits.CHILD_GID] * 3)
+        self.assertEqual(self.result["groups"], [])
+        self.assertEqual((self.result["write_private"], self.result["read_own_status"]), ("ok", "ok"))
+        self.assertEqual(self.result["caps"]["CapBnd"], 0)
+        self.assertEqual((self.result["kill_parent"], self.result["mknod_char"]), ("EPERM", "EPERM"))
+
+
+class Reachable(unittest.TestCase):
+    def test_a_closed_folder_is_not_reachable(self):
+        top = tempfile.mkdtemp(prefix="kscore-reach-")
+        try:
+            inner = os.path.join(top, "lib")
+            os.mkdir(inner)
+            os.chmod(inner, 0o755)
+            os.chmod(top, 0o700)
+            self.assertFalse(confine.reachable(inner, 65534, 65534))
+            os.chmod(top, 0o711)
+            self.assertTrue(confine.reachable(inner, 65534, 65534))
+            os.chmod(inner, 0o711)  # searchable, not readable
+            self.assertFalse(confine.reachable(inner, 65534, 65534))
+        finally:
+            os.chmod(top, 0o700)
+            subprocess.run(["rm", "-rf", top])
 
 
 class Rules(unittest.TestCase):

@@ -392,19 +392,38 @@ def capabilities():
     return out
 
 
-def drop_privileges(private_dir, uid, gid):
+def reachable(path, uid, gid):
+    """Whether user uid:gid (no supplementary groups, no capabilities) may search every folder
+    down to `path` and read it (ACLs aside)."""
+    parts = os.path.realpath(path).split("/")
+    for i in range(1, len(parts) + 1):
+        here = "/".join(parts[:i]) or "/"
+        try:
+            st = os.stat(here)
+        except OSError:
+            return False
+        shift = 6 if st.st_uid == uid else 3 if st.st_gid == gid else 0
+        need = 0o5 if i == len(parts) else 0o1
+        if (st.st_mode >> shift) & need != need:
+            return False
+    return True
+
+
+def drop_privileges(private_dir, uid, gid, needed=()):
     """Leaves the process nothing of root: the capability bounding set emptied (where it may be),
-    the ambient set cleared, and, when it runs as root, `private_dir` given to uid:gid and the
-    process switched to them (every thread: the C library broadcasts the change; no supplementary
-    groups), then the permitted, effective and inheritable sets emptied. Raises ConfineError when
-    a capability is left."""
+    the ambient set cleared, and, when it runs as root and uid:gid can reach every folder in
+    `needed` (the Python installation: modules still load later), `private_dir` given to uid:gid
+    and the process switched to them (every thread: the C library broadcasts the change; no
+    supplementary groups); then the permitted, effective and inheritable sets emptied. Returns
+    the uid it runs as, or raises ConfineError when a capability is left."""
     was_root = os.geteuid() == 0 or os.getuid() == 0
+    switch = was_root and all(reachable(p, uid, gid) for p in needed)
     libc = _c()
     for cap in range(_last_cap() + 1):
         libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)  # EPERM without CAP_SETPCAP: checked below
     libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
     try:
-        if was_root:
+        if switch:
             _own_tree(private_dir, uid, gid)
             os.setgroups([])
             os.setresgid(gid, gid, gid)
@@ -420,11 +439,23 @@ def drop_privileges(private_dir, uid, gid):
     left = [k for k in ("CapInh", "CapPrm", "CapEff", "CapAmb") if caps.get(k)]
     if was_root and caps.get("CapBnd"):
         left.append("CapBnd")
-    if left or (was_root and 0 in os.getresuid() + os.getresgid()):
+    if left or (switch and 0 in os.getresuid() + os.getresgid()):
         raise ConfineError("privileges are left after dropping them: %s" % (", ".join(left) or "root ids"))
     if not os.access(private_dir, os.R_OK | os.W_OK | os.X_OK):
         raise ConfineError("user %d cannot reach the private folder %s (a folder above it is not "
                            "searchable)" % (os.getuid(), private_dir))
+    return os.getuid()
+
+
+def needed_paths(sys_module, read_exec=()):
+    """What a child must still read after dropping root: the Python prefixes, the folders of the
+    torch and triton packages when loaded, the helper's package."""
+    paths = [sys_module.prefix, sys_module.exec_prefix] + list(read_exec)
+    for name in ("torch", "triton"):
+        module = sys_module.modules.get(name)
+        if getattr(module, "__file__", None):
+            paths.append(os.path.dirname(os.path.dirname(module.__file__)))
+    return [p for p in paths if p and os.path.exists(p)]
 
 
 def _limit(which, soft):
@@ -447,9 +478,10 @@ def set_rlimits(cpu_s, fsize, nofile, data=None):
 
 
 def confine_child(sys_module, private_dir, read_exec=(), uid=None, gid=None):
-    """The whole confinement of a trace child, in order: privileges dropped (drop_privileges, to
-    the unprivileged uid:gid in limits when it runs as root), Landlock (child_rules) and the
-    seccomp filter. Returns the response's `confinement` object: a step that fails is reported
+    """The whole confinement of a trace child, in order: privileges dropped (drop_privileges: no
+    capability left; the unprivileged uid:gid of limits when it runs as root and that user can
+    reach the Python installation, else uid 0 without capabilities), Landlock (child_rules) and
+    the seccomp filter. Returns the response's `confinement` object: a step that fails is reported
     there (`reason`) and the caller refuses to run the answer."""
     from . import limits
     out = {"landlock": False, "seccomp": False, "privileges": False}
@@ -460,8 +492,8 @@ def confine_child(sys_module, private_dir, read_exec=(), uid=None, gid=None):
         rules = None
         reasons.append("cannot list the Landlock rules: %s" % e)
     try:
-        drop_privileges(private_dir, limits.CHILD_UID if uid is None else uid,
-                        limits.CHILD_GID if gid is None else gid)
+        out["uid"] = drop_privileges(private_dir, limits.CHILD_UID if uid is None else uid,
+                                     limits.CHILD_GID if gid is None else gid, needed_paths(sys_module, read_exec))
         out["privileges"] = True
     except ConfineError as e:
         reasons.append(str(e))
