@@ -1,21 +1,25 @@
-"""Self-confinement of a trace child, with ctypes only: rlimits, Landlock, a seccomp filter.
+"""Self-confinement of a trace child, with ctypes only: privileges, rlimits, Landlock, seccomp.
 
-Order in the child (child.py): `process_setup()` (own process group, die with the server,
-no_new_privs), `set_rlimits()`, CUDA initialised by kscore's own code, then `landlock()` and
-`seccomp()` before the first line of the answer runs.
+Order in the child (child.py): `process_setup()` (own process group, die with the template that
+forked it, no_new_privs), `set_rlimits()`, CUDA initialised by kscore's own code, then
+`confine_child()`: `drop_privileges()` (every capability, the bounding set too; uid/gid 65534 when
+root and that user can reach Python), `landlock()` and `seccomp()`, before the first line of the
+answer runs. The tests run `confine_child()` itself in a forked process and try every call.
 
 Landlock (mirrors util/sandbox.c): every access right the kernel knows is handled; granted are
 read and execute beneath the Python installation and the system's program and library folders,
 read and write on the GPU and a few harmless character devices, everything beneath the request's
-private folder, and reading the child's own /proc entry. Everything else is denied: /etc (but the
-loader's cache), /home, /root, /tmp, /run, the scorer's /proc entries, TCP, abstract UNIX
-sockets and signals outside the sandbox (as far as the kernel's ABI allows).
+private folder but making device nodes, and reading the child's own /proc entry. Everything else
+is denied: /etc (but the loader's cache), /home, /root, /tmp, /run, the scorer's /proc entries,
+TCP, abstract UNIX sockets and signals outside the sandbox (as far as the kernel's ABI allows).
 
-Seccomp: sockets other than AF_UNIX, connect(), ptrace, process_vm_*, io_uring, bpf,
-perf_event_open, mounts, namespaces (unshare, setns, clone with CLONE_NEW*), kexec, modules,
-keyrings, setsid/setpgid (leaving the process group the server kills) and a few other privileged
-calls fail with an errno; clone3 fails with ENOSYS so that
-the C library falls back to clone, whose flags the filter can read.
+Seccomp: sockets other than AF_UNIX streams, connect(), sendto() with an address, ptrace,
+process_vm_*, io_uring, bpf, perf_event_open, mounts, namespaces (unshare, setns, clone with
+CLONE_NEW*), kexec, modules, keyrings, setsid/setpgid (leaving the process group the server
+kills), mknod (device nodes, FIFOs), TIOCSTI, the clock, host names, the kernel log and a few other
+privileged calls fail with an errno; calls that name a process (prlimit, priorities, affinity,
+scheduler, ioprio, signals) may name only the child itself (kill: also its own group); clone3
+fails with ENOSYS so that the C library falls back to clone, whose flags the filter can read.
 """
 
 import ctypes
