@@ -51,8 +51,8 @@ static cJSON *arg_buf(const char *name, double off)
 }
 
 /* A response for problem vadd (3 correctness cases, 1 perf case) as kscore-triton would write it:
- * the wrapper zeroes a scratch buffer, launches vadd_kernel over n, then copies the first element
- * of a into c (a stand-in for a wrapper's .copy_ of the part its kernel leaves alone). */
+ * the wrapper zeroes a scratch buffer, copies the first element of a into c (a stand-in for a
+ * wrapper's .copy_ of a part its kernel then reads or writes), then launches vadd_kernel over n. */
 static cJSON *vadd_response(const ks_problem *p)
 {
 	cJSON *r = cJSON_CreateObject(), *ks, *cases, *v;
@@ -70,7 +70,7 @@ static cJSON *vadd_response(const ks_problem *p)
 	cases = cJSON_AddArrayToObject(r, "cases");
 	for (i = 0; i < p->ncorrectness + p->nperf; i++) {
 		static const long n[] = { 1, 1000, 4097, 1 << 22 };
-		cJSON *c = cJSON_CreateObject(), *bufs, *steps, *s, *args, *b, *g, *dst, *src;
+		cJSON *c = cJSON_CreateObject(), *bufs, *steps, *s, *args, *b, *g, *dst, *src, *launch;
 		cJSON_AddNumberToObject(c, "index", (double)i);
 		bufs = cJSON_AddArrayToObject(c, "buffers");
 		b = cJSON_CreateObject();
@@ -117,7 +117,7 @@ static cJSON *vadd_response(const ks_problem *p)
 		b = cJSON_CreateObject();
 		cJSON_AddStringToObject(b, "null", "global_scratch");
 		cJSON_AddItemToArray(args, b);
-		cJSON_AddItemToArray(steps, s);
+		launch = s;
 		s = cJSON_CreateObject();
 		cJSON_AddStringToObject(s, "op", "copy");
 		cJSON_AddStringToObject(s, "dtype", "f32");
@@ -131,7 +131,9 @@ static cJSON *vadd_response(const ks_problem *p)
 		cJSON_AddNumberToObject(src, "offset", 0);
 		cJSON_AddItemToObject(src, "sizes", cJSON_CreateIntArray((const int[]){ 1 }, 1));
 		cJSON_AddItemToObject(src, "strides", cJSON_CreateIntArray((const int[]){ 1 }, 1));
+		/* the copy goes before the launch, which then writes c: glue, not the computation */
 		cJSON_AddItemToArray(steps, s);
+		cJSON_AddItemToArray(steps, launch);
 		cJSON_AddItemToArray(cases, c);
 	}
 	return r;
@@ -211,9 +213,10 @@ static void test_a_recorded_case_becomes_a_plan(void)
 	KT_EQ_INT(plan.steps[0].kind, KS_STEP_FILL);
 	KT_EQ_INT(plan.steps[0].buf, 3);
 	KT_EQ_INT(plan.steps[0].sizes[0], 16);
-	KT_EQ_INT(plan.steps[2].kind, KS_STEP_COPY);
-	KT_EQ_INT(plan.steps[2].buf, 2);
-	KT_EQ_INT(plan.steps[2].src, 0);
+	KT_EQ_INT(plan.steps[1].kind, KS_STEP_COPY);
+	KT_EQ_INT(plan.steps[1].buf, 2);
+	KT_EQ_INT(plan.steps[1].src, 0);
+	KT_EQ_INT(plan.steps[2].kind, KS_STEP_LAUNCH);
 	/* what travels to the worker is read back the same */
 	j = ks_plan_to_json(&plan);
 	KT_EQ_INT(ks_plan_from_json(&back, j), 0);
@@ -286,11 +289,11 @@ static void test_a_response_is_untrusted_input(void)
 	expect(p, r, KS_TRACE_BROKEN, "no output tensor");
 
 	r = vadd_response(p);
-	cJSON_ReplaceItemInObject(step_of(r, 1, 1), "kernel", cJSON_CreateNumber(3));
+	cJSON_ReplaceItemInObject(step_of(r, 1, 2), "kernel", cJSON_CreateNumber(3));
 	expect(p, r, KS_TRACE_BROKEN, "no recorded kernel");
 
 	r = vadd_response(p);
-	cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(step_of(r, 0, 1), "args"), 3), "type",
+	cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(step_of(r, 0, 2), "args"), 3), "type",
 				  cJSON_CreateString("i128"));
 	expect(p, r, KS_TRACE_BROKEN, "typed scalar");
 
@@ -303,6 +306,24 @@ static void test_a_response_is_untrusted_input(void)
 	cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(case_of(r, 2), "buffers"), 3), "bytes",
 				  cJSON_CreateNumber(1e15));
 	expect(p, r, KS_TRACE_UNTRACEABLE, "--max-scratch");
+
+	/* a copy into c that no kernel reads or writes after it: kscore's copy would be the answer */
+	r = vadd_response(p);
+	cJSON_AddItemToArray(cJSON_GetObjectItem(case_of(r, 2), "steps"),
+			     cJSON_Duplicate(step_of(r, 2, 1), 1));
+	expect(p, r, KS_TRACE_HOST_OP, "case 2, step 4: the wrapper's copy (a torch copy_ or contiguous()) "
+				       "writes the output c");
+	r = vadd_response(p); /* a fill into c before the launch is glue */
+	cJSON_ReplaceItemInArray(cJSON_GetObjectItem(case_of(r, 1), "steps"), 1, cJSON_Duplicate(step_of(r, 1, 0), 1));
+	cJSON_ReplaceItemInObject(step_of(r, 1, 1), "buffer", cJSON_CreateString("c"));
+	cJSON_ReplaceItemInObject(step_of(r, 1, 1), "bytes", cJSON_CreateNumber(4));
+	{
+		ks_trace t;
+		KT_EQ_INT(ks_trace_read(&t, r, p, NULL), 0);
+		KT_EQ_INT(t.status, KS_TRACE_OK);
+		ks_trace_clear(&t);
+		cJSON_Delete(r);
+	}
 
 	r = cJSON_CreateObject();
 	cJSON_AddStringToObject(r, "status", "host_op");
@@ -330,12 +351,12 @@ static void test_a_plan_stays_inside_its_buffers(void)
 	ks_trace t;
 	ks_plan plan;
 	/* copy 2 elements into c of the one-element case */
-	dst = cJSON_GetObjectItem(step_of(r, 0, 2), "dst");
+	dst = cJSON_GetObjectItem(step_of(r, 0, 1), "dst");
 	cJSON_ReplaceItemInObject(dst, "sizes", cJSON_CreateIntArray((const int[]){ 2 }, 1));
-	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(step_of(r, 0, 2), "src"), "sizes",
+	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(step_of(r, 0, 1), "src"), "sizes",
 				  cJSON_CreateIntArray((const int[]){ 2 }, 1));
 	/* a pointer past the end of c in the 1000-element case */
-	cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(step_of(r, 1, 1), "args"), 2), "offset",
+	cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(step_of(r, 1, 2), "args"), 2), "offset",
 				  cJSON_CreateNumber(4004));
 	KT_EQ_INT(ks_trace_read(&t, r, p, NULL), 0);
 	KT_EQ_INT(t.status, KS_TRACE_OK);
@@ -352,7 +373,51 @@ static void test_a_plan_stays_inside_its_buffers(void)
 	ks_problem_set_free(s);
 }
 
+static int has_control(const char *s)
+{
+	for (; s && *s; s++)
+		if (((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t') || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
+/* Everything a trace says passes the device printf filter: an exception message that would retitle
+ * the window, erase the line and draw a fake row reaches the table as visible text. */
+static void test_trace_text_reaches_no_terminal(void)
+{
+	static const char evil[] = "\x1b]0;owned\x07\r\x1b[2K ok 41.7x \xc2\x9b" "31m";
+	ks_problem_set *s = load();
+	const ks_problem *p = ks_problem_set_find(s, "vadd");
+	cJSON *r = cJSON_CreateObject(), *v;
+	ks_trace t;
+	cJSON_AddStringToObject(r, "status", "error");
+	cJSON_AddStringToObject(r, "reason", evil);
+	cJSON_AddStringToObject(r, "stdout", evil);
+	v = cJSON_AddObjectToObject(r, "versions");
+	cJSON_AddStringToObject(v, "python", evil);
+	v = cJSON_AddObjectToObject(r, "confinement");
+	cJSON_AddTrueToObject(v, evil);
+	KT_EQ_INT(ks_trace_read(&t, r, p, NULL), 0);
+	KT_EQ_INT(t.status, KS_TRACE_ERROR);
+	KT_ASSERT(!has_control(t.message) && !has_control(t.output) && !has_control(t.versions) &&
+		  !has_control(t.confinement));
+	KT_EQ_STR(t.message, "\\x1b]0;owned\\x07\\x0d\\x1b[2K ok 41.7x \\u009b31m");
+	KT_ASSERT(!strstr(t.output, "\xc2\x9b"));
+	ks_trace_clear(&t);
+	cJSON_Delete(r);
+
+	r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "status", evil); /* quoted in kscore's own message */
+	KT_EQ_INT(ks_trace_read(&t, r, p, NULL), 0);
+	KT_EQ_INT(t.status, KS_TRACE_BROKEN);
+	KT_ASSERT(!has_control(t.message));
+	ks_trace_clear(&t);
+	cJSON_Delete(r);
+	ks_problem_set_free(s);
+}
+
 static const kt_test tests[] = {
+	KT(test_trace_text_reaches_no_terminal),
 	KT(test_the_request_holds_every_case),
 	KT(test_a_recorded_case_becomes_a_plan),
 	KT(test_a_response_is_untrusted_input),

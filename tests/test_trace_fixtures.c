@@ -196,6 +196,8 @@ static void test_recorded_attacks_read_as_their_verdicts(void)
 	replay("attack_result_cache", "sin_kernel", "untraceable", NULL);
 	replay("attack_skip_after_first", "sin_kernel", "untraceable", NULL);
 	replay("attack_other_stream", "sin_kernel", "refused", NULL);
+	/* the only kernel touches a scratch element; the output is kscore's strided copy of the input */
+	replay("attack_copy_transpose", "matrix_transpose", "host_op", "step 3: the wrapper's copy");
 }
 
 static const kt_test tests[] = {

@@ -134,6 +134,28 @@ static void test_valid_and_clean(void)
 	ks_free(c);
 }
 
+/* ks_utf8_printable: what a terminal would obey becomes visible text, the rest is kept. */
+static void test_printable_shows_controls(void)
+{
+	static const char in[] = "a\tb\nc\x1b[31m\r\x7f\xc2\x9b\xc2\xa0\xe2\x82\xac\xff\x00z";
+	char *t = ks_utf8_printable(in, sizeof(in) - 1), pair[2];
+	unsigned a, b;
+	KT_EQ_STR(t, "a\tb\nc\\x1b[31m\\x0d\\x7f\\u009b\xc2\xa0\xe2\x82\xac\xef\xbf\xbd\\x00z");
+	ks_free(t);
+	for (a = 0; a < 256; a++)
+		for (b = 0; b < 256; b++) {
+			size_t i;
+			pair[0] = (char)a;
+			pair[1] = (char)b;
+			t = ks_utf8_printable(pair, 2);
+			KT_ASSERT(ks_utf8_valid(t, strlen(t), NULL));
+			for (i = 0; t[i]; i++)
+				KT_ASSERT(((unsigned char)t[i] >= 0x20 || t[i] == '\n' || t[i] == '\t') && t[i] != 0x7f);
+			KT_ASSERT(!strstr(t, "\xc2\x80") && !strstr(t, "\xc2\x9f"));
+			ks_free(t);
+		}
+}
+
 static void test_widths(void)
 {
 	size_t w, n;
@@ -166,6 +188,6 @@ static void test_widths(void)
 static const kt_test tests[] = {
 	KT(test_valid_and_first_bad_byte), KT(test_sanitize_replaces_only_what_is_bad),
 	KT(test_every_byte_pair_sanitizes_to_valid_text), KT(test_position_counts_characters),
-	KT(test_decode), KT(test_valid_and_clean), KT(test_widths), { 0 }
+	KT(test_decode), KT(test_valid_and_clean), KT(test_widths), KT(test_printable_shows_controls), { 0 }
 };
 KT_MAIN("utf8", tests)

@@ -2,6 +2,7 @@
 #include "util/errors.h"
 #include "util/jsonutil.h"
 #include "util/mem.h"
+#include "util/utf8.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -215,58 +216,7 @@ void ks_proto_capture_free(ks_proto_capture *c)
 	c->total = 0;
 }
 
-/* The length of the valid UTF-8 character at s[0..n), 0 when none starts there (Unicode's table:
- * no overlong forms, no surrogates, nothing above U+10FFFF). */
-static size_t utf8_char(const unsigned char *s, size_t n)
-{
-	unsigned char lo = 0x80, hi = 0xBF;
-	size_t need, i;
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xC2 && s[0] <= 0xDF)
-		need = 1;
-	else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
-		need = 2;
-		if (s[0] == 0xE0)
-			lo = 0xA0;
-		else if (s[0] == 0xED)
-			hi = 0x9F;
-	} else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
-		need = 3;
-		if (s[0] == 0xF0)
-			lo = 0x90;
-		else if (s[0] == 0xF4)
-			hi = 0x8F;
-	} else
-		return 0;
-	if (n < need + 1)
-		return 0;
-	for (i = 1; i <= need; i++) {
-		if (s[i] < lo || s[i] > hi)
-			return 0;
-		lo = 0x80;
-		hi = 0xBF;
-	}
-	return need + 1;
-}
-
 char *ks_proto_output_text(const char *s, size_t n)
 {
-	const unsigned char *u = (const unsigned char *)s;
-	ks_buf b = KS_BUF_INIT(4 * n + 1); /* a byte becomes at most 4: "\\xNN" */
-	size_t i = 0;
-	while (i < n) {
-		size_t k = utf8_char(u + i, n - i);
-		if (k == 0) {
-			ks_buf_put(&b, "\xEF\xBF\xBD", 3); /* U+FFFD */
-			i++;
-		} else if (k == 1 && ((u[i] < 0x20 && u[i] != '\n' && u[i] != '\t') || u[i] == 0x7f)) {
-			ks_buf_printf(&b, "\\x%02x", u[i]);
-			i++;
-		} else {
-			ks_buf_put(&b, s + i, k);
-			i += k;
-		}
-	}
-	return ks_buf_take(&b, NULL);
+	return ks_utf8_printable(s, n);
 }

@@ -1,6 +1,7 @@
 #include "util/utf8.h"
 #include "util/mem.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const char replacement[] = "\xEF\xBF\xBD"; /* U+FFFD */
@@ -259,4 +260,28 @@ size_t ks_utf8_prefix(const char *s, size_t cols, size_t max_cps, size_t *width)
 	if (width)
 		*width = w;
 	return i;
+}
+
+char *ks_utf8_printable(const char *s, size_t n)
+{
+	char *out = ks_malloc(4 * n + 1), *o = out; /* a byte becomes at most 4: "\xNN" */
+	size_t i = 0;
+	while (i < n) {
+		uint32_t cp;
+		size_t k = ks_utf8_decode(&cp, s + i, n - i);
+		if (k == 1 && ((cp < 0x20 && cp != '\n' && cp != '\t') || cp == 0x7f))
+			o += sprintf(o, "\\x%02x", (unsigned)cp);
+		else if (k == 2 && cp >= 0x80 && cp <= 0x9f)
+			o += sprintf(o, "\\u%04x", (unsigned)cp);
+		else if (cp == 0xFFFD && k == 1) {
+			memcpy(o, replacement, 3);
+			o += 3;
+		} else {
+			memcpy(o, s + i, k);
+			o += k;
+		}
+		i += k;
+	}
+	*o = 0;
+	return out;
 }

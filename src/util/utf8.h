@@ -48,6 +48,13 @@ size_t ks_utf8_decode(uint32_t *cp, const char *s, size_t n);
 /* ks_utf8_sanitize of the NUL-terminated s (no length back). Caller frees. */
 char *ks_utf8_clean(const char *s);
 
+/* Untrusted text made safe to show on a terminal and to store: as ks_utf8_sanitize, and every
+ * control character but newline and tab (NUL, ESC and so every escape sequence, carriage return,
+ * DEL) written as \xNN, every C1 control (U+0080..U+009F, which some terminals obey as ESC
+ * sequences) as \u00NN. The one filter for device printf and a Triton trace's texts. Caller
+ * frees. */
+char *ks_utf8_printable(const char *s, size_t n);
+
 /* The columns code point cp takes on a terminal: 0, 1 or 2 (see above). */
 int ks_utf8_cp_width(uint32_t cp);
 

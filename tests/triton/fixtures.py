@@ -128,6 +128,11 @@ FIXTURES_TABLE = {
     "attack_result_cache": ("sin_kernel", SIN_ENTRY, sin_cases([1000, 4097]), "untraceable"),
     "attack_skip_after_first": ("sin_kernel", SIN_ENTRY, sin_cases([1000, 4097]), "untraceable"),
     "attack_other_stream": ("sin_kernel", SIN_ENTRY, sin_cases([1000]), "refused"),
+    # the helper traces it; kscore refuses it (host_op: the output is written by a copy step alone).
+    # Its response was made from matrix_transpose's recording (the launch moved onto a scratch
+    # element, the fill and the copy added) without a GPU; `record` replaces it with a real one.
+    "attack_copy_transpose": ("matrix_transpose", entry("wrapper", ["m", "n"], "out", made=["matrix"]),
+                              transpose_cases(), "ok"),
 }
 
 

@@ -5,11 +5,13 @@ import copy
 import hashlib
 import json
 import os
+import random
 import unittest
 
 import common
 import fixtures
 from kscore_triton.schema import check_reply
+from kscore_triton.server import parse_reply
 
 CUBIN = b"\x7fELF" + b"\x00" * 60
 
@@ -141,6 +143,111 @@ class RecordedFixtures(unittest.TestCase):
 
     def test_the_answers_prints_are_captured(self):
         self.assertIn("mv: n=127 m=33", recorded("matrix_vector_multip")["stdout"])
+
+
+
+# values a mutation puts anywhere: every JSON type, the shapes the checks index into, names the
+# checks look up
+ODD_VALUES = [None, True, False, 0, -1, 1 << 70, 1.5, float("1e308"), "", "x", "nan", "*fp32", "null",
+              "input", "scratch", "f32", [], [[]], {}, {"null": "global_scratch"}, {"buffer": []},
+              {"buffer": {}}, {"buffer": "x", "offset": 0}, [1, 2, 3], ["a"], {"sizes": 1}]
+
+
+def _random_value(rng, depth=0):
+    if depth > 3 or rng.random() < 0.5:
+        return copy.deepcopy(rng.choice(ODD_VALUES))
+    if rng.random() < 0.5:
+        return [_random_value(rng, depth + 1) for _ in range(rng.randrange(4))]
+    keys = ["status", "kernels", "cases", "buffer", "op", "args", "null", "name", "kind", "steps", "x"]
+    return {rng.choice(keys): _random_value(rng, depth + 1) for _ in range(rng.randrange(4))}
+
+
+def _containers(v, out):
+    if isinstance(v, (dict, list)):
+        out.append(v)
+        for x in (v.values() if isinstance(v, dict) else v):
+            _containers(x, out)
+    return out
+
+
+def mutate(obj, rng):
+    """obj with one to four random changes: a value replaced, a key dropped or added, an item added."""
+    obj = copy.deepcopy(obj)
+    for _ in range(rng.randint(1, 4)):
+        target = rng.choice(_containers(obj, []))
+        if isinstance(target, dict):
+            if target and rng.random() < 0.7:
+                key = rng.choice(list(target))
+                if rng.random() < 0.2:
+                    del target[key]
+                else:
+                    target[key] = _random_value(rng)
+            else:
+                target[rng.choice(["x", "null", "buffer", "kind"])] = _random_value(rng)
+        elif target and rng.random() < 0.7:
+            target[rng.randrange(len(target))] = _random_value(rng)
+        else:
+            target.append(_random_value(rng))
+    return obj
+
+
+class Total(unittest.TestCase):
+    """The check is a total function: random and mutated replies give None or a problem, never an
+    exception (a TypeError or RecursionError here once killed the server: the answer was not_run)."""
+
+    def test_mutated_replies(self):
+        rng = random.Random(34)
+        seeds = [reply()] + [common.fixture_json(n) for n in sorted(os.listdir(common.FIXTURES))
+                             if n.endswith(".response.json")]
+        for i in range(1500):
+            obj = mutate(rng.choice(seeds), rng)
+            problem = check_reply(obj)
+            self.assertTrue(problem is None or isinstance(problem, str), (i, problem))
+
+    def test_random_replies(self):
+        rng = random.Random(35)
+        for _ in range(1000):
+            obj = _random_value(rng)
+            if isinstance(obj, dict) and rng.random() < 0.5:
+                obj["status"] = "ok"
+            self.assertIsInstance(check_reply(obj), str)
+
+    def test_shapes_that_once_raised(self):
+        r = reply()
+        r["cases"][0]["steps"][1]["args"][0] = {"buffer": [], "offset": 0}
+        self.assertIn("names no buffer", check_reply(r))
+        r = reply()
+        r["cases"][0]["steps"][1]["args"][3] = 7
+        self.assertIn("global_scratch", check_reply(r))
+        r = reply()
+        r["cases"][0]["steps"][0]["dtype"] = ["f32"]
+        self.assertIn("dtype", check_reply(r))
+
+    def test_deep_and_foreign_replies(self):
+        for data in (b"[" * 100000, b'{"status": "error", "reason": "x", "x": ' + b"[" * 100000,
+                     b'{"status": "error", "reason": "x", "notes": ' + b"[" * 500 + b"]" * 500 + b"}",
+                     b'{"status": "error", "reason": "x", "extra": 1}', b"\xff\xfe", b"{" * 3 + b"\x00"):
+            obj, problem = parse_reply(data)
+            self.assertIsNone(obj)
+            self.assertIsInstance(problem, str)
+        obj, problem = parse_reply(json.dumps({"status": "error", "reason": "r", "stdout": ""}).encode())
+        self.assertEqual((obj["status"], problem), ("error", None))
+
+    def test_mutated_bytes(self):
+        rng = random.Random(36)
+        seed = json.dumps(reply()).encode()
+        for _ in range(1000):
+            data = bytearray(seed)
+            for _ in range(rng.randint(1, 8)):
+                op, at = rng.random(), rng.randrange(len(data))
+                if op < 0.4:
+                    data[at] = rng.choice(b'[]{}",:0a\\')
+                elif op < 0.7:
+                    del data[at:at + rng.randrange(1, 16)]
+                else:
+                    data[at:at] = rng.choice([b"[" * 2000, b'{"a":' * 50, b"null", b'"\\u0000"'])
+            obj, problem = parse_reply(bytes(data))
+            self.assertTrue((obj is None) != (problem is None))
 
 
 if __name__ == "__main__":

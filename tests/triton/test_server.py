@@ -4,6 +4,7 @@ launcher script end to end in check mode."""
 import io
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -107,6 +108,23 @@ class ForkServer(unittest.TestCase):
                 self.assertEqual(got[0]["status"], "error")
                 self.assertIn(words, got[0]["reason"])
 
+    def test_a_reply_that_cannot_be_checked_is_the_answers_error(self):
+        deep = b'{"status": "ok", "kernels": ' + b"[" * 100000
+        odd = encode({"status": "ok", "kernels": [], "cases": [{"index": 0, "buffers": [], "steps": [
+            {"op": "fill", "buffer": ["x"], "offset": 0, "bytes": 4, "dtype": "f32", "value": 0}]}]})
+        for data in (deep, odd):
+            with self.subTest(data=data[:30]):
+                got, _ = serve([trace_line(req_id=1), b'{"op":"check","id":2,"source":"x = 1"}\n'],
+                               reply_runner(data))
+                self.assertEqual([g["status"] for g in got], ["error", "ok"])
+                self.assertIn("malformed", got[0]["reason"])
+
+    def test_a_field_the_protocol_does_not_know_is_refused(self):
+        got, _ = serve([trace_line()], reply_runner({"status": "error", "reason": "r", "stdout": "o",
+                                                     "table": [[["deep"]]]}))
+        self.assertEqual(got[0]["status"], "error")
+        self.assertIn("unknown field", got[0]["reason"])
+
     def test_reply_over_the_cap(self):
         old = limits.MAX_CHILD_REPLY
         limits.MAX_CHILD_REPLY = 1000
@@ -133,6 +151,176 @@ class ForkServer(unittest.TestCase):
                  b'{"op":"check","id":3,"source":"x = 1"}\n']
         got, _ = serve(lines, reply_runner({"status": "ok"}))
         self.assertEqual([g["status"] for g in got], ["bad_request", "ok"])
+
+
+PROBE = "KSCORE-MEMORY-PROBE-"  # followed by a token made after the template started
+
+
+def memory_holds(prefix, token):
+    """True when this process's readable memory holds `prefix` directly followed by `token`
+    (bytes). The two are never joined here, so only a copy made elsewhere can match."""
+    with open("/proc/self/maps") as f:
+        regions = [line.split() for line in f]
+    with open("/proc/self/mem", "rb", buffering=0) as mem:
+        for parts in regions:
+            if not parts[1].startswith("r") or (len(parts) > 5 and parts[5] in ("[vvar]", "[vsyscall]", "[vvar_vclock]")):
+                continue
+            lo, hi = (int(x, 16) for x in parts[0].split("-"))
+            try:
+                mem.seek(lo)
+                data = mem.read(hi - lo)
+            except (OSError, OverflowError, ValueError):
+                continue
+            at = data.find(prefix)
+            while at >= 0:
+                if data[at + len(prefix):at + len(prefix) + len(token)] == token:
+                    return True
+                at = data.find(prefix, at + 1)
+    return False
+
+
+def scanning_runner(req, tree, notes, ctx, wfd):
+    """The child of the second request: its source names the first one's token, reversed."""
+    token = req.source.rsplit("# probe ", 1)[1].strip()[::-1].encode()
+    found = memory_holds(PROBE.encode(), token)
+    os.write(wfd, encode({"status": "error", "reason": "found" if found else "clean", "stdout": "", "stderr": ""}))
+    os._exit(0)
+
+
+class Pristine(unittest.TestCase):
+    """A trace child holds nothing of any other request: it comes from a template forked before
+    the first request was read."""
+
+    def test_the_second_child_finds_nothing_of_the_first_request(self):
+        r, w = os.pipe()
+        server_out_r, server_out_w = os.pipe()
+        server = Server("serve", server_out_w, allow_unsandboxed=True, runner=scanning_runner)
+        server.versions = {"python": "x", "torch": "x", "triton": "x"}
+        source = common.fixture_json("sin_kernel.request.json")["source"]
+
+        def feed():
+            while getattr(server, "template", 1) is None:  # until the template has forked
+                time.sleep(0.01)
+            token = os.urandom(8).hex()  # made after the template forked: only requests carry it
+            first = trace_line(source=source + "\n# " + PROBE + token + "\n", req_id=1)
+            second = trace_line(source=source + "\n# probe " + token[::-1] + "\n", req_id=2)
+            os.write(w, first)
+            os.read(server_out_r, 1 << 20)  # the first response: the server has read and run it
+            os.write(w, second)
+            os.close(w)
+            self.replies.append(os.read(server_out_r, 1 << 20))
+        self.replies = []
+        import threading
+        feeder = threading.Thread(target=feed)
+        feeder.start()
+        try:
+            server.serve(os.fdopen(r, "rb"))
+        finally:
+            feeder.join(30)
+            os.close(server_out_w)
+            os.close(server_out_r)
+            shutil.rmtree(server.workdir, ignore_errors=True)
+        got = json.loads(self.replies[0])
+        self.assertEqual((got["id"], got["reason"]), (2, "clean"))
+
+    def test_the_probe_finds_what_is_there(self):
+        token = os.urandom(8).hex()
+        held = PROBE + token  # noqa: F841  (what the probe must find)
+        self.assertTrue(memory_holds(PROBE.encode(), token.encode()))
+        self.assertFalse(memory_holds(PROBE.encode(), os.urandom(8).hex().encode()))
+
+
+class _Alarm(Exception):
+    pass
+
+
+def serve_within(seconds, lines, runner):
+    """serve(), failing with _Alarm when it takes over `seconds` (a server that blocks)."""
+    def ring(signum, frame):
+        raise _Alarm("the server did not answer within %d s" % seconds)
+    old = signal.signal(signal.SIGALRM, ring)
+    signal.alarm(seconds)
+    try:
+        return serve(lines, runner)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+class ChildFolder(unittest.TestCase):
+    """The child owns its folder: the server never opens a path in it that the child could have
+    replaced, and stops a child that fills it."""
+
+    def test_a_planted_link_is_not_followed(self):
+        secret = tempfile.NamedTemporaryFile("w", prefix="kscore-secret-", delete=False)
+        secret.write("KSCORE-SECRET-TOKEN-4711")
+        secret.close()
+
+        def runner(req, tree, notes, ctx, wfd):
+            log = os.path.join(ctx.private_dir, "output.log")
+            if os.path.lexists(log):
+                os.unlink(log)
+            os.symlink(secret.name, log)
+            os._exit(1)
+        try:
+            got, _ = serve_within(20, [trace_line()], runner)
+        finally:
+            os.unlink(secret.name)
+        self.assertEqual(got[0]["status"], "error")
+        self.assertNotIn("KSCORE-SECRET", json.dumps(got[0]))
+
+    def test_a_planted_fifo_does_not_block(self):
+        def runner(req, tree, notes, ctx, wfd):
+            log = os.path.join(ctx.private_dir, "output.log")
+            if os.path.lexists(log):
+                os.unlink(log)
+            os.mkfifo(log)
+            os._exit(1)
+        got, _ = serve_within(20, [trace_line()], runner)
+        self.assertEqual(got[0]["status"], "error")
+        self.assertIn("without a reply", got[0]["reason"])
+
+    def test_what_the_child_printed_is_quoted(self):
+        def runner(req, tree, notes, ctx, wfd):
+            os.write(ctx.log_fd, b"printed by the child")
+            os._exit(1)
+        got, _ = serve_within(20, [trace_line()], runner)
+        self.assertIn("printed by the child", got[0]["stderr"])
+
+    def fill(self, cap_name, cap, make):
+        old = getattr(limits, cap_name)
+        setattr(limits, cap_name, cap)
+
+        def runner(req, tree, notes, ctx, wfd):
+            make(ctx.private_dir)
+            time.sleep(30)
+            os._exit(0)
+        t0 = time.monotonic()
+        try:
+            got, left = serve_within(30, [trace_line(timeout=20)], runner)
+        finally:
+            setattr(limits, cap_name, old)
+        self.assertLess(time.monotonic() - t0, 10)
+        self.assertEqual(left, [])
+        return got[0]
+
+    def test_a_child_over_the_total_disk_cap_is_stopped(self):
+        def make(private):
+            for i in range(4):
+                with open(os.path.join(private, "f%d" % i), "wb") as f:
+                    f.write(b"x" * (1 << 20))
+        got = self.fill("CHILD_DISK_TOTAL", 2 << 20, make)
+        self.assertEqual(got["status"], "error")
+        self.assertIn("more than %d bytes in its folder" % (2 << 20), got["reason"])
+
+    def test_a_child_over_the_file_count_cap_is_stopped(self):
+        def make(private):
+            os.makedirs(os.path.join(private, "a", "b"))
+            for i in range(300):
+                open(os.path.join(private, "a", "b", str(i)), "w").close()
+        got = self.fill("CHILD_DISK_ENTRIES", 100, make)
+        self.assertEqual(got["status"], "error")
+        self.assertIn("more than 100 files", got["reason"])
 
 
 class Launcher(unittest.TestCase):

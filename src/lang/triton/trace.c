@@ -1,4 +1,5 @@
 #include "lang/triton/trace.h"
+#include "lang/triton/glue.h"
 #include "lang/image.h"
 #include "load/dtype.h"
 #include "load/expr.h"
@@ -168,13 +169,14 @@ static int broken(reader *rd, const char *fmt, ...)
 	return -1;
 }
 
-/* What the answer can put in a message: valid UTF-8, capped. */
+/* What the answer can put in a message: capped, and through the device printf filter (valid UTF-8,
+ * no control characters: a message reaches the table, the reports and the site). */
 static char *safe_text(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 	if (!cJSON_IsString(v))
 		return NULL;
-	return ks_utf8_sanitize(v->valuestring, strnlen(v->valuestring, KS_TRACE_MAX_TEXT), NULL);
+	return ks_utf8_printable(v->valuestring, strnlen(v->valuestring, KS_TRACE_MAX_TEXT));
 }
 
 static int get_u64(uint64_t *out, const cJSON *o, const char *key, uint64_t max)
@@ -661,6 +663,12 @@ static int read_case_in(reader *rd, const cJSON *o, char **labels)
 			goto done;
 		si++;
 	}
+	if (ks_trace_glue_check(&rd->t->message,
+				&(ks_glue_case){ c->steps, c->nsteps, c->kernels, c->nkernels, c->buf_names, c->nbufs }, p,
+				(size_t)index)) {
+		rd->t->status = KS_TRACE_HOST_OP;
+		rc = -1;
+	}
 done:
 	return rc;
 }
@@ -702,7 +710,7 @@ static char *versions_of(const cJSON *v)
 		if (cJSON_IsString(x) && o < sizeof(out))
 			o += (size_t)snprintf(out + o, sizeof(out) - o, "%s%s %.40s", o ? ", " : "", keys[i], x->valuestring);
 	}
-	return o ? ks_utf8_sanitize(out, strlen(out), NULL) : NULL;
+	return o ? ks_utf8_printable(out, strlen(out)) : NULL;
 }
 
 static char *confinement_of(const cJSON *c)
@@ -716,7 +724,7 @@ static char *confinement_of(const cJSON *c)
 			o += (size_t)snprintf(out + o, sizeof(out) - o, "%s%.32s%s", o ? ", " : "", x->string,
 					      cJSON_IsTrue(x) ? "" : cJSON_IsFalse(x) ? " (unavailable)" : "");
 	}
-	return o ? ks_utf8_sanitize(out, strlen(out), NULL) : NULL;
+	return o ? ks_utf8_printable(out, strlen(out)) : NULL;
 }
 
 static int read_response(ks_trace *out, const cJSON *response, const ks_problem *p, const ks_plan_limits *lim)
@@ -800,9 +808,9 @@ static int read_response(ks_trace *out, const cJSON *response, const ks_problem 
 int ks_trace_read(ks_trace *out, const cJSON *response, const ks_problem *p, const ks_plan_limits *lim)
 {
 	int rc = read_response(out, response, p, lim);
-	/* a message quotes the response's own strings, which need not be text */
+	/* a message quotes the response's own strings, which need not be text nor printable */
 	if (out->message) {
-		char *clean = ks_utf8_clean(out->message);
+		char *clean = ks_utf8_printable(out->message, strlen(out->message));
 		ks_free(out->message);
 		out->message = clean;
 	}

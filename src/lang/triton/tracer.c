@@ -219,6 +219,12 @@ int ks_tracer_start(ks_tracer **out, const ks_tracer_options *o)
 		goto done;
 	}
 	t->dir = tmpl;
+	/* searchable by the unprivileged user a trace child started as root becomes (its private
+	 * folder lies beneath); not listable */
+	if (chmod(t->dir, 0711) < 0) {
+		rc = ks_error_set(KS_EIO, "cannot open the Triton helper's folder %s: %s", t->dir, strerror(errno));
+		goto done;
+	}
 	rc = spawn(&t->pid, &t->in, &t->out, t->python, t->helper, t->dir, "serve", t->visible);
 done:
 	if (rc < 0)
@@ -326,7 +332,7 @@ static char *log_tail(const char *dir, const char *mode)
 		size_t from = n > 600 ? n - 600 : 0;
 		while (n && (text[n - 1] == '\n' || text[n - 1] == ' '))
 			text[--n] = 0;
-		tail = ks_utf8_clean(text + from);
+		tail = ks_utf8_printable(text + from, strlen(text + from));
 	}
 	ks_error_clear();
 	ks_free(text);
@@ -506,7 +512,7 @@ int ks_tracer_check(int *ok, char **reason, int *line, const ks_tracer_options *
 		if (!*reason)
 			*reason = ks_strdup(st);
 		else {
-			char *clean = ks_utf8_clean(*reason);
+			char *clean = ks_utf8_printable(*reason, strlen(*reason));
 			ks_free(*reason);
 			*reason = clean;
 		}

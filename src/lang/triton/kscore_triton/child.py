@@ -8,6 +8,7 @@ pipe the server reads; the answer's prints go to capped buffers, never to the se
 
 import io
 import os
+import stat
 import sys
 import time
 
@@ -24,11 +25,12 @@ ROLE_KIND = {"in": "input", "out": "output", "inout": "output"}
 class ChildContext:
     """What the server hands a child: its private folder, the answer's file in it, the policy."""
 
-    def __init__(self, private_dir, answer_path, allow_unsandboxed, read_exec=()):
+    def __init__(self, private_dir, answer_path, allow_unsandboxed, read_exec=(), log_fd=None):
         self.private_dir = private_dir
         self.answer_path = answer_path
         self.allow_unsandboxed = allow_unsandboxed
         self.read_exec = list(read_exec)
+        self.log_fd = log_fd  # output.log, opened by the server (None: the child opens it)
 
 
 class CappedText(io.TextIOBase):
@@ -64,11 +66,22 @@ class CappedText(io.TextIOBase):
         return text
 
 
-def read_head(path, cap):
-    """The first `cap` bytes of a file as text ("" when it cannot be read)."""
+def read_head(source, cap):
+    """The first `cap` bytes of a log as text ("" when it cannot be read). `source` is a
+    descriptor (read from offset 0, whatever was done to its path) or a path, opened without
+    following a link and without blocking, and read only when it is a regular file: a trace
+    child may have replaced anything in its folder by a link or a FIFO."""
+    fd = source
     try:
-        with open(path, "rb") as f:
-            data = f.read(cap + 1)
+        if not isinstance(source, int):
+            fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return ""
+            data = os.pread(fd, cap + 1, 0)
+        finally:
+            if fd is not source:
+                os.close(fd)
     except OSError:
         return ""
     text = data[:cap].decode("utf-8", "replace")
@@ -82,10 +95,13 @@ def _redirect_fds(ctx, keep_fd):
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
-    log = os.open(os.path.join(ctx.private_dir, "output.log"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    log = ctx.log_fd
+    if log is None:
+        log = os.open(os.path.join(ctx.private_dir, "output.log"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(log, 1)
     os.dup2(log, 2)
-    os.close(log)
+    if log not in (1, 2, keep_fd):
+        os.close(log)
     os.closerange(3, keep_fd)
     os.closerange(keep_fd + 1, 1 << 20)
 
@@ -129,22 +145,10 @@ def _cuda_init(torch, device):
 
 
 def _confine(ctx):
-    """Applies Landlock and seccomp. Returns the response's `confinement` object."""
-    out = {"landlock": False, "seccomp": False}
-    reasons = []
-    try:
-        rules = confine.child_rules(sys, ctx.private_dir, ctx.read_exec)
-        out["landlock_abi"] = confine.landlock(rules)
-        out["landlock"] = True
-    except (confine.ConfineError, OSError) as e:
-        reasons.append(str(e))
-    try:
-        confine.seccomp()
-        out["seccomp"] = True
-    except (confine.ConfineError, OSError) as e:
-        reasons.append(str(e))
-    if reasons:
-        out["reason"] = clean_text("; ".join(reasons), 512)
+    """Drops privileges, applies Landlock and seccomp. Returns the response's `confinement`."""
+    out = confine.confine_child(sys, ctx.private_dir, ctx.read_exec)
+    if "reason" in out:
+        out["reason"] = clean_text(out["reason"], 512)
     return out
 
 
@@ -303,7 +307,8 @@ def trace_request(req, tree, notes, ctx):
         reply.update(status="unavailable", reason=error)
         return reply
     reply["confinement"] = _confine(ctx)
-    if not (reply["confinement"]["landlock"] and reply["confinement"]["seccomp"]) and not ctx.allow_unsandboxed:
+    confined = reply["confinement"]
+    if not (confined["landlock"] and confined["seccomp"] and confined["privileges"]) and not ctx.allow_unsandboxed:
         reply.update(status="unavailable", reason="the trace could not be confined: %s"
                      % reply["confinement"].get("reason", "unknown"))
         return reply

@@ -39,3 +39,7 @@ CHILD_EXIT_GRACE_S = 5  # seconds a child may take to exit after writing its rep
 CHILD_FSIZE = 1 << 30  # bytes one file may grow to (the private Triton cache, temporary files)
 CHILD_NOFILE = 4096  # open descriptors
 CHILD_CPU_EXTRA_S = 30  # CPU seconds allowed beyond the request's wall-clock limit
+CHILD_UID = 65534  # the unprivileged user and group a child started as root switches to
+CHILD_GID = 65534
+CHILD_DISK_TOTAL = 2 << 30  # bytes (allocated blocks) of everything in a child's private folder
+CHILD_DISK_ENTRIES = 100_000  # files, folders and links in a child's private folder

@@ -27,8 +27,34 @@ def _is_number(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
+def _one_of(v, names):
+    return isinstance(v, str) and v in names
+
+
+def _short_str(v, cap):
+    return isinstance(v, str) and len(v.encode("utf-8", "replace")) <= cap
+
+
 class _Problem(Exception):
     pass
+
+
+MAX_DEPTH = 16  # nesting of a reply (an ok reply nests 7 deep: cases, steps, args)
+# the fields a reply may carry; the server passes on these alone
+FIELDS = ("status", "reason", "line", "case", "versions", "confinement", "seconds", "notes", "stdout",
+          "stderr", "kernels", "cases")
+
+
+def depth_over(obj, cap):
+    """True when `obj` nests deeper than `cap` lists and objects (walked without recursion)."""
+    stack = [(obj, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, (dict, list)):
+            if d > cap:
+                return True
+            stack.extend((x, d + 1) for x in (v.values() if isinstance(v, dict) else v))
+    return False
 
 
 def _need(cond, text):
@@ -64,7 +90,8 @@ def _kernel(k, i):
 
 
 def _buffer_ref(arg, buffers, where):
-    _need(isinstance(arg, dict) and arg.get("buffer") in buffers, where + " names no buffer of the case")
+    _need(isinstance(arg, dict) and isinstance(arg.get("buffer"), str) and arg["buffer"] in buffers,
+          where + " names no buffer of the case")
     _need(_is_int(arg.get("offset"), 0, 1 << 48), where + ".offset")
 
 
@@ -84,7 +111,7 @@ def _launch(step, kernels, buffers, where):
     _need(isinstance(grid, list) and len(grid) == 3 and all(_is_int(g, 1, m) for g, m in zip(grid, _MAX_GRID)),
           where + ".grid")
     _need(isinstance(block, list) and len(block) == 3 and block == [32 * kernel["num_warps"], 1, 1], where + ".block")
-    _need(step.get("shared") == kernel["shared"], where + ".shared")
+    _need(_is_int(step.get("shared"), 0, 1 << 30) and step["shared"] == kernel["shared"], where + ".shared")
     args = step.get("args")
     params = kernel["params"]
     _need(isinstance(args, list) and len(args) == len(params) + 2, where + ".args count")
@@ -96,6 +123,7 @@ def _launch(step, kernels, buffers, where):
             _need(isinstance(arg, dict) and arg.get("type") == ty and _is_number(arg.get("value")), w)
     for arg, what in zip(args[-2:], ("global_scratch", "profile_scratch")):
         w = "%s.%s" % (where, what)
+        _need(isinstance(arg, dict), w)
         if "null" in arg:
             _need(arg == {"null": what}, w)
         else:
@@ -110,9 +138,9 @@ def _step(step, kernels, buffers, where):
     elif op == "fill":
         _buffer_ref(step, buffers, where)
         _need(_is_int(step.get("bytes"), 1, 1 << 48), where + ".bytes")
-        _need(step.get("dtype") in DTYPES and _is_number(step.get("value")), where + " dtype/value")
+        _need(_one_of(step.get("dtype"), DTYPES) and _is_number(step.get("value")), where + " dtype/value")
     elif op == "copy":
-        _need(step.get("dtype") in DTYPES, where + ".dtype")
+        _need(_one_of(step.get("dtype"), DTYPES), where + ".dtype")
         _region(step.get("dst"), buffers, where + ".dst")
         _region(step.get("src"), buffers, where + ".src")
         _need(step["dst"]["sizes"] == step["src"]["sizes"], where + " dst and src sizes differ")
@@ -127,7 +155,7 @@ def _case(case, kernels, i):
     _need(isinstance(buffers, list), where + ".buffers")
     names = {}
     for b in buffers:
-        _need(isinstance(b, dict) and isinstance(b.get("name"), str) and b.get("kind") in BUFFER_KINDS,
+        _need(isinstance(b, dict) and isinstance(b.get("name"), str) and _one_of(b.get("kind"), BUFFER_KINDS),
               where + ".buffers entry")
         _need(b["name"] not in names, where + ".buffers: duplicate " + b["name"][:64])
         if b["kind"] == "scratch":
@@ -142,13 +170,29 @@ def _case(case, kernels, i):
 
 
 def _common(obj):
+    _need(not [k for k in obj if k not in FIELDS and k != "id"], "unknown field")
+    if "versions" in obj:
+        v = obj["versions"]
+        _need(isinstance(v, dict) and len(v) <= 8 and all(_short_str(k, 32) and _short_str(x, 64) for k, x in v.items()),
+              "versions")
+    if "seconds" in obj:
+        v = obj["seconds"]
+        _need(isinstance(v, dict) and len(v) <= 16 and all(_short_str(k, 32) and _is_number(x) and not isinstance(x, str)
+                                                           for k, x in v.items()), "seconds")
+    if "notes" in obj:
+        v = obj["notes"]
+        _need(isinstance(v, list) and len(v) <= limits.MAX_NOTES * 4
+              and all(_short_str(n, limits.MAX_REASON) for n in v), "notes")
+    if "case" in obj:
+        _need(_is_int(obj["case"], 0, 1 << 31), "case")
     for key in ("stdout", "stderr"):
         if key in obj:
             _need(isinstance(obj[key], str) and len(obj[key].encode("utf-8", "replace")) <= limits.MAX_OUTPUT + 64, key)
     if "confinement" in obj:
         c = obj["confinement"]
-        _need(isinstance(c, dict) and isinstance(c.get("landlock"), bool) and isinstance(c.get("seccomp"), bool),
-              "confinement")
+        _need(isinstance(c, dict) and isinstance(c.get("landlock"), bool) and isinstance(c.get("seccomp"), bool)
+              and len(c) <= 8 and all(_short_str(k, 32) and (isinstance(x, (bool, int)) or _short_str(x, 512))
+                                      for k, x in c.items()), "confinement")
     if "reason" in obj:
         _need(isinstance(obj["reason"], str) and len(obj["reason"].encode("utf-8", "replace")) <= limits.MAX_REASON + 64,
               "reason")
@@ -157,9 +201,11 @@ def _common(obj):
 
 
 def check_reply(obj):
-    """None when `obj` is a well-formed trace reply (with or without id), else the problem."""
+    """None when `obj` is a well-formed trace reply (with or without id), else the problem. Total:
+    whatever `obj` is, it returns and never raises."""
     try:
         _need(isinstance(obj, dict), "not an object")
+        _need(not depth_over(obj, MAX_DEPTH), "nested deeper than %d" % MAX_DEPTH)
         _need(obj.get("status") in STATUSES, "status")
         _common(obj)
         if obj["status"] != "ok":
@@ -176,4 +222,6 @@ def check_reply(obj):
             _case(case, kernels, i)
     except _Problem as e:
         return str(e)
+    except Exception as e:  # a shape no check above foresaw: still the reply's fault
+        return "a reply the checks cannot read (%s)" % type(e).__name__
     return None

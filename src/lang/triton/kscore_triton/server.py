@@ -15,6 +15,7 @@ import os
 import select
 import shutil
 import signal
+import stat
 import sys
 import tempfile
 import time
@@ -22,6 +23,7 @@ import time
 from . import confine, limits, schema, warm
 from .check import Refusal, check_source
 from .protocol import BadRequest, clean_text, encode, parse_request, response
+from .template import Template, TemplateError, request_memfd
 
 
 class Server:
@@ -34,11 +36,13 @@ class Server:
         self.allow_unsandboxed = allow_unsandboxed
         self.runner = runner
         self.workdir = workdir or tempfile.mkdtemp(prefix="kscore-triton-")
+        os.chmod(self.workdir, 0o711)  # a child that drops root must reach its folder beneath
         self.versions = None
         self.unavailable = None
         self.import_s = None
         self.warm_s = None
         self.stub_cache = None
+        self.template = None
         self.package_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
     # ---- start-up ----
@@ -83,8 +87,27 @@ class Server:
             n = os.write(self.out, view)
             view = view[n:]
 
+    def start_template(self):
+        """Forks the template every trace child comes from (template.py), before any request is
+        read; on failure, traces answer `unavailable`."""
+        if self.mode != "serve" or self.unavailable or self.template is not None or self.runner is None:
+            return
+        try:
+            self.template = Template(self.runner)
+        except OSError as e:
+            self.unavailable = "the trace template process cannot start: %s" % e
+
     def serve(self, inp):
         """Reads requests from the binary stream `inp` until EOF or `quit`."""
+        self.start_template()
+        try:
+            return self._loop(inp)
+        finally:
+            if self.template is not None:
+                self.template.close()
+                self.template = None
+
+    def _loop(self, inp):
         while True:
             line = inp.readline(limits.MAX_REQUEST_LINE + 1)
             if not line:
@@ -99,12 +122,18 @@ class Server:
                 continue
             try:
                 req = parse_request(line)
+                req.line = line  # what a trace child reads (the template never does)
             except BadRequest as e:
                 self.respond(response(e.id, "bad_request", reason=clean_text(e.reason, limits.MAX_REASON)))
                 continue
             if req.op == "quit":
                 return 0
-            self.respond(self.handle(req))
+            try:
+                out = self.handle(req)
+            except Exception as e:  # the server outlives whatever one request does to it
+                out = response(req.id, "error", reason=clean_text("kscore-triton internal error: %s: %s"
+                                                                  % (type(e).__name__, e), limits.MAX_REASON))
+            self.respond(out)
 
     def handle(self, req):
         if req.op == "check":
@@ -138,6 +167,9 @@ class Server:
             return response(req.id, "unavailable", reason="kscore-triton was started in check mode")
         if self.unavailable:
             return response(req.id, "unavailable", reason=self.unavailable)
+        if self.template is None:
+            return response(req.id, "unavailable", reason="no trace template process (the server was not started "
+                            "with serve())")
         if confine.landlock_abi() < 1 and not self.allow_unsandboxed:
             return response(req.id, "unavailable", reason="Landlock is not available on this kernel, so a trace "
                             "cannot be confined (serve --allow-unsandboxed runs trusted answers without it)")
@@ -158,58 +190,127 @@ class Server:
             shutil.rmtree(private, ignore_errors=True)
 
     def _fork_trace(self, req, tree, notes, private):
-        from .child import ChildContext
+        """Has the template fork the child (which reads the request itself) and collects its
+        reply. `tree` and `notes` are the server's own check; the child checks again."""
         answer = os.path.join(private, "answer.py")
         with open(answer, "w", encoding="utf-8") as f:
             f.write(req.source)
         if self.stub_cache:
             shutil.copytree(self.stub_cache, os.path.join(private, "triton-cache"))
-        ctx = ChildContext(private, answer, self.allow_unsandboxed, [self.package_dir])
+        fields = {"private": private, "answer": answer, "allow_unsandboxed": self.allow_unsandboxed,
+                  "read_exec": [self.package_dir]}
         t0 = time.monotonic()
-        rfd, wfd = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            os.close(rfd)
-            self.runner(req, tree, notes, ctx, wfd)
-            os._exit(72)  # a runner must not return
-        os.close(wfd)
+        fds = []
         try:
-            os.setpgid(pid, pid)
-        except OSError:
-            pass  # the child did it first, or already exited
-        data, timed_out, status = collect(rfd, pid, t0 + req.timeout_s)
-        os.close(rfd)
-        out = self._reply(req, data, timed_out, status, os.path.join(private, "output.log"))
+            # the log is read back through this descriptor, never by its path (the child may replace it)
+            fds.append(os.open(os.path.join(private, "output.log"),
+                               os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600))
+            fds.append(request_memfd(req.line))
+            rfd, wfd = os.pipe2(os.O_CLOEXEC)
+            fds += [rfd, wfd]
+            log_fd, request_fd = fds[0], fds[1]
+            try:
+                child = self.template.fork(fields, request_fd, wfd, log_fd)
+            except TemplateError as e:
+                self.unavailable = str(e)  # no other template: a fresh helper is kscore's to start
+                return response(req.id, "unavailable", reason=clean_text(str(e), limits.MAX_REASON))
+            fds.remove(wfd)
+            os.close(wfd)
+            data, timed_out, status, stopped = collect(rfd, child, t0 + req.timeout_s, lambda: disk_problem(private))
+            out = self._reply(req, data, timed_out, status, log_fd, stopped)
+        finally:
+            for fd in fds:
+                os.close(fd)
         out["seconds"] = dict(out.get("seconds") or {}, total=round(time.monotonic() - t0, 4))
         return out
 
-    def _reply(self, req, data, timed_out, status, log_path):
+    def _reply(self, req, data, timed_out, status, log_fd, stopped=None):
+        if stopped:
+            return response(req.id, "error", reason=stopped, stderr=_log_head(log_fd))
         if timed_out:
             return response(req.id, "timeout", reason="the trace ran past its %g s limit" % req.timeout_s,
-                            stderr=_log_head(log_path))
+                            stderr=_log_head(log_fd))
         if data is None:
             return response(req.id, "error", reason="the trace process sent more than %d bytes"
                             % limits.MAX_CHILD_REPLY)
         if not data:
             return response(req.id, "error", reason="the trace process %s without a reply" % _describe_status(status),
-                            stderr=_log_head(log_path))
-        try:
-            obj = json.loads(data)
-        except ValueError:
-            obj = None
-        problem = schema.check_reply(obj) if isinstance(obj, dict) else "not a JSON object"
+                            stderr=_log_head(log_fd))
+        obj, problem = parse_reply(data)
         if problem:
             return response(req.id, "error", reason=clean_text("the trace process sent a malformed reply: %s"
                                                                % problem, limits.MAX_REASON),
-                            stderr=_log_head(log_path))
-        obj["id"] = req.id
-        return dict([("id", req.id), ("status", obj["status"])] + [(k, v) for k, v in obj.items()
-                                                                    if k not in ("id", "status")])
+                            stderr=_log_head(log_fd))
+        return dict([("id", req.id), ("status", obj["status"])] + [(k, obj[k]) for k in schema.FIELDS
+                                                                    if k in obj and k != "status"])
 
 
-def _log_head(path):
+def parse_reply(data):
+    """(reply, None) for a well-formed child reply (bytes), else (None, the problem). Never
+    raises: the decoder's own recursion guard stops deep nesting, schema.check_reply the rest."""
+    try:
+        obj = json.loads(data)
+    except (ValueError, RecursionError, MemoryError) as e:
+        return None, "not JSON (%s)" % type(e).__name__
+    if not isinstance(obj, dict):
+        return None, "not a JSON object"
+    problem = schema.check_reply(obj)
+    return (None, problem) if problem else (obj, None)
+
+
+def _log_head(log_fd):
     from .child import read_head
-    return clean_text(read_head(path, limits.MAX_OUTPUT), limits.MAX_OUTPUT)
+    return clean_text(read_head(log_fd, limits.MAX_OUTPUT), limits.MAX_OUTPUT)
+
+
+def folder_usage(path, max_entries):
+    """(bytes allocated, entries) beneath `path`, counting at most max_entries + 1 entries. Every
+    folder is opened relative to its parent's descriptor without following a link, so a child
+    that swaps a folder for a link cannot send the walk elsewhere."""
+    total = entries = 0
+    try:
+        top = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return 0, 0
+    stack = [top]
+    try:
+        while stack and entries <= max_entries:
+            fd = stack.pop()
+            try:
+                with os.scandir(fd) as it:
+                    for entry in it:
+                        entries += 1
+                        if entries > max_entries:
+                            break
+                        try:
+                            st = entry.stat(follow_symlinks=False)
+                        except OSError:
+                            continue
+                        total += st.st_blocks * 512
+                        if stat.S_ISDIR(st.st_mode):
+                            try:
+                                stack.append(os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+                                                     | os.O_CLOEXEC, dir_fd=fd))
+                            except OSError:
+                                pass
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
+    finally:
+        for fd in stack:
+            os.close(fd)
+    return total, entries
+
+
+def disk_problem(private):
+    """Why the child's folder is over its caps (limits.CHILD_DISK_*), or None."""
+    size, entries = folder_usage(private, limits.CHILD_DISK_ENTRIES)
+    if entries > limits.CHILD_DISK_ENTRIES:
+        return "the trace made more than %d files in its folder" % limits.CHILD_DISK_ENTRIES
+    if size > limits.CHILD_DISK_TOTAL:
+        return "the trace wrote more than %d bytes in its folder" % limits.CHILD_DISK_TOTAL
+    return None
 
 
 def _describe_status(status):
@@ -225,38 +326,34 @@ def _describe_status(status):
     return "exited with status %d" % os.WEXITSTATUS(status)
 
 
-def _kill_group(pid):
-    for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
-        try:
-            target()
-        except OSError:
-            pass
+DISK_CHECK_S = 1.0  # seconds between two checks of a child's folder
 
 
-def _exited(pid):
-    """True once the child has exited (not reaped, so its process group still exists)."""
-    try:
-        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-    except ChildProcessError:
-        return True
-
-
-def collect(rfd, pid, deadline):
-    """Reads the child's reply until EOF or the deadline. Once the child has exited, its process
-    group is killed, so nothing it started can hold the pipe open; the group is killed in every
-    case and the child reaped. Returns (data, timed_out, wait status): data is None when the reply
-    was over the cap."""
+def collect(rfd, child, deadline, watch=None):
+    """Reads the child's reply (template.Child) until EOF or the deadline. Once the child has
+    exited, its process group is killed, so nothing it started can hold the pipe open; the group is killed in every
+    case and the child reaped. `watch()`, called about every DISK_CHECK_S seconds, returns a
+    reason to stop the child (or None). Returns (data, timed_out, wait status, stop reason): data
+    is None when the reply was over the cap."""
     chunks, size = [], 0
     timed_out = over = False
+    stopped = None
+    next_watch = time.monotonic() + DISK_CHECK_S
     while True:
-        left = deadline - time.monotonic()
+        now = time.monotonic()
+        left = deadline - now
         if left <= 0:
             timed_out = True
             break
+        if watch is not None and now >= next_watch:
+            stopped = watch()
+            if stopped:
+                break
+            next_watch = time.monotonic() + DISK_CHECK_S
         ready, _, _ = select.select([rfd], [], [], min(left, 0.25))
         if not ready:
-            if _exited(pid):
-                _kill_group(pid)
+            if child.exited():
+                child.kill_group()
             continue
         chunk = os.read(rfd, 1 << 20)
         if not chunk:
@@ -266,18 +363,14 @@ def collect(rfd, pid, deadline):
             over = True
             break
         chunks.append(chunk)
-    if not timed_out and not over:
+    if not timed_out and not over and not stopped:
         grace = min(time.monotonic() + limits.CHILD_EXIT_GRACE_S, deadline)
-        while not _exited(pid) and time.monotonic() < grace:
+        while not child.exited() and time.monotonic() < grace:
             time.sleep(0.005)
-    _kill_group(pid)
-    try:
-        _, status = os.waitpid(pid, 0)
-    except ChildProcessError:
-        status = None
-    if timed_out:
-        return b"", True, status
-    return (None if over else b"".join(chunks)), False, status
+    status = child.reap()
+    if timed_out or stopped:
+        return b"", timed_out, status, stopped
+    return (None if over else b"".join(chunks)), False, status, None
 
 
 def protect_stdio():
