@@ -282,8 +282,8 @@ static void test_triton_prompts_of_the_shipped_problems(void)
 	KT_EQ_INT(cJSON_GetArraySize(a), (int)set->n);
 	t = instruction_of(a, "rotary_transform.py");
 	KT_CONTAINS(t, "out = apply_rotary(x, cos, sin, seqlen_offsets=seqlen_offset, interleaved=False)");
-	KT_CONTAINS(t, "- batch=1, seqlen=300, nheads=2, headdim=64, rotary_dim=32, seqlen_ro=200, offset=50: "
-		       "positions past seqlen_ro are left unrotated\n");
+	KT_CONTAINS(t, "- batch=1, seqlen=300, nheads=2, headdim=64, rotary_dim=32, seqlen_ro=500, offset=50: "
+		       "positions past seqlen_ro are left unrotated (rows 150-299)\n");
 	t = instruction_of(a, "embedding_triton_kernel.py");
 	KT_CONTAINS(t, "embedding(input_ids, weight, vob_start_id, vob_end_id, out)\n```");
 	KT_CONTAINS(t, "It writes `out` in place (passed in, allocated by the scorer) and returns nothing.");

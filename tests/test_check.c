@@ -1,6 +1,7 @@
 /* Tests of check's verdict on one run (ks_check_run), against worker replies recorded here: the
  * blobs a worker sends back, built byte by byte (guard bands, poison, data), so no GPU is needed. */
 #include "ktest.h"
+#include "judge/metrics.h"
 #include "run/check.h"
 #include "run/compare.h"
 #include "run/harness.h"
@@ -229,6 +230,47 @@ static void test_a_reset_entry_keeps_only_what_came_before_the_gpu(void)
 	ks_kernel_result_clear(&r);
 }
 
+/* A failed extended case stays in its case result: the kernel keeps reason OK (so exec, accuracy
+ * and the score do not move), while a scored case's failure is the kernel's, named by case and
+ * seed. */
+static void test_an_extended_failure_is_not_the_kernels(void)
+{
+	ks_kernel_result r;
+	ks_case_result cr, sc;
+	ks_file_metrics m;
+	memset(&r, 0, sizeof(r));
+	r.problem = ks_strdup("l2_norm");
+	r.compiled = r.ran = r.call = r.exec = 1;
+	r.extended = r.extended_run = 2;
+	r.extended_passed = 1;
+	memset(&cr, 0, sizeof(cr));
+	cr.extended = 1;
+	cr.seed_index = 1;
+	ks_check_case_outcome(&r, &cr, KS_REASON_MISMATCH, ks_strdup("y[3] is 1, expected 2"), "N=20000");
+	KT_ASSERT(!cr.passed);
+	KT_EQ_INT(cr.reason, KS_REASON_MISMATCH);
+	KT_EQ_STR(cr.detail, "y[3] is 1, expected 2");
+	KT_EQ_INT(r.reason, KS_REASON_OK);
+	KT_ASSERT(r.detail == NULL);
+	ks_metrics_file(&m, &r, 1);
+	KT_NEAR(m.exec_accuracy, 1.0, 0);
+	KT_NEAR(m.call_accuracy, 1.0, 0);
+	ks_free(cr.detail);
+	/* a scored case's failure is the kernel's */
+	memset(&sc, 0, sizeof(sc));
+	sc.seed_index = -1; /* the re-run: said as seed 0 */
+	ks_check_case_outcome(&r, &sc, KS_REASON_FAULT, NULL, "N=4");
+	KT_EQ_INT(r.reason, KS_REASON_FAULT);
+	KT_EQ_STR(r.detail, "case N=4, seed 0: fault");
+	KT_EQ_STR(sc.detail, "fault");
+	ks_free(sc.detail);
+	/* passing runs keep nothing */
+	memset(&sc, 0, sizeof(sc));
+	ks_check_case_outcome(&r, &sc, KS_REASON_OK, ks_strdup("unused"), "N=4");
+	KT_ASSERT(sc.passed && sc.detail == NULL);
+	ks_kernel_result_clear(&r);
+}
+
 static const kt_test tests[] = {
 	KT(test_an_identical_run_passes),
 	KT(test_wrong_and_unwritten_outputs),
@@ -236,6 +278,7 @@ static const kt_test tests[] = {
 	KT(test_modified_inputs),
 	KT(test_failed_runs_are_charged_by_kind),
 	KT(test_a_reset_entry_keeps_only_what_came_before_the_gpu),
+	KT(test_an_extended_failure_is_not_the_kernels),
 	{ NULL, NULL }
 };
 

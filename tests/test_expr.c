@@ -189,6 +189,34 @@ static void test_check_mode(void)
 	KT_ASSERT(ks_expr_check("rows +", names, 2) < 0);
 }
 
+/* Domain rules (load/domain.h) are comparisons: 1 or 0, loosest of all, not chained. */
+static void test_comparisons_and_is_pow2(void)
+{
+	KT_EQ_INT(ev("n * 4 <= 4000"), 1);
+	KT_EQ_INT(ev("n * 4 <= 3999"), 0);
+	KT_EQ_INT(ev("n < 1000"), 0);
+	KT_EQ_INT(ev("n > 999"), 1);
+	KT_EQ_INT(ev("n >= 1001"), 0);
+	KT_EQ_INT(ev("n == 1000"), 1);
+	KT_EQ_INT(ev("n != 1000"), 0);
+	KT_EQ_INT(ev("m + 1 << 1 == 16"), 1); /* shifts bind tighter */
+	KT_EQ_INT(ev("(n < 5) + (m < 8)"), 1);
+	KT_EQ_INT(ev("1 << 3 < 9"), 1);
+	KT_EQ_INT(ev("16 >> 2 > 3"), 1);
+	KT_EQ_INT(ev("is_pow2(1)"), 1);
+	KT_EQ_INT(ev("is_pow2(1024)"), 1);
+	KT_EQ_INT(ev("is_pow2(n)"), 0);
+	KT_EQ_INT(ev("is_pow2(0)"), 0);
+	KT_EQ_INT(ev("is_pow2(-8)"), 0);
+	KT_EQ_INT(ev("is_pow2(1 << 62)"), 1);
+	KT_EQ_INT(ev("is_pow2(-9223372036854775807 - 1)"), 0);
+	KT_CONTAINS(err("1 < 2 < 3"), "do not chain");
+	KT_CONTAINS(err("1 <= "), "unexpected end");
+	KT_CONTAINS(err("1 = 1"), "unexpected text");
+	KT_CONTAINS(err("is_pow2(1, 2)"), "is_pow2 takes 1 argument");
+	KT_EQ_INT(ks_expr_check("is_pow2(n) == 1", (const char *[]){ "n" }, 1), 0);
+}
+
 static void test_env_replace(void)
 {
 	ks_env env = KS_ENV_INIT;
@@ -205,6 +233,6 @@ static void test_env_replace(void)
 static const kt_test tests[] = {
 	KT(test_arithmetic_and_precedence), KT(test_functions), KT(test_errors_name_the_problem),
 	KT(test_depth_and_length_limits), KT(test_power_is_exact_and_bounded), KT(test_size_limits),
-	KT(test_check_mode), KT(test_env_replace), { 0 }
+	KT(test_check_mode), KT(test_comparisons_and_is_pow2), KT(test_env_replace), { 0 }
 };
 KT_MAIN("expr", tests)

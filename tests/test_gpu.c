@@ -745,6 +745,66 @@ static void test_gpu_random_inputs_have_their_distributions(void)
 	cJSON_Delete(j);
 }
 
+/* Extended cases run and are reported, and never count: a kernel that is right inside the domain
+ * (n <= 4097) and wrong beyond it keeps exec, its score and the file's accuracy, and its record says
+ * "extended: 0 of 1". */
+static void test_gpu_an_extended_case_is_reported_and_never_counted(void)
+{
+	static const char spec[] =
+		"{\"name\": \"vext\", \"dims\": [\"n\"], \"args\": [{\"name\": \"a\", \"type\": \"f32*\", \"role\": \"in\", "
+		"\"shape\": [\"n\"]}, {\"name\": \"b\", \"type\": \"f32*\", \"role\": \"in\", \"shape\": [\"n\"]}, "
+		"{\"name\": \"c\", \"type\": \"f32*\", \"role\": \"out\", \"shape\": [\"n\"]}, {\"name\": \"n\", \"type\": "
+		"\"i32\", \"value\": \"n\"}], \"launch\": {\"kernel\": \"vadd\", \"grid\": [\"cdiv(n, 256)\"], \"block\": "
+		"[256]}, \"tolerance\": {\"atol\": 1e-6, \"rtol\": 1e-6}, \"bytes\": \"12 * n\", \"domain\": [{\"rule\": "
+		"\"n <= 1 << 23\", \"message\": \"the reference's rows\"}], \"cases\": {\"correctness\": [{\"n\": 1}, "
+		"{\"n\": 4097}, {\"n\": 16777216, \"extended\": true, \"label\": \"beyond\"}], \"perf\": [{\"n\": \"1 << 23\"}]}}";
+	static const char sub[] =
+		"[{\"file\": \"vext.cu\", \"predict\": \"extern \\\"C\\\" __global__ void vadd(const float *a, const float *b, "
+		"float *c, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) c[i] = i < (1 << 23) ? "
+		"a[i] + b[i] : 0.0f; }\"}]";
+	static const char golden[] = "extern \"C\" __global__ void vadd(const float *a, const float *b, float *c, "
+				     "int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) c[i] = a[i] + b[i]; }\n";
+	char dir[4400], path[4500], args[16384], *t = NULL;
+	const cJSON *k, *e;
+	cJSON *j;
+	need_gpu();
+	snprintf(dir, sizeof(dir), "%s/refs/demo/vext", kt_tmpdir());
+	KT_EQ_INT(ks_fs_mkdir_p(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/problem.json", dir);
+	KT_EQ_INT(ks_fs_write_atomic(path, spec, strlen(spec)), 0);
+	snprintf(path, sizeof(path), "%s/golden.cu", dir);
+	KT_EQ_INT(ks_fs_write_atomic(path, golden, strlen(golden)), 0);
+	snprintf(path, sizeof(path), "%s/instruction.md", dir);
+	KT_EQ_INT(ks_fs_write_atomic(path, "c = a + b\n", 10), 0);
+	snprintf(path, sizeof(path), "%s/sub.json", kt_tmpdir());
+	KT_EQ_INT(ks_fs_write_atomic(path, sub, strlen(sub)), 0);
+	snprintf(args, sizeof(args), "--require-gpu --refs '%s/refs' --out '%s/r' '%s'", kt_tmpdir(), kt_tmpdir(), path);
+	KT_EQ_INT(score(args), 0);
+	j = load_json("r/score.json");
+	k = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "kernels"), 0);
+	KT_EQ_STR(kstr(k, "reason"), "ok");
+	KT_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(k, "exec")));
+	KT_ASSERT(cJSON_GetObjectItem(k, "score")->valuedouble > 0);
+	e = cJSON_GetObjectItem(k, "extended");
+	KT_EQ_INT(cJSON_GetObjectItem(e, "cases")->valueint, 1);
+	KT_EQ_INT(cJSON_GetObjectItem(e, "run")->valueint, 1);
+	KT_EQ_INT(cJSON_GetObjectItem(e, "passed")->valueint, 0);
+	KT_EQ_STR(kstr(e, "text"), "extended: 0 of 1");
+	cJSON_Delete(j);
+	j = load_json("r/out.json_results_0.json");
+	KT_EQ_INT(cJSON_GetObjectItem(cJSON_GetArrayItem(j, 0), "exec_status")->valueint, 1);
+	cJSON_Delete(j);
+	snprintf(path, sizeof(path), "%s/r/exec/performance_analysis.txt", kt_tmpdir());
+	KT_EQ_INT(ks_fs_read(&t, NULL, path, 1 << 20), 0);
+	KT_CONTAINS(t, "extended: 0 of 1 (beyond the problem's domain: not counted)");
+	KT_CONTAINS(t, "case beyond: mismatch");
+	ks_free(t);
+	snprintf(path, sizeof(path), "%s/r/out.jsonpassk.txt", kt_tmpdir());
+	KT_EQ_INT(ks_fs_read(&t, NULL, path, 1 << 20), 0);
+	KT_CONTAINS(t, "Exec Accuracy: 100.0");
+	ks_free(t);
+}
+
 static const kt_test tests[] = {
 	KT(test_gpu_random_inputs_have_their_distributions),
 	KT(test_gpu_no_timing_summary_says_the_kernels_ran),
@@ -762,6 +822,7 @@ static const kt_test tests[] = {
 	KT(test_gpu_tool_stages_on_two_lanes_keep_their_verdicts),
 	KT(test_gpu_device_printf_is_captured_and_a_debug_print_scores_correct),
 	KT(test_gpu_a_printf_flood_costs_bounded_time_and_memory),
-	KT(test_gpu_timed_busy_holds_the_timed_runs_and_their_flushes), { 0 }
+	KT(test_gpu_timed_busy_holds_the_timed_runs_and_their_flushes),
+	KT(test_gpu_an_extended_case_is_reported_and_never_counted), { 0 }
 };
 KT_MAIN("gpu", tests)

@@ -417,6 +417,70 @@ static void test_python_entry_must_match_the_spec(void)
 	}
 }
 
+#define DOMAIN_SPEC(name, cases) \
+	"{\"name\": \"" name "\", \"dims\": [\"n\"], " GOOD_ARGS ", \"launch\": {\"kernel\": \"k\", " \
+	"\"grid\": [1], \"block\": [32]}, \"tolerance\": {\"atol\": 0, \"rtol\": 0}, \"bytes\": \"4*n\", " \
+	"\"domain\": [{\"rule\": \"n > 0\", \"message\": \"no empty rows\"}, " \
+	"{\"rule\": \"n * 4 < 65536\", \"message\": \"the reference refuses rows of 64 KiB\"}], " \
+	"\"cases\": " cases "}"
+
+/* A scored case outside the domain is refused at load, naming the file, the case (its list and
+ * index in problem.json) and the rule with its message and values. */
+static void test_a_scored_case_outside_the_domain_is_refused(void)
+{
+	const char *m = load_err("dom1", DOMAIN_SPEC("dom1", "{\"correctness\": [{\"n\": 4}, {\"n\": 16384}]}"));
+	KT_CONTAINS(m, "dom1/problem.json");
+	KT_CONTAINS(m, "correctness case 1 (n=16384) is outside the domain");
+	KT_CONTAINS(m, "rule \"n * 4 < 65536\" does not hold (n=16384)");
+	KT_CONTAINS(m, "the reference refuses rows of 64 KiB");
+	KT_CONTAINS(m, "\"extended\": true");
+	m = load_err("dom2", DOMAIN_SPEC("dom2", "{\"correctness\": [{\"n\": 4}], \"perf\": [{\"n\": 0}]}"));
+	KT_CONTAINS(m, "perf case 0 (n=0)");
+	KT_CONTAINS(m, "rule \"n > 0\"");
+	/* every correctness case extended leaves nothing to score */
+	m = load_err("dom3", DOMAIN_SPEC("dom3", "{\"correctness\": [{\"n\": 16384, \"extended\": true}]}"));
+	KT_CONTAINS(m, "no scored correctness cases");
+	m = load_err("dom4", DOMAIN_SPEC("dom4", "{\"correctness\": [{\"n\": 4, \"extended\": 1}]}"));
+	KT_CONTAINS(m, "correctness case 0");
+	KT_CONTAINS(m, "extended");
+}
+
+/* Extended cases leave the scored lists: every stage that runs, times or counts scored cases sees
+ * none of them; they keep their place in the file and the rule they break. */
+static void test_extended_cases_are_kept_apart(void)
+{
+	ks_problem *p = NULL;
+	const char *dir = make_problem("dom5", DOMAIN_SPEC("dom5", "{\"correctness\": [{\"n\": 4}, "
+							     "{\"n\": 16384, \"extended\": true}, {\"n\": 7}], \"perf\": "
+							     "[{\"n\": 20000, \"extended\": true}, {\"n\": 8000}, "
+							     "{\"n\": 9, \"extended\": true, \"label\": \"inside\"}]}"));
+	KT_EQ_INT(ks_problem_load(&p, dir, "suite"), 0);
+	KT_EQ_INT(p->ncorrectness, 2);
+	KT_EQ_STR(p->correctness[1].label, "n=7");
+	KT_EQ_INT(p->correctness[1].index, 2);
+	KT_EQ_INT(p->correctness[1].outside, -1);
+	KT_EQ_INT(p->nperf, 1);
+	KT_EQ_STR(p->perf[0].label, "n=8000");
+	KT_EQ_INT(p->perf[0].index, 1);
+	KT_EQ_INT(p->nextended, 3);
+	KT_EQ_STR(p->extended[0].label, "n=16384");
+	KT_EQ_INT(p->extended[0].perf, 0);
+	KT_EQ_INT(p->extended[0].index, 1);
+	KT_EQ_INT(p->extended[0].outside, 1);
+	KT_EQ_STR(p->extended[1].label, "n=20000");
+	KT_EQ_INT(p->extended[1].perf, 1);
+	KT_EQ_INT(p->extended[1].index, 0);
+	KT_EQ_INT(p->extended[2].outside, -1); /* an extended case may lie inside */
+	KT_EQ_INT(p->extended[2].seeds, 2);
+	KT_ASSERT(ks_problem_case(p, KS_CASE_EXTENDED, 1) == &p->extended[1]);
+	KT_ASSERT(ks_problem_case(p, KS_CASE_PERF, 0) == &p->perf[0]);
+	KT_ASSERT(ks_problem_case(p, KS_CASE_CORRECTNESS, 1) == &p->correctness[1]);
+	KT_ASSERT(ks_problem_case(p, KS_CASE_EXTENDED, 3) == NULL);
+	KT_ASSERT(ks_problem_case(p, KS_CASE_PERF, 1) == NULL);
+	KT_EQ_INT(p->domain.n, 2);
+	ks_problem_free(p);
+}
+
 static const kt_test tests[] = {
 	KT(test_loads_fixture_suite), KT(test_env_and_counts), KT(test_valid_minimal_spec),
 	KT(test_rejects_bad_specs), KT(test_set_reports_bad_folders_and_keeps_good_ones),
@@ -424,6 +488,7 @@ static const kt_test tests[] = {
 	KT(test_infinite_dist_parameters_are_refused),
 	KT(test_numbers_too_large_for_integers_are_refused), KT(test_a_dim_given_twice_is_refused),
 	KT(test_python_entry_loads), KT(test_python_entry_is_optional),
-	KT(test_python_section_is_part_of_the_spec_version), KT(test_python_entry_must_match_the_spec), { 0 }
+	KT(test_python_section_is_part_of_the_spec_version), KT(test_python_entry_must_match_the_spec),
+	KT(test_a_scored_case_outside_the_domain_is_refused), KT(test_extended_cases_are_kept_apart), { 0 }
 };
 KT_MAIN("problem", tests)

@@ -156,6 +156,66 @@ static void test_geak_files_and_score_json(void)
 	results_clear(r);
 }
 
+/* Extended cases are reported per kernel (score.json, the GEAK results, performance_analysis.txt)
+ * and never counted: the accuracies are those of the scored cases. */
+static void test_extended_cases_are_reported_not_counted(void)
+{
+	ks_kernel_result r[2];
+	ks_submission s;
+	ks_pass pass;
+	ks_report rep;
+	char *out = ks_asprintf("%s/ext", kt_tmpdir()), *text;
+	static const ks_config config = KS_CONFIG_INIT;
+	cJSON *summary = NULL, *j = NULL;
+	const cJSON *k, *e;
+
+	results(r);
+	r[0].extended = 4;
+	r[0].extended_run = 4;
+	r[0].extended_passed = 3;
+	r[0].cases = ks_calloc(2, sizeof(*r[0].cases));
+	r[0].ncases = 2;
+	r[0].cases[0].label = ks_strdup("n=4");
+	r[0].cases[0].passed = 1;
+	r[0].cases[1].label = ks_strdup("n=20000");
+	r[0].cases[1].extended = 1;
+	r[0].cases[1].reason = KS_REASON_MISMATCH;
+	r[0].cases[1].detail = ks_strdup("c[9] is 1, expected 2");
+	r[1].extended = 2; /* its scored cases failed: not run */
+	report_init(&rep, &s, &pass, r, out, 1);
+	rep.config = &config;
+	KT_EQ_INT(ks_report_write(&rep, &summary), 0);
+	KT_NEAR(get(summary, "exec_accuracy")->valuedouble, 0.5, 1e-12);
+	KT_NEAR(get(summary, "call_accuracy")->valuedouble, 1.0, 1e-12);
+	text = slurp(out, "score.json");
+	KT_EQ_INT(ks_json_parse(&j, text, strlen(text), 64, "score.json"), 0);
+	ks_free(text);
+	text = cJSON_PrintUnformatted(j);
+	KT_CONTAINS(text, "\"extended\":{\"cases\":4,\"run\":4,\"passed\":3,\"text\":\"extended: 3 of 4\"}");
+	KT_CONTAINS(text, "\"extended\":{\"cases\":2,\"run\":0,\"passed\":0,\"text\":\"extended: 2 not run "
+			  "(the scored cases did not pass)\"}");
+	KT_CONTAINS(text, "\"case\":\"n=20000\"");
+	free(text);
+	cJSON_Delete(j);
+	j = NULL;
+	text = slurp(out, "out.json_results_0.json");
+	KT_EQ_INT(ks_json_parse(&j, text, strlen(text), 16, "results"), 0);
+	k = cJSON_GetArrayItem(j, 0);
+	KT_EQ_STR(get(k, "extended")->valuestring, "extended: 3 of 4");
+	KT_EQ_INT(get(k, "exec_status")->valueint, 1);
+	e = cJSON_GetArrayItem(j, 1);
+	KT_EQ_STR(get(e, "extended")->valuestring, "extended: 2 not run (the scored cases did not pass)");
+	cJSON_Delete(j);
+	ks_free(text);
+	text = slurp(out, "exec/performance_analysis.txt");
+	KT_CONTAINS(text, "   extended: 3 of 4 (beyond the problem's domain: not counted)\n"
+			  "     case n=20000: mismatch: c[9] is 1, expected 2\n");
+	ks_free(text);
+	cJSON_Delete(summary);
+	ks_free(out);
+	results_clear(r);
+}
+
 static void test_compile_only_folder(void)
 {
 	ks_kernel_result r[2];
@@ -316,7 +376,7 @@ static void test_without_a_gpu_there_are_no_lanes(void)
 
 static const kt_test tests[] = {
 	KT(test_record_of_a_gpu_run),
-	KT(test_geak_files_and_score_json),
+	KT(test_geak_files_and_score_json), KT(test_extended_cases_are_reported_not_counted),
 	KT(test_compile_only_folder),
 	KT(test_two_lanes_on_one_gpu_are_marked_shared),
 	KT(test_lanes_of_their_own_gpus_are_clean_and_failures_recorded),

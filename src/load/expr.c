@@ -77,8 +77,9 @@ static int accept(parser *ps, const char *tok)
 	size_t n = strlen(tok);
 	skip_ws(ps);
 	if (strncmp(ps->p, tok, n) == 0) {
-		/* do not take "*" out of "**", or "<" out of "<<" */
-		if (n == 1 && (tok[0] == '*' || tok[0] == '<' || tok[0] == '>') && ps->p[1] == tok[0])
+		/* do not take "*" out of "**", "<" out of "<<" or "<=", ">" out of ">>" or ">=" */
+		if (n == 1 && (tok[0] == '*' || tok[0] == '<' || tok[0] == '>') &&
+		    (ps->p[1] == tok[0] || (tok[0] != '*' && ps->p[1] == '=')))
 			return 0;
 		ps->p += n;
 		return 1;
@@ -136,6 +137,25 @@ static int op(parser *ps, char o, int64_t a, int64_t b, int64_t *r)
 			return fail(ps, "shift out of range");
 		*r = a >> b;
 		return 0;
+	/* comparisons: 1 or 0 */
+	case 'l':
+		*r = a < b;
+		return 0;
+	case 'L':
+		*r = a <= b;
+		return 0;
+	case 'g':
+		*r = a > b;
+		return 0;
+	case 'G':
+		*r = a >= b;
+		return 0;
+	case 'e':
+		*r = a == b;
+		return 0;
+	case 'n':
+		*r = a != b;
+		return 0;
 	}
 	return fail(ps, "unknown operator");
 }
@@ -179,6 +199,12 @@ static int call(parser *ps, const char *name, int64_t *args, int nargs, int64_t 
 		if (args[0] == INT64_MIN)
 			return fail(ps, "integer overflow");
 		*r = args[0] < 0 ? -args[0] : args[0];
+		return 0;
+	}
+	if (!strcmp(name, "is_pow2")) {
+		if (nargs != 1)
+			return fail(ps, "is_pow2 takes 1 argument");
+		*r = args[0] > 0 && (args[0] & (args[0] - 1)) == 0;
 		return 0;
 	}
 	if (!strcmp(name, "log2")) {
@@ -386,13 +412,33 @@ static int parse_sum(parser *ps, int64_t *v)
 	return binary_level(ps, v, parse_prod, tokens, "+-");
 }
 
-static int parse_expr(parser *ps, int64_t *v)
+static int parse_shift(parser *ps, int64_t *v)
 {
 	static const char *const tokens[] = { "<<", ">>", NULL };
+	return binary_level(ps, v, parse_sum, tokens, "<>");
+}
+
+/* At most one comparison: `a < b < c` reads as nothing sensible, so it is a syntax error. */
+static int parse_expr(parser *ps, int64_t *v)
+{
+	static const char *const tokens[] = { "<=", ">=", "==", "!=", "<", ">", NULL };
+	static const char codes[] = "LGenlg";
+	int64_t r;
+	size_t i;
 	if (++ps->depth > KS_EXPR_MAX_DEPTH)
 		return fail(ps, "nested too deeply");
-	if (binary_level(ps, v, parse_sum, tokens, "<>") < 0)
+	if (parse_shift(ps, v) < 0)
 		return ps->rc;
+	for (i = 0; tokens[i] && !accept(ps, tokens[i]); i++)
+		;
+	if (tokens[i]) {
+		if (parse_shift(ps, &r) < 0 || op(ps, codes[i], *v, r, v) < 0)
+			return ps->rc;
+		for (i = 0; tokens[i] && !accept(ps, tokens[i]); i++)
+			;
+		if (tokens[i])
+			return fail(ps, "comparisons do not chain (write each as its own rule)");
+	}
 	ps->depth--;
 	return 0;
 }

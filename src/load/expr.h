@@ -3,7 +3,7 @@
  * wherever it appears.
  *
  * Grammar (64-bit signed integers; every operation is checked for overflow):
- *     expr  := shift
+ *     expr  := shift (("<=" | ">=" | "==" | "!=" | "<" | ">") shift)?
  *     shift := sum (("<<" | ">>") sum)*
  *     sum   := prod (("+" | "-") prod)*
  *     prod  := unary (("*" | "/" | "%") unary)*
@@ -12,7 +12,9 @@
  *     atom  := INTEGER | NAME | NAME "(" expr ("," expr)* ")" | "(" expr ")"
  * INTEGER is decimal or 0x-hex. "/" and "%" truncate toward zero, as in C; division by zero is an
  * error. Functions: cdiv(a,b) = ceil(a/b) for b > 0, min(a,...), max(a,...), abs(a),
- * log2(a) = floor(log2(a)) for a > 0, align(a,b) = cdiv(a,b)*b.
+ * log2(a) = floor(log2(a)) for a > 0, align(a,b) = cdiv(a,b)*b, is_pow2(a) = 1 when a is a
+ * positive power of two, else 0. A comparison is 1 or 0 and does not chain (`a < b < c` is an
+ * error); the problem's domain rules (load/domain.h) are comparisons.
  *
  * Every evaluation is bounded in time whatever the values (an expression comes from untrusted
  * launch plans): at most KS_EXPR_MAX_LEN characters, KS_EXPR_MAX_DEPTH levels of nesting and

@@ -206,6 +206,9 @@ static int parse_case(ks_problem *p, ks_case *c, const cJSON *v, int perf, size_
 	const char *label = NULL;
 
 	snprintf(what, sizeof(what), "%s case %zu", perf ? "perf" : "correctness", idx);
+	c->perf = perf;
+	c->index = idx;
+	c->outside = -1;
 	if (!cJSON_IsObject(v))
 		return ks_error_set(KS_EINVALID, "%s must be an object", what);
 	c->dims = ks_calloc(p->ndims + 1, sizeof(char *));
@@ -213,7 +216,7 @@ static int parse_case(ks_problem *p, ks_case *c, const cJSON *v, int perf, size_
 	cJSON_ArrayForEach(it, v)
 	{
 		if (!strcmp(it->string, "seeds") || !strcmp(it->string, "label") ||
-		    !strcmp(it->string, "dist"))
+		    !strcmp(it->string, "dist") || !strcmp(it->string, "extended"))
 			continue;
 		for (i = 0; i < p->ndims; i++)
 			if (!strcmp(p->dims[i], it->string))
@@ -348,6 +351,15 @@ int ks_problem_check_launch(const ks_problem *p, const ks_launch *l, const char 
 	return 0;
 }
 
+const ks_case *ks_problem_case(const ks_problem *p, int kind, size_t ci)
+{
+	if (kind == KS_CASE_EXTENDED)
+		return ci < p->nextended ? &p->extended[ci] : NULL;
+	if (kind == KS_CASE_PERF)
+		return ci < p->nperf ? &p->perf[ci] : NULL;
+	return ci < p->ncorrectness ? &p->correctness[ci] : NULL;
+}
+
 void ks_problem_set_sm_count(ks_problem_set *set, int64_t sm_count)
 {
 	size_t i;
@@ -436,6 +448,36 @@ static int check_cases(const ks_problem *p, ks_case *cases, size_t n)
 		if (rc == 0 && p->bytes && (rc = ks_expr_eval(&v, p->bytes, &env)) < 0)
 			ks_error_wrap(rc, "case %s, bytes", cases[ci].label);
 	next:
+		ks_env_free(&env);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Every case against the domain: a scored case that breaks a rule is an error naming the case
+ * (its list and index in problem.json, its label), the rule, its message and the values; an
+ * extended case records the rule it breaks (reports say why it is extended). */
+static int check_domain(ks_problem *p, ks_case *cases, size_t n)
+{
+	size_t ci;
+	for (ci = 0; ci < n; ci++) {
+		ks_case *c = &cases[ci];
+		ks_env env = KS_ENV_INIT;
+		int broken = -1, rc;
+		if ((rc = ks_problem_env(&env, p, c)) == 0 &&
+		    (rc = ks_domain_first_broken(&broken, &p->domain, &env)) < 0)
+			ks_error_wrap(rc, "%s case %zu (%s)", c->perf ? "perf" : "correctness", c->index, c->label);
+		if (rc == 0 && broken >= 0 && cases != p->extended) {
+			const ks_domain_rule *r = &p->domain.rules[broken];
+			char *vals = ks_domain_values(r, &env);
+			rc = ks_error_set(KS_EINVALID, "%s case %zu (%s) is outside the domain: rule \"%s\" does "
+					  "not hold (%s): %s; mark it \"extended\": true to run it unscored",
+					  c->perf ? "perf" : "correctness", c->index, c->label, r->rule, vals,
+					  r->message);
+			ks_free(vals);
+		}
+		c->outside = broken;
 		ks_env_free(&env);
 		if (rc < 0)
 			return rc;
@@ -621,6 +663,15 @@ static int load_spec(ks_problem *p, const cJSON *j)
 		if (!outputs)
 			return ks_error_set(KS_EINVALID, "the problem has no out or inout tensor");
 	}
+	it = cJSON_GetObjectItemCaseSensitive(j, "domain");
+	if (it) {
+		size_t n;
+		const char **names = scope_names(p, &n);
+		rc = ks_domain_parse(&p->domain, it, names, n);
+		ks_free(names);
+		if (rc < 0)
+			return rc;
+	}
 	it = cJSON_GetObjectItemCaseSensitive(j, "python");
 	if (it && !cJSON_IsNull(it) &&
 	    ((rc = ks_pyentry_parse(&p->python, it)) < 0 || (rc = check_python(p)) < 0))
@@ -679,17 +730,30 @@ static int load_spec(ks_problem *p, const cJSON *j)
 		if (k == 0 && cJSON_GetArraySize(it) == 0)
 			return ks_error_set(KS_EINVALID, "no correctness cases");
 		*dst = ks_calloc((size_t)cJSON_GetArraySize(it) + 1, sizeof(ks_case));
+		p->extended = ks_realloc(p->extended, (p->nextended + (size_t)cJSON_GetArraySize(it) + 1) *
+					 sizeof(ks_case));
 		i = 0;
 		cJSON_ArrayForEach(c, it)
 		{
-			(*ndst)++;
-			if ((rc = parse_case(p, &(*dst)[i], c, (int)k, i)) < 0)
+			int ext = 0;
+			ks_case *to;
+			if (cJSON_IsObject(c) && ks_json_bool(&ext, c, "extended", 0) < 0)
+				return ks_error_wrap(KS_EINVALID, "%s case %zu", key, i);
+			to = ext ? &p->extended[p->nextended++] : &(*dst)[(*ndst)++];
+			memset(to, 0, sizeof(*to));
+			if ((rc = parse_case(p, to, c, (int)k, i)) < 0)
 				return rc;
 			i++;
 		}
-		if ((rc = check_cases(p, *dst, *ndst)) < 0)
+		if (k == 0 && *ndst == 0)
+			return ks_error_set(KS_EINVALID, "no scored correctness cases (every one is extended)");
+		if ((rc = check_cases(p, *dst, *ndst)) < 0 || (rc = check_domain(p, *dst, *ndst)) < 0)
 			return rc;
 	}
+	if (p->nextended &&
+	    ((rc = check_cases(p, p->extended, p->nextended)) < 0 ||
+	     (rc = check_domain(p, p->extended, p->nextended)) < 0))
+		return rc;
 	return 0;
 }
 
@@ -764,8 +828,12 @@ void ks_problem_free(ks_problem *p)
 		case_clear(p, &p->correctness[i]);
 	for (i = 0; i < p->nperf; i++)
 		case_clear(p, &p->perf[i]);
+	for (i = 0; i < p->nextended; i++)
+		case_clear(p, &p->extended[i]);
 	ks_free(p->correctness);
 	ks_free(p->perf);
+	ks_free(p->extended);
+	ks_domain_clear(&p->domain);
 	for (i = 0; i < p->nargs; i++) {
 		ks_free(p->args[i].name);
 		ks_free_strv(p->args[i].shape, p->args[i].ndim);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cJSON.h>
+#include "load/domain.h"
 #include "load/dtype.h"
 #include "load/expr.h"
 #include "load/launch.h"
@@ -43,11 +44,18 @@ typedef struct {
 	double atol, rtol;   /* outputs: effective tolerance (problem default unless overridden) */
 } ks_arg;
 
+/* Which list of a problem a case is in: the scored correctness and perf cases, or the extended
+ * ones (checked, reported, never counted; ks_problem.extended). */
+typedef enum { KS_CASE_CORRECTNESS = 0, KS_CASE_PERF = 1, KS_CASE_EXTENDED = 2 } ks_case_kind;
+
 typedef struct {
 	char *label;         /* "n=4096" unless given */
 	char **dims;         /* expressions, parallel to the problem's dims */
 	int seeds;           /* correctness: distinct seeds checked (>= 2) */
 	ks_dist *dist;       /* parallel to args; kind DEFAULT where not overridden */
+	int perf;            /* written under cases.perf (1) or cases.correctness (0) */
+	size_t index;        /* its index in that list of problem.json */
+	int outside;         /* extended cases: the domain rule it breaks, -1 when inside */
 } ks_case;
 
 typedef struct {
@@ -64,8 +72,12 @@ typedef struct {
 	double atol, rtol;
 	char *flops, *bytes;
 	char *peak;              /* "f32", "f16_tc", "bf16_tc", "none" */
-	ks_case *correctness, *perf;
+	ks_case *correctness, *perf;   /* the scored cases, inside the domain */
 	size_t ncorrectness, nperf;
+	ks_case *extended;             /* cases marked "extended": checked like correctness cases,
+					* reported, never counted; correctness ones first */
+	size_t nextended;
+	ks_domain domain;              /* the operator's domain; no rules: every case is inside */
 	char *golden_src;        /* golden.cu contents */
 	char *instruction;       /* instruction.md contents */
 	ks_python_entry python;  /* how a Triton answer's entry is called; entry NULL: none */
@@ -108,6 +120,9 @@ void ks_problem_free(ks_problem *p);
 /* Makes `sm_count` in every problem's expressions the device's multiprocessor count (persistent
  * kernels size their grids with it). Ignored unless sm_count > 0. */
 void ks_problem_set_sm_count(ks_problem_set *set, int64_t sm_count);
+
+/* The case of the given kind (ks_case_kind) and index, NULL when there is none. */
+const ks_case *ks_problem_case(const ks_problem *p, int kind, size_t ci);
 
 /* Builds the environment of case c: `sm_count`, its dims, then the lets. */
 int ks_problem_env(ks_env *env, const ks_problem *p, const ks_case *c);

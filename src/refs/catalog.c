@@ -67,6 +67,14 @@ cJSON *ks_catalog_list(const ks_problem_set *set)
 			ks_free(s);
 		}
 		cJSON_AddNumberToObject(o, "correctness_cases", (double)p->ncorrectness);
+		cJSON_AddNumberToObject(o, "extended_cases", (double)p->nextended);
+		t = cJSON_AddArrayToObject(o, "domain");
+		for (k = 0; k < p->domain.n; k++) {
+			cJSON *rule = cJSON_CreateObject();
+			cJSON_AddStringToObject(rule, "rule", p->domain.rules[k].rule);
+			cJSON_AddStringToObject(rule, "message", p->domain.rules[k].message);
+			cJSON_AddItemToArray(t, rule);
+		}
 		pf = cJSON_AddArrayToObject(o, "perf_cases");
 		for (k = 0; k < p->nperf; k++) {
 			char *s = case_text(p, &p->perf[k]);
@@ -262,6 +270,8 @@ cJSON *ks_catalog_plans(const ks_problem_set *set)
 			cJSON_AddItemToArray(cs, case_json(p, &p->correctness[k], "correctness", k));
 		for (k = 0; k < p->nperf; k++)
 			cJSON_AddItemToArray(cs, case_json(p, &p->perf[k], "perf", k));
+		for (k = 0; k < p->nextended; k++)
+			cJSON_AddItemToArray(cs, case_json(p, &p->extended[k], "extended", k));
 		cJSON_AddItemToArray(arr, o);
 	}
 	return root;

@@ -50,6 +50,12 @@ static cJSON *geak_record(const ks_kernel_result *r, int gpu)
 	cJSON_AddStringToObject(o, "stderr", err);
 	cJSON_AddNumberToObject(o, "difficulty", r->difficulty);
 	cJSON_AddStringToObject(o, "reason", ks_reason_name(r->reason));
+	if (r->extended) {
+		/* kscore's own key: cases beyond the problem's domain, never counted */
+		char text[96];
+		ks_kernel_result_extended_text(text, sizeof(text), r);
+		cJSON_AddStringToObject(o, "extended", text);
+	}
 	ks_free(err);
 	return o;
 }
@@ -364,6 +370,19 @@ static const char *verdict(const ks_kernel_result *r)
 
 /* What the kernel printed, quoted line by line under "   | " (the text is already safe to show:
  * ks_proto_output_text), with how much of it there was. */
+/* The extended cases' line and each failed one: run and reported, never counted. */
+static void extended_text(ks_buf *txt, const ks_kernel_result *r)
+{
+	char line[96];
+	size_t c;
+	ks_kernel_result_extended_text(line, sizeof(line), r);
+	ks_buf_printf(txt, "   %s (beyond the problem's domain: not counted)\n", line);
+	for (c = 0; c < r->ncases; c++)
+		if (r->cases[c].extended && !r->cases[c].passed)
+			ks_buf_printf(txt, "     case %s: %s: %s\n", r->cases[c].label, ks_reason_name(r->cases[c].reason),
+				      r->cases[c].detail ? r->cases[c].detail : "");
+}
+
 static void device_output_text(ks_buf *txt, const ks_kernel_result *r)
 {
 	const char *p = r->device_output ? r->device_output : "";
@@ -433,6 +452,8 @@ static int write_perf_files(const ks_report *rep, const char *dir)
 				ks_buf_printf(&txt, "   not timed: %s\n", r->timing_error);
 			if (r->suspicious)
 				ks_buf_printf(&txt, "   SUSPICIOUS: %s\n", r->suspicious_why);
+			if (r->extended)
+				extended_text(&txt, r);
 			if (rep->nlanes > 1 && rep->kernel_lane && rep->kernel_lane[k] >= 0)
 				ks_buf_printf(&txt, "   ran on lane %d (GPU %d)%s\n", rep->kernel_lane[k],
 					      rep->lanes[rep->kernel_lane[k]].ordinal,

@@ -26,13 +26,19 @@ int ks_candidate_plan(ks_plan *out, const ks_candidate_image *img, int perf, siz
 			memset(out, 0, sizeof(*out));
 			return ks_error_set(KS_EINVALID, "the Triton answer was not traced");
 		}
+		if (perf == KS_CASE_EXTENDED) {
+			memset(out, 0, sizeof(*out));
+			return ks_error_set(KS_EINVALID, "extended cases are not traced: a trace covers the scored "
+					    "cases");
+		}
 		return ks_trace_plan(out, img->trace, p, perf, ci, env, seed, poison, lim);
 	}
-	if (perf ? ci >= p->nperf : ci >= p->ncorrectness) {
+	if (!ks_problem_case(p, perf, ci)) {
 		memset(out, 0, sizeof(*out));
-		return ks_error_set(KS_EINVALID, "no %s case %zu", perf ? "perf" : "correctness", ci + 1);
+		return ks_error_set(KS_EINVALID, "no %s case %zu",
+				    perf == KS_CASE_EXTENDED ? "extended" : perf ? "perf" : "correctness", ci + 1);
 	}
-	return ks_plan_build(out, p, &img->launch, perf ? &p->perf[ci] : &p->correctness[ci], env, seed, poison, lim);
+	return ks_plan_build(out, p, &img->launch, ks_problem_case(p, perf, ci), env, seed, poison, lim);
 }
 
 static ks_reason reason_of(ks_trace_status s)

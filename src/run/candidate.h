@@ -34,8 +34,9 @@ typedef struct {
  * (owned 0): only the fields are reset. */
 void ks_candidate_image_clear(ks_candidate_image *img);
 
-/* The plan of correctness case ci (perf 0) or perf case ci (perf 1) of the candidate, for the input
- * seed and poison variant: the launch plan resolved (CUDA) or the traced case (Triton). Same
+/* The plan of case ci of kind `perf` (ks_case_kind: correctness, perf or extended) of the
+ * candidate, for the input seed and poison variant: the launch plan resolved (CUDA) or the traced
+ * case (Triton; a trace covers the scored cases only, so an extended case is KS_EINVALID). Same
  * contract as ks_plan_build. */
 int ks_candidate_plan(ks_plan *out, const ks_candidate_image *img, int perf, size_t ci, const ks_env *env,
 		      uint64_t seed, int poison, const ks_plan_limits *lim);

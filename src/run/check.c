@@ -247,6 +247,96 @@ ks_reason ks_check_run_failure(const ks_run_result *res)
 	}
 }
 
+/* Case ci of the given kind (ks_case_kind) on each of its seeds, then seed 0 again: the same inputs
+ * must agree. A scored case charges the kernel with its first failure (ks_check_case_outcome); an
+ * extended case only its own case results. Returns the case's first failure, OK when it passed. */
+static ks_reason check_case(ks_kernel_result *r, const ks_candidate_image *img, ks_runner *run,
+			    const ks_check_options *o, int module, int kind, size_t ci, size_t *cap, int *first)
+{
+	const ks_problem *p = img->problem;
+	const ks_case *c = ks_problem_case(p, kind, ci);
+	int extended = kind == KS_CASE_EXTENDED, s;
+	ks_reason failed = KS_REASON_OK;
+	ks_run_result res;
+	ks_env env = KS_ENV_INIT;
+	size_t i;
+
+	if (ks_problem_env(&env, p, c) < 0) {
+		if (!extended)
+			ks_kernel_result_fail(r, KS_REASON_PROBLEM_INVALID, "%s", ks_error_msg());
+		ks_env_free(&env);
+		return KS_REASON_PROBLEM_INVALID;
+	}
+	for (s = 0; s <= c->seeds && failed == KS_REASON_OK; s++) {
+		int repeat = s == c->seeds, si = repeat ? 0 : s;
+		uint64_t seed = ks_seed_derive(o->seed, p->name, kind, ci, si);
+		const ks_golden_run *g = NULL;
+		ks_fetch_mode fetch[KS_LAUNCH_MAX_SCRATCH + 72];
+		ks_case_result *cr;
+		ks_plan plan;
+		char *detail = NULL;
+		ks_reason why = KS_REASON_OK;
+
+		case_push(r, cap, c->label, ci, repeat ? -1 : si, seed);
+		cr = &r->cases[r->ncases - 1];
+		cr->extended = extended;
+		if (ks_runner_golden(run, &g, p, kind, ci, seed) < 0) {
+			ks_check_case_outcome(r, cr, KS_REASON_PROBLEM_INVALID, ks_strdup(ks_error_msg()), NULL);
+			failed = KS_REASON_PROBLEM_INVALID;
+			break;
+		}
+		if (ks_candidate_plan(&plan, img, kind, ci, &env, seed, repeat ? 1 : si % 2, &o->limits) < 0) {
+			ks_check_case_outcome(r, cr, KS_REASON_BAD_LAUNCH, ks_strdup(ks_error_msg()), NULL);
+			failed = KS_REASON_BAD_LAUNCH;
+			break;
+		}
+		for (i = 0; i < plan.nbufs; i++)
+			fetch[i] = plan.bufs[i].scratch ? KS_FETCH_GUARDS : KS_FETCH_FULL;
+		ks_runner_run(run, &res, module, &plan, fetch);
+		cr->ms = res.ms;
+		if (res.status != KS_RUN_OK) {
+			why = ks_check_run_failure(&res);
+			detail = ks_asprintf("%s", res.message ? res.message : "?");
+		} else {
+			if (*first && !extended)
+				r->call = 1;
+			why = ks_check_run(&detail, &res, &plan, fetch, g, p);
+			if (why != KS_REASON_OK && repeat)
+				why = KS_REASON_NONDETERMINISTIC;
+		}
+		if (!extended)
+			*first = 0;
+		ks_check_case_outcome(r, cr, why, detail, c->label);
+		failed = why;
+		ks_plan_clear(&plan);
+		ks_run_result_clear(&res);
+	}
+	ks_env_free(&env);
+	return failed;
+}
+
+void ks_check_case_outcome(ks_kernel_result *r, ks_case_result *cr, ks_reason why, char *detail,
+			   const char *label)
+{
+	cr->passed = why == KS_REASON_OK;
+	if (cr->passed) {
+		ks_free(detail);
+		return;
+	}
+	cr->reason = why;
+	cr->detail = detail ? detail : ks_strdup(ks_reason_name(why));
+	if (cr->extended)
+		return;
+	if (!label)
+		ks_kernel_result_fail(r, why, "%s", cr->detail);
+	else if (why == KS_REASON_NONDETERMINISTIC)
+		ks_kernel_result_fail(r, why, "case %s: a re-run on the inputs of seed 0, which passed, gave a "
+				      "different answer: %s", label, cr->detail);
+	else
+		ks_kernel_result_fail(r, why, "case %s, seed %d: %s", label, cr->seed_index < 0 ? 0 : cr->seed_index,
+				      cr->detail);
+}
+
 static void check_one(ks_kernel_result *r, const ks_candidate_image *img, ks_runner *run,
 		      const ks_check_options *o)
 {
@@ -290,78 +380,18 @@ static void check_one(ks_kernel_result *r, const ks_candidate_image *img, ks_run
 		ks_free_strv(names, nn);
 	}
 
-	for (ci = 0; ci < p->ncorrectness && r->reason == KS_REASON_OK; ci++) {
-		const ks_case *c = &p->correctness[ci];
-		ks_env env = KS_ENV_INIT;
-		int s;
-		if (ks_problem_env(&env, p, c) < 0) {
-			ks_kernel_result_fail(r, KS_REASON_PROBLEM_INVALID, "%s", ks_error_msg());
-			break;
-		}
-		/* seeds 0..n-1 on fresh inputs, then seed 0 again: the same inputs must agree */
-		for (s = 0; s <= c->seeds && r->reason == KS_REASON_OK; s++) {
-			int repeat = s == c->seeds, si = repeat ? 0 : s;
-			uint64_t seed = ks_seed_derive(o->seed, p->name, 0, ci, si);
-			const ks_golden_run *g = NULL;
-			ks_fetch_mode fetch[KS_LAUNCH_MAX_SCRATCH + 72];
-			ks_case_result *cr;
-			ks_plan plan;
-			char *detail = NULL;
-			ks_reason why;
-
-			case_push(r, &cap, c->label, ci, repeat ? -1 : si, seed);
-			cr = &r->cases[r->ncases - 1];
-			if (ks_runner_golden(run, &g, p, 0, ci, seed) < 0) {
-				cr->reason = KS_REASON_PROBLEM_INVALID;
-				cr->detail = ks_strdup(ks_error_msg());
-				ks_kernel_result_fail(r, KS_REASON_PROBLEM_INVALID, "%s", ks_error_msg());
-				break;
-			}
-			if (ks_candidate_plan(&plan, img, 0, ci, &env, seed, repeat ? 1 : si % 2, &o->limits) < 0) {
-				cr->reason = KS_REASON_BAD_LAUNCH;
-				cr->detail = ks_strdup(ks_error_msg());
-				ks_kernel_result_fail(r, KS_REASON_BAD_LAUNCH, "%s", ks_error_msg());
-				break;
-			}
-			for (i = 0; i < plan.nbufs; i++)
-				fetch[i] = plan.bufs[i].scratch ? KS_FETCH_GUARDS : KS_FETCH_FULL;
-			ks_runner_run(run, &res, module, &plan, fetch);
-			cr->ms = res.ms;
-			if (res.status != KS_RUN_OK) {
-				cr->reason = ks_check_run_failure(&res);
-				cr->detail = ks_asprintf("%s", res.message ? res.message : "?");
-				ks_kernel_result_fail(r, cr->reason, "case %s, seed %d: %s", c->label, si,
-						      cr->detail);
-			} else {
-				if (first)
-					r->call = 1;
-				why = ks_check_run(&detail, &res, &plan, fetch, g, p);
-				if (why == KS_REASON_OK) {
-					cr->passed = 1;
-				} else {
-					if (repeat)
-						why = KS_REASON_NONDETERMINISTIC;
-					cr->reason = why;
-					cr->detail = detail;
-					detail = NULL;
-					if (repeat)
-						ks_kernel_result_fail(r, why, "case %s: a re-run on the inputs of "
-								      "seed 0, which passed, gave a different "
-								      "answer: %s", c->label, cr->detail);
-					else
-						ks_kernel_result_fail(r, why, "case %s, seed %d: %s", c->label,
-								      si, cr->detail);
-				}
-			}
-			first = 0;
-			ks_free(detail);
-			ks_plan_clear(&plan);
-			ks_run_result_clear(&res);
-		}
-		ks_env_free(&env);
-	}
+	for (ci = 0; ci < p->ncorrectness && r->reason == KS_REASON_OK; ci++)
+		check_case(r, img, run, o, module, KS_CASE_CORRECTNESS, ci, &cap, &first);
 	if (r->reason == KS_REASON_OK)
 		r->exec = 1;
+	/* the extended cases, once the scored ones passed: reported, never counted (a trace covers
+	 * the scored cases only, so a Triton answer's are not run) */
+	r->extended = p->nextended;
+	for (ci = 0; r->exec && img->language != KS_LANG_TRITON && ci < p->nextended; ci++) {
+		r->extended_run++;
+		if (check_case(r, img, run, o, module, KS_CASE_EXTENDED, ci, &cap, &first) == KS_REASON_OK)
+			r->extended_passed++;
+	}
 	ks_runner_unload(run, module);
 	ks_runner_collect_output(run, r);
 }
@@ -419,5 +449,6 @@ void ks_check_reset(ks_kernel_result *r)
 	r->sanitizer = NULL;
 	r->reason = KS_REASON_OK;
 	r->ran = r->call = r->exec = 0;
+	r->extended = r->extended_run = r->extended_passed = 0;
 	r->check_s = 0;
 }

@@ -59,6 +59,13 @@ int ks_golden_store_image(ks_candidate_image *img, ks_golden_store *s, const ks_
 void ks_check_entry(ks_kernel_result *r, ks_candidate_image *img, ks_runner *runner,
 		    ks_golden_store *store, const ks_check_options *o);
 
+/* Records the outcome of one run of a case into cr (passed, or reason and detail, which it takes:
+ * NULL says the reason's name). A scored case's failure is the kernel's (ks_kernel_result_fail,
+ * with the case's label and seed when label is given); an extended case's (cr->extended) stays in
+ * its case result: it never changes call, exec, the reason or the score. */
+void ks_check_case_outcome(ks_kernel_result *r, ks_case_result *cr, ks_reason why, char *detail,
+			   const char *label);
+
 /* Clears what ks_check_entry set, so the entry can be checked again on another GPU (the GPU it ran
  * on failed). */
 void ks_check_reset(ks_kernel_result *r);

@@ -121,6 +121,15 @@ cJSON *ks_kernel_result_json(const ks_kernel_result *r)
 	ks_json_add_str(o, "suspicious_why", r->suspicious_why);
 	ks_json_add_num(o, "score", r->score);
 	ks_json_add_str(o, "timing_error", r->timing_error);
+	if (r->extended) {
+		char text[96];
+		a = cJSON_AddObjectToObject(o, "extended");
+		cJSON_AddNumberToObject(a, "cases", (double)r->extended);
+		cJSON_AddNumberToObject(a, "run", (double)r->extended_run);
+		cJSON_AddNumberToObject(a, "passed", (double)r->extended_passed);
+		ks_kernel_result_extended_text(text, sizeof(text), r);
+		cJSON_AddStringToObject(a, "text", text);
+	}
 	a = cJSON_AddArrayToObject(o, "perf");
 	for (i = 0; i < r->nperf; i++) {
 		const ks_perf_result *pc = &r->perf[i];
@@ -184,7 +193,24 @@ cJSON *ks_kernel_result_json(const ks_kernel_result *r)
 		cJSON_AddStringToObject(k, "reason", ks_reason_name(c->reason));
 		ks_json_add_str(k, "detail", c->detail);
 		ks_json_add_num(k, "ms", c->ms);
+		if (c->extended)
+			cJSON_AddTrueToObject(k, "extended");
 		cJSON_AddItemToArray(a, k);
 	}
 	return o;
+}
+
+void ks_kernel_result_extended_text(char *buf, size_t n, const ks_kernel_result *r)
+{
+	if (!r->extended)
+		snprintf(buf, n, "extended: none");
+	else if (r->extended_run == r->extended)
+		snprintf(buf, n, "extended: %zu of %zu", r->extended_passed, r->extended);
+	else if (r->extended_run)
+		snprintf(buf, n, "extended: %zu of %zu (%zu not run)", r->extended_passed, r->extended,
+			 r->extended - r->extended_run);
+	else if (r->language == KS_LANG_TRITON && r->exec)
+		snprintf(buf, n, "extended: %zu not run (a trace covers the scored cases)", r->extended);
+	else
+		snprintf(buf, n, "extended: %zu not run (the scored cases did not pass)", r->extended);
 }

@@ -59,6 +59,7 @@ typedef struct {
 	ks_reason reason;
 	char *detail;
 	double ms;            /* event time of the launch sequence */
+	int extended;         /* a case of the problem's extended list: reported, never counted */
 } ks_case_result;
 
 /* One perf case of one kernel, timed against the golden kernel in the same session. */
@@ -112,6 +113,9 @@ typedef struct {
 	size_t nkernels;
 	ks_case_result *cases;
 	size_t ncases;
+	/* the problem's extended cases (beyond its domain: checked once the scored ones passed,
+	 * reported, never counted in call, exec or the score; a Triton answer's are not run) */
+	size_t extended, extended_run, extended_passed;
 
 	/* timing and judging (only for kernels that passed their checks on a GPU) */
 	int timed;
@@ -145,6 +149,10 @@ void ks_kernel_result_clear(ks_kernel_result *r);
 /* Sets reason and detail (printf-style) unless a reason is already set. */
 void ks_kernel_result_fail(ks_kernel_result *r, ks_reason reason, const char *fmt, ...)
 	KS_PRINTF(3, 4);
+
+/* The line that reports a kernel's extended cases, "extended: 3 of 4" (passed of all), or why
+ * they were not run; "extended: none" when the problem has none. Written into buf (n bytes). */
+void ks_kernel_result_extended_text(char *buf, size_t n, const ks_kernel_result *r);
 
 /* The record of one kernel for score.json; caller frees with cJSON_Delete. */
 cJSON *ks_kernel_result_json(const ks_kernel_result *r);

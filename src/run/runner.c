@@ -414,6 +414,7 @@ static int ensure_golden_module(ks_runner *r, golden_module *m, const ks_problem
 		       r->opts.kernel_timeout_s * 3);
 	if (res.status != KS_RUN_OK) {
 		m->broken = 1;
+		ks_free(m->why); /* an extended case's failure, kept while not broken */
 		m->why = ks_asprintf("the golden kernel of %s could not be loaded: %s", p->name,
 				     res.message ? res.message : "?");
 		if (!ks_worker_alive(r->golden))
@@ -470,19 +471,25 @@ cJSON *ks_runner_status(ks_runner *r)
 	return ks_worker_status(r->golden);
 }
 
-/* Runs p's golden kernel on case (perf, case_index) with the inputs of seed, version and change
+/* Runs p's golden kernel on case (perf: a ks_case_kind, case_index) with the inputs of seed, version and change
  * (plan.h) into *g, and validates the run. On failure the problem's golden kernel is marked broken
  * and g is cleared. */
 static int golden_compute(ks_runner *r, ks_golden_run *g, const ks_problem *p, int perf, size_t case_index,
 			  uint64_t seed, uint64_t version, double change)
 {
 	golden_module *m = find_module(r, p);
-	const ks_case *c = perf ? &p->perf[case_index] : &p->correctness[case_index];
+	const ks_case *c = ks_problem_case(p, perf, case_index);
 	ks_env env = KS_ENV_INIT;
 	size_t i;
-	int rc = 0;
+	int rc = 0, extended = 0;
 
 	memset(g, 0, sizeof(*g));
+	if (!c)
+		return ks_error_set(KS_EINVALID, "%s has no case %zu of that kind", p->name, case_index + 1);
+	/* an extended case is checked like a correctness case (full outputs); a golden kernel that
+	 * fails one is not marked broken: the scored cases are what it is the oracle of */
+	if (perf == KS_CASE_EXTENDED)
+		perf = 0, extended = 1;
 	if (!m)
 		return ks_error_set(KS_ERROR, "the golden kernel of %s was not compiled", p->name);
 	if (m->broken)
@@ -491,7 +498,8 @@ static int golden_compute(ks_runner *r, ks_golden_run *g, const ks_problem *p, i
 		return rc;
 	if ((rc = ks_problem_env(&env, p, c)) < 0 ||
 	    (rc = ks_plan_build(&g->plan, p, &p->golden_launch, c, &env, seed, 0, &r->opts.limits)) < 0) {
-		m->broken = 1;
+		m->broken = !extended;
+		ks_free(m->why);
 		m->why = ks_asprintf("the golden plan of %s does not build for case %s: %s", p->name,
 				     c->label, ks_error_msg());
 		rc = ks_error_set(KS_ERROR, "%s", m->why);
@@ -509,7 +517,8 @@ static int golden_compute(ks_runner *r, ks_golden_run *g, const ks_problem *p, i
 	ks_worker_run(r->golden, &g->res, m->module, &g->plan, g->fetch, perf ? KS_VERIFY_SAMPLES : 0, seed,
 		      r->opts.kernel_timeout_s * (perf ? 6 : 3));
 	if (g->res.status != KS_RUN_OK) {
-		m->broken = 1;
+		m->broken = !extended;
+		ks_free(m->why);
 		m->why = ks_asprintf("the golden kernel of %s failed on case %s: %s: %s", p->name, c->label,
 				     ks_run_status_name(g->res.status), g->res.message ? g->res.message : "?");
 		if (!ks_worker_alive(r->golden))
@@ -518,7 +527,8 @@ static int golden_compute(ks_runner *r, ks_golden_run *g, const ks_problem *p, i
 		goto fail;
 	}
 	if ((rc = validate_golden(g, p->name, c->label)) < 0) {
-		m->broken = 1;
+		m->broken = !extended;
+		ks_free(m->why);
 		m->why = ks_strdup(ks_error_msg());
 		goto fail;
 	}

@@ -111,7 +111,9 @@ struct ks_goldcache *ks_runner_goldcache_new(uint64_t max_bytes);
  * which must outlive the runner), letting go of those it held. */
 void ks_runner_share_goldens(ks_runner *r, struct ks_goldcache *c);
 
-/* The golden result for (problem, perf or correctness case, seed), computed on first use, unless
+/* The golden result for (problem, case of kind `perf` (ks_case_kind: correctness, perf or
+ * extended; an extended case's outputs come back whole, as a correctness case's), seed), computed
+ * on first use, unless
  * the GPU's cache (options' goldens) holds it already, and kept until forgotten. The golden run is
  * validated (it ran, wrote every output, kept its guard bands); on failure returns KS_ERROR with a
  * message, and the problem should be treated as invalid. */

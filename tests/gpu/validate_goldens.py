@@ -383,7 +383,8 @@ class Problem:
         self.kernel_names = list(plan['kernels'])
         self.atol, self.rtol = float(plan['atol']), float(plan['rtol'])
         self.cases = {'correctness': [c for c in plan['cases'] if c['kind'] == 'correctness'],
-                      'perf': [c for c in plan['cases'] if c['kind'] == 'perf']}
+                      'perf': [c for c in plan['cases'] if c['kind'] == 'perf'],
+                      'extended': [c for c in plan['cases'] if c['kind'] == 'extended']}
         for c in plan['cases']:
             if 'error' in c:
                 raise SpecError('%s case %d (%s): %s' % (c['kind'], c['index'], c['label'], c['error']))
@@ -643,6 +644,18 @@ def run_worker(plan, perf, reps, bw, only):
                                'trace': traceback.format_exc()}
                     result['cases'].append(rec)
                     torch.cuda.empty_cache()
+            # extended cases (beyond the problem's domain, never counted by score) are checked
+            # against the reference too: they are what kscore reports beside the scored ones
+            for ci, case in enumerate(cases['extended']):
+                label = 'extended[%d] %s' % (ci, case['label'])
+                try:
+                    rec = check_case(prob, kernels, stream, case, seed_for(prob.name, ci, 0, 'e'), label,
+                                     False, None, reps, bw)
+                except Exception as e:
+                    rec = {'case': label, 'ok': False, 'errors': ['%s: %s' % (type(e).__name__, e)],
+                           'trace': traceback.format_exc()}
+                result['cases'].append(rec)
+                torch.cuda.empty_cache()
         if only in ('all', 'perf'):
             for ci, case in enumerate(cases['perf']):
                 label = 'perf[%d] %s' % (ci, case['label'])

@@ -26,6 +26,16 @@ class Accepts(unittest.TestCase):
                 tree, _ = check_source(common.fixture_text(name + ".py"))
                 self.assertTrue(tree.body)
 
+    def test_modules_real_references_import(self):
+        """TritonBench-G's int4_matmul imports time; others warnings, torch.amp, torch.autograd."""
+        for line in ("import time", "import warnings", "import torch.amp", "from torch.cuda.amp import custom_fwd",
+                     "from torch.autograd.function import Function", "import torch.autograd"):
+            with self.subTest(line=line):
+                self.assertIsNone(refused(HEADER + line + "\nX = 1\n"))
+        for line in ("import numpy", "import torch._C", "import torch.testing", "import os"):
+            with self.subTest(line=line):
+                self.assertIn("is not allowed", refused(HEADER + line + "\n")[1])
+
     def test_typical_top_level(self):
         src = HEADER + (
             "from typing import Optional\nimport logging\nimport math\n"

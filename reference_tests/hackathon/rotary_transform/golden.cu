@@ -1,7 +1,9 @@
 // Golden kernel for rotary_transform (non-interleaved rotary embedding).
 //
 // x and out are [batch, seqlen, nheads, headdim] float32, row-major; cos and sin are
-// [seqlen_ro, rotary_dim / 2]. For the "row" (b, s, h), pos = s + seqlen_offset and, for
+// [seqlen_ro, rotary_dim / 2]. For the "row" (b, s, h), pos = s + seqlen_offset + seqlen (the
+// hackathon's reference, TritonBench-G's apply_rotary, adds seqlen to an integer seqlen_offsets
+// before its kernel: `seqlen_offsets += seqlen`; kscore computes what it computes) and, for
 // k < rotary_dim / 2 (h2 = rotary_dim / 2):
 //     c, sn = cos[pos, k], sin[pos, k]   (1 and 0 when pos >= seqlen_ro, as TritonBench masks)
 //     out[k]      = x[k] * c  - x[k + h2] * sn
@@ -44,7 +46,7 @@ rotary_golden(float* __restrict__ out, const float* __restrict__ x, const float*
 			const float4* __restrict__ xr = reinterpret_cast<const float4*>(x) + (size_t)row * hd4;
 			float4* __restrict__ orow = reinterpret_cast<float4*>(out) + (size_t)row * hd4;
 			if (it < q) {
-				const int pos = (int)((row / (unsigned)nheads) % (unsigned)seqlen) + seqlen_offset;
+				const int pos = (int)((row / (unsigned)nheads) % (unsigned)seqlen) + seqlen_offset + seqlen;
 				const float4 a = __ldg(xr + it), b = __ldg(xr + it + q);
 				float4 c = make_float4(1.f, 1.f, 1.f, 1.f), s = make_float4(0.f, 0.f, 0.f, 0.f);
 				if (pos >= 0 && pos < seqlen_ro) {
@@ -76,7 +78,7 @@ rotary_golden(float* __restrict__ out, const float* __restrict__ x, const float*
 			const float* __restrict__ xr = x + (size_t)row * headdim;
 			float* __restrict__ orow = out + (size_t)row * headdim;
 			if (it < (unsigned)h2) {
-				const int pos = (int)((row / (unsigned)nheads) % (unsigned)seqlen) + seqlen_offset;
+				const int pos = (int)((row / (unsigned)nheads) % (unsigned)seqlen) + seqlen_offset + seqlen;
 				const float a = __ldg(xr + it), b = __ldg(xr + it + h2);
 				float c = 1.f, s = 0.f;
 				if (pos >= 0 && pos < seqlen_ro) {

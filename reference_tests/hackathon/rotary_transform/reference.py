@@ -3,10 +3,11 @@ import torch
 
 def rope_tables(x, cos, sin, off):
     """cos and sin of every position of x ([S, rd/2]; positions outside [0, seqlen_ro) get cos 1,
-    sin 0, so they are not rotated), and rd/2."""
+    sin 0, so they are not rotated), and rd/2. Row s is at position s + off + S: the hackathon's
+    apply_rotary (TritonBench-G) adds seqlen to an integer seqlen_offsets before its kernel."""
     S = x.shape[1]
     s_ro, h2 = cos.shape
-    pos = torch.arange(S, device=x.device) + off
+    pos = torch.arange(S, device=x.device) + off + S
     ok = (pos >= 0) & (pos < s_ro)
     idx = torch.where(ok, pos, torch.zeros_like(pos))
     c = torch.where(ok[:, None], cos[idx], torch.ones_like(cos[idx]))

@@ -15,7 +15,7 @@ extern "C" __global__ void rotary_kernel(float* __restrict__ out, const float* _
         float v;
         if (d < rotary_dim) {
             const int k = d < h2 ? d : d - h2;
-            const int pos = s + seqlen_offset;
+            const int pos = s + seqlen_offset + seqlen;
             float c = 1.0f, sn = 0.0f;
             if (pos < seqlen_ro) {
                 c = cos[(size_t)pos * h2 + k];

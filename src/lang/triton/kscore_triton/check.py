@@ -23,10 +23,15 @@ import ast
 
 from . import limits
 
+# Modules an answer may import (docs/triton-protocol.md, "Imports", says why these and not others):
+# what TritonBench-G's reference implementations import, where the trace's confinement covers what
+# the module can reach (`time.sleep` runs into the wall-clock kill; `warnings` writes to the
+# child's stderr; torch's autocast and autograd helpers only wrap torch calls).
 ALLOWED_MODULES = frozenset({
     "torch", "torch.nn", "torch.nn.functional", "triton", "triton.language", "math", "typing",
     "functools", "itertools", "operator", "dataclasses", "enum", "numbers", "collections",
-    "collections.abc", "logging",
+    "collections.abc", "logging", "time", "warnings", "torch.amp", "torch.cuda.amp",
+    "torch.autograd", "torch.autograd.function",
 })
 ALLOWED_MODULE_PREFIXES = ("triton.language.",)
 

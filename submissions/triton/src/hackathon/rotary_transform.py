@@ -1,6 +1,7 @@
 """rotary_transform: non-interleaved rotary embedding on the first rotary_dim features of x
-[batch, seqlen, nheads, headdim], cos/sin [seqlen_ro, rotary_dim / 2] at position s + offset;
-positions at or past seqlen_ro are left unrotated, features from rotary_dim on are copied."""
+[batch, seqlen, nheads, headdim], cos/sin [seqlen_ro, rotary_dim / 2] at position
+s + offset + seqlen (TritonBench-G's apply_rotary adds seqlen to an integer offset); positions at or
+past seqlen_ro are left unrotated, features from rotary_dim on are copied."""
 import torch
 import triton
 import triton.language as tl
@@ -50,7 +51,7 @@ def apply_rotary(x, cos, sin, seqlen_offsets=0, cu_seqlens=None, max_seqlen=None
     block_r = max(1, 2048 // block_d)
     grid = (triton.cdiv(nrows, block_r),)
     _rotary_kernel[grid](x, cos, sin, out, nrows, seqlen, nheads, headdim, half, seqlen_ro,
-                         seqlen_offsets, CONJ=conjugate, BLOCK_R=block_r, BLOCK_D=block_d,
+                         seqlen_offsets + seqlen, CONJ=conjugate, BLOCK_R=block_r, BLOCK_D=block_d,
                          num_warps=4)
     if inplace:
         x.copy_(out)
