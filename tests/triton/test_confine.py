@@ -139,11 +139,11 @@ def _raise_errno():
     raise OSError(e, os.strerror(e))
 
 
-def run_confined(sys_module=sys):
+def run_confined(sys_module=sys, private=None):
     """Forks a child that confines itself with the child's own function (confine.confine_child,
     after the rlimits the child sets) and runs _probe; returns (confinement, probe, datagrams the
     host socket got). `sys_module` tells confine_child where Python lies."""
-    private = tempfile.mkdtemp(prefix="kscore-confine-")
+    private = private or tempfile.mkdtemp(prefix="kscore-confine-")
     host_dir = tempfile.mkdtemp(prefix="kscore-host-")
     os.chmod(host_dir, 0o755)
     host_path = os.path.join(host_dir, "log")
@@ -275,6 +275,31 @@ class ConfinedRootSwitches(unittest.TestCase):
         self.assertEqual(self.result["groups"], [])
         self.assertEqual((self.result["write_private"], self.result["read_own_status"]), ("ok", "ok"))
         self.assertEqual(self.result["caps"]["CapBnd"], 0)
+        self.assertEqual((self.result["kill_parent"], self.result["mknod_char"]), ("EPERM", "EPERM"))
+
+
+@unittest.skipUnless(HAVE_LANDLOCK and os.geteuid() == 0, "needs Landlock and root")
+class ConfinedRootUnderAClosedFolder(unittest.TestCase):
+    """A private folder the unprivileged user could not reach (a TMPDIR in root's 0700 home, as a
+    test's own temporary folder is): the child stays uid 0 with no capability, and confines."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.top = tempfile.mkdtemp(prefix="kscore-closed-")
+        os.chmod(cls.top, 0o700)
+        private = os.path.join(cls.top, "private")
+        os.mkdir(private, 0o700)
+        cls.confinement, cls.result, cls.received = run_confined(_REACHABLE_PYTHON, private)
+
+    @classmethod
+    def tearDownClass(cls):
+        subprocess.run(["rm", "-rf", cls.top])
+
+    def test_confined_as_root_without_capabilities(self):
+        self.assertEqual(self.confinement["uid"], 0, self.confinement.get("reason"))
+        self.assertEqual(self.result["caps"]["CapEff"], 0)
+        self.assertEqual(self.result["caps"]["CapBnd"], 0)
+        self.assertEqual(self.result["write_private"], "ok")
         self.assertEqual((self.result["kill_parent"], self.result["mknod_char"]), ("EPERM", "EPERM"))
 
 

@@ -396,9 +396,9 @@ def capabilities():
     return out
 
 
-def reachable(path, uid, gid):
+def reachable(path, uid, gid, need_last=0o5):
     """Whether user uid:gid (no supplementary groups, no capabilities) may search every folder
-    down to `path` and read it (ACLs aside)."""
+    down to `path` and read it (ACLs aside); with need_last 0o1, only search it."""
     parts = os.path.realpath(path).split("/")
     for i in range(1, len(parts) + 1):
         here = "/".join(parts[:i]) or "/"
@@ -407,7 +407,7 @@ def reachable(path, uid, gid):
         except OSError:
             return False
         shift = 6 if st.st_uid == uid else 3 if st.st_gid == gid else 0
-        need = 0o5 if i == len(parts) else 0o1
+        need = need_last if i == len(parts) else 0o1
         if (st.st_mode >> shift) & need != need:
             return False
     return True
@@ -421,7 +421,10 @@ def drop_privileges(private_dir, uid, gid, needed=()):
     supplementary groups); then the permitted, effective and inheritable sets emptied. Returns
     the uid it runs as, or raises ConfineError when a capability is left."""
     was_root = os.geteuid() == 0 or os.getuid() == 0
-    switch = was_root and all(reachable(p, uid, gid) for p in needed)
+    # the private folder becomes uid's own, but uid must also reach it: under a folder closed to
+    # others (a TMPDIR in root's 0700 home) the child stays uid 0 with no capability instead
+    switch = (was_root and all(reachable(p, uid, gid) for p in needed) and
+              reachable(os.path.dirname(os.path.realpath(private_dir)), uid, gid, need_last=0o1))
     libc = _c()
     for cap in range(_last_cap() + 1):
         libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)  # EPERM without CAP_SETPCAP: checked below
