@@ -151,6 +151,42 @@ static void test_many_duplicates_make_one_line(void)
 	ks_free(sub);
 }
 
+/* Runs `score ARGS` with its stderr on a pseudo-terminal (util-linux script(1)); what the terminal
+ * showed is in g_err. Returns the exit status of script, -1 when there is no script(1). */
+static int score_on_a_terminal(const char *args)
+{
+	char cmd[32768], path[4400], *text = NULL;
+	int st;
+	if (system("command -v script >/dev/null 2>&1") != 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/terminal", kt_tmpdir());
+	snprintf(cmd, sizeof(cmd), "XDG_CACHE_HOME='%s/cache' script -qec \"%s %s >/dev/null\" /dev/null >'%s' 2>&1",
+		 kt_tmpdir(), bin(), args, path);
+	st = system(cmd);
+	if (ks_fs_read(&text, NULL, path, sizeof(g_err) - 1) < 0)
+		return -1;
+	snprintf(g_err, sizeof(g_err), "%s", text);
+	ks_free(text);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_progress_on_a_terminal_in_compile_only_mode(void)
+{
+	char args[16384];
+	snprintf(args, sizeof(args), REFS "-o '%s/r' tests/fixtures/cli/sub.json", kt_tmpdir());
+	if (score_on_a_terminal(args) < 0)
+		KT_SKIP("no script(1) to give score a terminal");
+	KT_CONTAINS(g_err, "[0 of 1 files] 1 of 5 kernels compiled (compile-only)");
+	KT_CONTAINS(g_err, "[0 of 1 files] 5 of 5 kernels compiled (compile-only)");
+	/* -q: none; and none when stderr is not a terminal */
+	snprintf(args, sizeof(args), REFS "-q -o '%s/r' tests/fixtures/cli/sub.json", kt_tmpdir());
+	score_on_a_terminal(args);
+	KT_NOT_CONTAINS(g_err, "kernels compiled");
+	snprintf(args, sizeof(args), REFS "-o '%s/r' tests/fixtures/cli/sub.json", kt_tmpdir());
+	KT_EQ_INT(score(args), 1);
+	KT_NOT_CONTAINS(g_err, "kernels compiled");
+}
+
 static const kt_test tests[] = {
 	KT(test_an_unwritable_result_folder_is_found_before_scoring),
 	KT(test_json_summary_is_a_contract),
@@ -158,6 +194,7 @@ static const kt_test tests[] = {
 	KT(test_a_mistyped_command_is_named),
 	KT(test_an_unknown_problem_gets_a_warning_and_a_suggestion),
 	KT(test_many_duplicates_make_one_line),
+	KT(test_progress_on_a_terminal_in_compile_only_mode),
 	{ 0 }
 };
 KT_MAIN("cli_firstday", tests)
