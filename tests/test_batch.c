@@ -596,6 +596,9 @@ static void test_no_secret_in_any_file_or_log(void)
 	snprintf(args, sizeof(args), "--compile-only --upload --endpoint %s --spool '%s/spool' manifest.json",
 		 url, kt_tmpdir());
 	KT_EQ_INT(batch(args), 1);
+	/* compile-only results are never sent, and the run says so once */
+	KT_CONTAINS(g_err, "score batch: upload: nothing will be sent: compile-only results have no score "
+		    "(--compile-only)");
 	KT_CONTAINS(g_err, "golf: failed: unreachable");
 	KT_CONTAINS(g_err, "http://127.0.0.1:1/g.git");
 	KT_ASSERT(exists("results/Alpha_Team/score.json"));

@@ -322,6 +322,10 @@ static int setup(bt_batch *b)
 			"but not run (exit status 3; --require-gpu makes this an error)\n",
 			ks_pipeline_no_gpu_reason(b->pl), b->so.pipeline.compile.arch);
 	b->mode = ks_pipeline_has_gpu(b->pl) ? "gpu" : "compile-only";
+	if (b->so.upload && !ks_pipeline_has_gpu(b->pl)) /* each team's upload is then "skipped" */
+		fprintf(stderr, "score batch: upload: nothing will be sent: compile-only results have no score "
+			"(%s); score on a GPU host to upload them (score batch MANIFEST --no-fetch --upload)\n",
+			b->so.pipeline.compile_only ? "--compile-only" : "no usable GPU");
 	problems_fingerprint(b->problems_sha, ks_pipeline_problems(b->pl));
 	return 0;
 }
