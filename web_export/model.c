@@ -310,6 +310,9 @@ static void score_record(ks_export_team *t, const cJSON *s)
 	}
 	ks_unscored_add_score(&t->unscored, s);
 	t->unscored_note = ks_unscored_note(&t->unscored);
+	/* no answer could be checked here: its compile accuracy was not measured, it is not 0% */
+	if (!t->gpu && t->unscored.answers && t->unscored.unscored == t->unscored.answers)
+		t->compile_acc = NAN;
 	if (t->nkernels < 0)
 		t->nkernels = (long)t->nk;
 	if (t->nsuspicious < 0) {
@@ -661,5 +664,8 @@ const char *ks_export_verdict(const ks_export_kernel *k)
 		return "correct";
 	if (k->exec == 0 || k->call == 0)
 		return "failed";
+	/* a Triton answer this host could not trace (no GPU, no torch): not a compile failure */
+	if (!k->compiled && k->reason && !strcmp(k->reason, "not_run"))
+		return "not run";
 	return k->compiled ? "compiled" : "not compiled";
 }
