@@ -140,6 +140,20 @@ void ks_export_badge(ks_html *h, const ks_export_kernel *k)
 		     !strcmp(v, "not compiled") ? "failed" : !strcmp(v, "not run") ? "notrun" : v, v);
 }
 
+void ks_export_deadline(ks_html *h, const ks_export_model *m)
+{
+	if (!m->deadline_given || (m->deadline && !strcmp(m->deadline_given, m->deadline))) {
+		ks_html_text(h, m->deadline ? m->deadline : m->deadline_given);
+		return;
+	}
+	ks_html_text(h, m->deadline_given);
+	if (m->deadline) {
+		ks_html_raw(h, " (");
+		ks_html_text(h, m->deadline);
+		ks_html_raw(h, ")");
+	}
+}
+
 void ks_export_team_link(ks_html *h, const ks_export_team *t)
 {
 	ks_html_rawf(h, "<a href=\"team-%s.html\">", t->slug);
@@ -317,9 +331,9 @@ void ks_export_page_leaderboard(ks_html *h, const ks_export_model *m)
 	ks_export_page_begin(h, m, "Leaderboard", "leaderboard");
 	ks_html_raw(h, "<h1>Leaderboard</h1>\n<p class=\"lead\">");
 	ks_html_rawf(h, "%zu team%s", m->nteams, m->nteams == 1 ? "" : "s");
-	if (m->deadline) {
+	if (m->deadline || m->deadline_given) {
 		ks_html_raw(h, "; deadline ");
-		ks_html_text(h, m->deadline);
+		ks_export_deadline(h, m);
 	}
 	ks_html_raw(h, "; written ");
 	ks_html_text(h, m->generated);

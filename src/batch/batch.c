@@ -124,6 +124,10 @@ static int load_teams(bt_batch *b)
 	} else {
 		b->m = ks_manifest_new();
 	}
+	if (b->o.deadline) {
+		ks_free(b->m->deadline_given);
+		b->m->deadline_given = ks_strdup(b->o.deadline);
+	}
 	if (b->o.deadline && ks_manifest_parse_time(&b->m->deadline, b->o.deadline) < 0) {
 		fprintf(stderr, "score batch: --deadline: %s\n", ks_error_msg());
 		return KS_EXIT_USAGE;
