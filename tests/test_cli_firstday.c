@@ -187,6 +187,26 @@ static void test_progress_on_a_terminal_in_compile_only_mode(void)
 	KT_NOT_CONTAINS(g_err, "kernels compiled");
 }
 
+/* The synopses of `score --help` and of the man page name the options a first reader looks for. */
+static void test_synopses_name_devices_language_and_plans(void)
+{
+	char *man = NULL, *syn, *end;
+	KT_EQ_INT(score("--help"), 0);
+	KT_CONTAINS(g_out, "       score calibrate [--devices LIST|all] [--force] [--json]\n");
+	KT_CONTAINS(g_out, "       score problems [--suite NAME] [--json] [--export-prompts FILE [--language cuda|triton]]\n"
+		    "                      [--plans FILE]\n");
+	KT_EQ_INT(ks_fs_read(&man, NULL, "docs/score.1", 1u << 20), 0);
+	syn = strstr(man, ".SH SYNOPSIS");
+	KT_ASSERT(syn != NULL);
+	end = strstr(syn + 1, ".SH ");
+	KT_ASSERT(end != NULL);
+	*end = 0;
+	KT_CONTAINS(syn, ".B score calibrate\n.RB [ \\-\\-devices\n.IR LIST | all ]\n");
+	KT_CONTAINS(syn, ".RB [ \\-\\-language\n.IR cuda | triton ]]\n");
+	KT_CONTAINS(syn, ".RB [ \\-\\-plans\n.IR FILE ]\n");
+	ks_free(man);
+}
+
 static const kt_test tests[] = {
 	KT(test_an_unwritable_result_folder_is_found_before_scoring),
 	KT(test_json_summary_is_a_contract),
@@ -195,6 +215,7 @@ static const kt_test tests[] = {
 	KT(test_an_unknown_problem_gets_a_warning_and_a_suggestion),
 	KT(test_many_duplicates_make_one_line),
 	KT(test_progress_on_a_terminal_in_compile_only_mode),
+	KT(test_synopses_name_devices_language_and_plans),
 	{ 0 }
 };
 KT_MAIN("cli_firstday", tests)

@@ -48,8 +48,9 @@ void ks_score_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: score [OPTIONS] SUBMISSION...\n"
-		"       score calibrate [--force] [--json]\n"
-		"       score problems [--suite NAME] [--json] [--export-prompts FILE]\n"
+		"       score calibrate [--devices LIST|all] [--force] [--json]\n"
+		"       score problems [--suite NAME] [--json] [--export-prompts FILE [--language cuda|triton]]\n"
+		"                      [--plans FILE]\n"
 		"       score check-refs [--suite NAME] [--compile-only] [--json FILE]\n"
 		"       score baseline [--suite NAME] [--out FILE]\n"
 		"       score upload [OPTIONS] RESULT_DIR... | --pending\n"
