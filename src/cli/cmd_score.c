@@ -198,7 +198,7 @@ static void file_done(void *ud, ks_scored *sc, int rc, const char *error)
  * the first few, and the rule (each duplicate's record still says which entry it repeats). */
 static void warn_duplicates(const ks_pass *p)
 {
-	ks_buf line = KS_BUF_INIT(512);
+	ks_buf line = KS_BUF_INIT(4096); /* DUP_EXAMPLES examples of at most 64-byte names fit */
 	size_t j, n = 0;
 
 	for (j = 0; j < p->nentries; j++) {
@@ -214,7 +214,7 @@ static void warn_duplicates(const ks_pass *p)
 		fprintf(stderr, "score: warning: %s: %zu %s an earlier entry's problem and %s not counted: "
 			"%s%s; only the first entry for a problem in a file counts (several attempts belong "
 			"in several files, for pass@k)\n", p->path, n, n == 1 ? "entry names" : "entries name",
-			n == 1 ? "is" : "are", line.ptr, n > DUP_EXAMPLES ? ", ..." : "");
+			n == 1 ? "is" : "are", line.ptr ? line.ptr : "", n > DUP_EXAMPLES ? ", ..." : "");
 	ks_buf_free(&line);
 }
 
