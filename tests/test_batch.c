@@ -205,11 +205,11 @@ static void test_teams_end_to_end(void)
 	KT_EQ_INT(get(rec, "later_commits_total")->valuedouble, 1);
 	cJSON_Delete(rec);
 
-	/* the leaderboard: compile accuracy 1 before 1/9, then the failed teams, earlier commit first,
-	 * those without a commit last, by name */
+	/* the leaderboard: the compile-only results, not by accuracy but by commit (earlier first),
+	 * then name; then the failed teams, earlier commit first, those without a commit last, by name */
 	lb = json_file("results/leaderboard.json");
 	{
-		const char *order[] = { "Alpha Team", "bravo", "delta", "charlie", "echo", "foxtrot" };
+		const char *order[] = { "bravo", "Alpha Team", "delta", "charlie", "echo", "foxtrot" };
 		size_t i;
 		t = get(lb, "teams");
 		KT_EQ_INT(cJSON_GetArraySize(t), 6);
@@ -217,7 +217,7 @@ static void test_teams_end_to_end(void)
 			KT_EQ_STR(gets_(cJSON_GetArrayItem(t, (int)i), "team"), order[i]);
 			KT_EQ_INT(get(cJSON_GetArrayItem(t, (int)i), "rank")->valuedouble, i + 1);
 		}
-		KT_NEAR(get(cJSON_GetArrayItem(t, 0), "compile_accuracy")->valuedouble, 1.0, 1e-9);
+		KT_NEAR(get(cJSON_GetArrayItem(t, 1), "compile_accuracy")->valuedouble, 1.0, 1e-9);
 		KT_EQ_STR(gets_(cJSON_GetArrayItem(t, 3), "reason"), "missing_file");
 		KT_EQ_STR(gets_(cJSON_GetArrayItem(t, 5), "status"), "late");
 		KT_EQ_STR(gets_(cJSON_GetArrayItem(t, 0), "name_source"), "manifest");
@@ -225,7 +225,7 @@ static void test_teams_end_to_end(void)
 	cJSON_Delete(lb);
 	{
 		char *csv = slurp("results/leaderboard.csv");
-		KT_CONTAINS(csv, "\r\n1,Alpha Team,Alpha_Team,scored,compile-only,,,,1,2,0,");
+		KT_CONTAINS(csv, "\r\n2,Alpha Team,Alpha_Team,scored,compile-only,,,,1,2,0,");
 		ks_free(csv);
 	}
 
@@ -596,6 +596,9 @@ static void test_no_secret_in_any_file_or_log(void)
 	snprintf(args, sizeof(args), "--compile-only --upload --endpoint %s --spool '%s/spool' manifest.json",
 		 url, kt_tmpdir());
 	KT_EQ_INT(batch(args), 1);
+	/* compile-only results are never sent, and the run says so once */
+	KT_CONTAINS(g_err, "score batch: upload: nothing will be sent: compile-only results have no score "
+		    "(--compile-only)");
 	KT_CONTAINS(g_err, "golf: failed: unreachable");
 	KT_CONTAINS(g_err, "http://127.0.0.1:1/g.git");
 	KT_ASSERT(exists("results/Alpha_Team/score.json"));

@@ -268,7 +268,8 @@ static void test_triton_prompt_says_what_to_write(void)
 }
 
 /* Every shipped problem has a Python entry, and its Triton instruction names the entry's call;
- * the in-place and made-by-the-entry conventions are said in words. */
+ * the in-place and made-by-the-entry conventions are said in words; it ends with Triton's rules
+ * and holds none of CUDA's compile rules. */
 static void test_triton_prompts_of_the_shipped_problems(void)
 {
 	const char *root = getenv("KSCORE_ROOT");
@@ -276,6 +277,7 @@ static void test_triton_prompts_of_the_shipped_problems(void)
 	ks_problem_set *set = NULL;
 	cJSON *a;
 	const char *t;
+	int i;
 	KT_EQ_INT(ks_problem_set_load(&set, refs, NULL), 0);
 	KT_EQ_INT(set->nerrors, 0);
 	a = ks_catalog_prompts(set, KS_PROMPT_TRITON);
@@ -297,6 +299,18 @@ static void test_triton_prompts_of_the_shipped_problems(void)
 	KT_CONTAINS(t, "y = _l2_norm_fwd(x, eps=eps)");
 	KT_CONTAINS(t, "| `eps` | keyword `eps` | Python float | scalar (1e-06) |");
 	KT_NOT_CONTAINS(t, "kscore-launch: {"); /* the CUDA launch contract is left out */
+	/* each prompt states Triton's rules, last, and none of CUDA's compile rules (NVRTC, device
+	 * code only), while the statement's other rules stay */
+	for (i = 0; i < cJSON_GetArraySize(a); i++) {
+		const char *u = str(cJSON_GetArrayItem(a, i), "instruction"), *end = "Answer with the Python source only.\n";
+		KT_NOT_CONTAINS(u, "NVRTC");
+		KT_NOT_CONTAINS(u, "Device code only");
+		KT_ASSERT_MSG(strlen(u) > strlen(end) && !strcmp(u + strlen(u) - strlen(end), end),
+			      "%s does not end with the Triton rules", str(cJSON_GetArrayItem(a, i), "file"));
+	}
+	t = instruction_of(a, "softmax_f32.py");
+	KT_CONTAINS(t, "- Performance: timed at `16384 x 8192`");
+	KT_CONTAINS(t, "- Write every output element, nothing outside `y`");
 	cJSON_Delete(a);
 	ks_problem_set_free(set);
 	ks_free(refs);

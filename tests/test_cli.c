@@ -334,7 +334,9 @@ static void test_man_page_defaults_match_help(void)
 		    strcmp(val, "random") == 0)
 			continue;
 		man_option(esc, sizeof(esc), opt);
-		entry = strstr(man, esc);
+		/* the option's entry, not its mention in the synopsis */
+		entry = strstr(man, "\n.SH OPTIONS");
+		entry = entry ? strstr(entry, esc) : NULL;
 		KT_ASSERT_MSG(entry, "docs/score.1 has no entry for --%s", opt);
 		next = strstr(entry, "\n.TP");
 		snprintf(want, sizeof(want), "default: %s", val);

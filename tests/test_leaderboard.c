@@ -25,8 +25,8 @@ static void test_ranking_rule(void)
 {
 	ks_leaderboard_row rows[12];
 	const char *expect[] = { "s-high", "s-low-exec-high", "s-low-call-high", "s-low-early",
-				 "s-low-late", "s-low-late-b", "no-score-exec", "compile-high",
-				 "compile-low", "failed-early", "failed-a", "failed-b" };
+				 "s-low-late", "s-low-late-b", "no-score-exec", "compile-low",
+				 "compile-high", "failed-early", "failed-a", "failed-b" };
 	size_t i, n = 0;
 	/* crafted out of order */
 	rows[n++] = row("failed-b", -1, NAN, NAN, NAN, NAN, KS_MANIFEST_NO_DEADLINE);
@@ -35,7 +35,9 @@ static void test_ranking_rule(void)
 	rows[n++] = row("no-score-exec", 1, NAN, 1.0, 1.0, 1, 1);     /* absent score: after any score */
 	rows[n++] = row("s-low-late", 1, 2.0, 0.5, 0.5, 1, 300);      /* ties s-low-late-b but for the name */
 	rows[n++] = row("s-high", 1, 9.5, 0.1, 0.1, 1, 999);
-	rows[n++] = row("compile-high", 0, NAN, NAN, NAN, 0.9, 999);  /* compile-only after every GPU result */
+	/* compile-only after every GPU result, and not by accuracy (not comparable across languages):
+	 * by commit time, then name */
+	rows[n++] = row("compile-high", 0, NAN, NAN, NAN, 0.9, 999);
 	rows[n++] = row("failed-a", -1, NAN, NAN, NAN, NAN, KS_MANIFEST_NO_DEADLINE);
 	rows[n++] = row("s-low-call-high", 1, 2.0, 0.5, 0.9, 1, 1);
 	rows[n++] = row("s-low-exec-high", 1, 2.0, 0.7, 0.1, 1, 999);
@@ -56,7 +58,8 @@ static void test_ranking_rule(void)
 		const cJSON *t = get(j, "teams");
 		KT_CONTAINS(csv, "rank,team,folder,status,mode,score,exec_accuracy,call_accuracy,compile_accuracy");
 		KT_CONTAINS(csv, "1,\"'=HYPERLINK(\"\"x\"\")\",s-high,scored,gpu,9.5,0.1,0.1,1,0,0,");
-		KT_CONTAINS(csv, "\r\n8,compile-high,compile-high,scored,compile-only,,,,0.9,");
+		KT_CONTAINS(csv, "\r\n8,compile-low,compile-low,scored,compile-only,,,,0.2,");
+		KT_CONTAINS(csv, "\r\n9,compile-high,compile-high,scored,compile-only,,,,0.9,");
 		KT_CONTAINS(csv, "\r\n12,failed-b,failed-b,failed,,,,,,,,,,,,\r\n");
 		KT_CONTAINS(csv, ",commit_time,reason,unscored_answers,unscored_note\r\n");
 		KT_EQ_STR(gets_(j, "deadline"), DEADLINE);

@@ -233,7 +233,22 @@ static void test_nvtool_missing_tools_turn_their_stage_off(void)
 	setenv("KSCORE_COMPUTE_SANITIZER", plain, 1);
 	o.sanitize = 1;
 	o.profile = KS_PROFILE_ALL;
+	/* the warnings go where the caller says (here a file the test reads, not the suite's output,
+	 * where they read like failures) */
+	o.warn = tmpfile();
+	KT_ASSERT(o.warn != NULL);
 	ks_nvtool_new(&t, &o);
+	{
+		char said[2048];
+		size_t n;
+		rewind(o.warn);
+		n = fread(said, 1, sizeof(said) - 1, o.warn);
+		said[n] = 0;
+		fclose(o.warn);
+		KT_CONTAINS(said, "score: warning: --sanitize: $KSCORE_COMPUTE_SANITIZER names ");
+		KT_CONTAINS(said, "which is not an executable; kernels are scored without the sanitizer stage\n");
+		KT_CONTAINS(said, "score: warning: --profile: Nsight Compute's $KSCORE_NCU names ");
+	}
 	memset(&r, 0, sizeof(r));
 	r.exec = r.timed = 1;
 	r.nperf = 1;

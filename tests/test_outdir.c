@@ -255,6 +255,29 @@ static void test_begin_commit_replaces_a_kscore_folder_whole(void)
 	ks_free(d);
 }
 
+static void test_probe_finds_a_folder_that_cannot_be_made(void)
+{
+	char *p = tmp("a/b/c"), *q = tmp("file/x"), *r = tmp("r"), *d = tmp(""), *ls;
+	KT_EQ_INT(ks_outdir_probe(p), 0);
+	KT_ASSERT(!exists("a")); /* nothing made is left */
+	mkd("r");
+	put("r/x", "mine");
+	KT_EQ_INT(ks_outdir_probe(r), 0);
+	put("file", "not a folder");
+	KT_EQ_INT(ks_outdir_probe(q), KS_EIO);
+	KT_CONTAINS(ks_error_msg(), "cannot create the result folder");
+	KT_CONTAINS(ks_error_msg(), "file/x");
+	KT_EQ_INT(ks_outdir_probe("/proc/kscore-probe/x"), KS_EIO);
+	/* the folder holds what it held before: file and r/ (with r/x) */
+	ls = ks_asprintf("test \"$(ls -A '%s' | tr '\\n' ' ')\" = \"file r \" && test \"$(ls -A '%s')\" = x", d, r);
+	KT_EQ_INT(system(ls), 0);
+	ks_free(ls);
+	ks_free(d);
+	ks_free(r);
+	ks_free(q);
+	ks_free(p);
+}
+
 static void test_files_are_replaced_only_with_their_schema(void)
 {
 	ks_outdir_options oo = KS_OUTDIR_OPTIONS_INIT;
@@ -458,7 +481,7 @@ static const kt_test tests[] = {
 	KT(test_marked_and_legacy_folders_are_accepted), KT(test_inputs_are_never_replaced),
 	KT(test_links_and_the_working_directory_are_refused),
 	KT(test_begin_commit_replaces_a_kscore_folder_whole),
-	KT(test_files_are_replaced_only_with_their_schema), KT(test_temporary_names_are_recognised),
+	KT(test_files_are_replaced_only_with_their_schema), KT(test_probe_finds_a_folder_that_cannot_be_made), KT(test_temporary_names_are_recognised),
 	KT(test_folders_holding_only_leftovers_are_accepted), KT(test_tidy_finishes_or_removes_leftovers), { 0 }
 };
 KT_MAIN("outdir", tests)

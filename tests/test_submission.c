@@ -169,6 +169,27 @@ static void test_jsonl_blank_lines_crlf_and_single_object(void)
 	KT_EQ_STR(p->entries[0].problem, "c");
 }
 
+static void test_an_object_wrapping_the_entries_is_refused(void)
+{
+	ks_pass *p = parse_s("w.json", "{\"team\": \"x\", \"submissions\": [{\"file\": \"a.py\", \"predict\": \""
+				       K "\"}]}", NULL);
+	KT_ASSERT(p->error != NULL);
+	KT_EQ_INT(p->nentries, 0);
+	KT_CONTAINS(p->error, "w.json: the file is one JSON object whose \"submissions\" holds an array");
+	KT_CONTAINS(p->error, "an array of entries was expected");
+	/* an object holding no array is an entry without a "file", as before */
+	p = parse_s("w.json", "{\"team\": \"x\"}", NULL);
+	KT_ASSERT(!p->error);
+	KT_EQ_STR(p->entries[0].error, "w.json: entry 0: missing field \"file\"");
+	/* an object with either field is an entry, however broken; two lines are JSON Lines */
+	p = parse_s("w.json", "{\"predict\": \"x\", \"more\": [1]}", NULL);
+	KT_ASSERT(!p->error);
+	KT_EQ_STR(p->entries[0].error, "w.json: entry 0: missing field \"file\"");
+	p = parse_s("w.jsonl", "{\"a\": [1]}\n{\"b\": [2]}\n", NULL);
+	KT_ASSERT(!p->error);
+	KT_EQ_INT(p->nentries, 2);
+}
+
 static void test_gzip_detected_by_magic(void)
 {
 	size_t alen, llen, n;
@@ -886,6 +907,7 @@ static void test_duplicates_count_once(void)
 
 static const kt_test tests[] = {
 	KT(test_array_file), KT(test_jsonl_file), KT(test_jsonl_blank_lines_crlf_and_single_object),
+	KT(test_an_object_wrapping_the_entries_is_refused),
 	KT(test_gzip_detected_by_magic), KT(test_concatenated_and_broken_gzip),
 	KT(test_folder_of_passes), KT(test_folder_and_path_errors),
 	KT(test_unreadable_file_is_a_failed_pass), KT(test_file_size_limit),

@@ -47,8 +47,42 @@ static void test_only_language_reasons_count(void)
 			"running it need a GPU (compile-only)");
 	ks_unscored_add(&u, "not_cuda", NULL, "the answer is Python, not CUDA: ...");
 	note = ks_unscored_note(&u);
-	KT_EQ_STR(note, "1 of 8 answers is Triton (Python) and 1 is Python, which this run could not score");
+	/* with the cause the first not_run answer's detail gives: no compile failure */
+	KT_EQ_STR(note, "1 of 8 answers is Triton (Python) and 1 is Python, which this run could not score: "
+		  "compile-only run, tracing Triton answers needs a GPU");
 	ks_free(note);
+}
+
+static void test_the_cause_is_said(void)
+{
+	static const struct {
+		const char *detail, *cause;
+	} cases[] = {
+		{ "a Triton answer: it passed the static check; tracing and running it need a GPU (no GPU)",
+		  ": this host has no usable GPU" },
+		{ "a Triton answer, not traced: torch and triton cannot be imported by /usr/bin/python3: "
+		  "ModuleNotFoundError: No module named 'torch'", ": this host's Python has no torch or Triton" },
+		{ "a Triton answer, not checked: no python3 on PATH (Triton answers need ...)",
+		  ": this host has no Python for Triton answers" },
+		{ "a Triton answer, not traced: something else", "" },
+	};
+	size_t i;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ks_unscored u = KS_UNSCORED_INIT, all = KS_UNSCORED_INIT;
+		char *note, *want;
+		ks_unscored_add(&u, "not_run", "triton", cases[i].detail);
+		ks_unscored_add(&u, "not_run", "triton", "a Triton answer: ... need a GPU (compile-only)");
+		note = ks_unscored_note(&u);
+		want = ks_asprintf("2 of 2 answers are Triton (Python), which this run could not score%s%s",
+				   cases[i].cause[0] ? cases[i].cause : "", cases[i].cause[0] ? "" :
+				   ": compile-only run, tracing Triton answers needs a GPU");
+		KT_EQ_STR(note, want);
+		/* a batch's total keeps the first team's cause */
+		ks_unscored_merge(&all, &u);
+		KT_EQ_STR(all.cause, u.cause);
+		ks_free(want);
+		ks_free(note);
+	}
 }
 
 static void test_language_from_the_record_or_the_detail(void)
@@ -109,7 +143,7 @@ static void test_counts_of_a_score_json_and_their_sum(void)
 
 static const kt_test tests[] = {
 	KT(test_note_of_a_team_of_triton_answers),
-	KT(test_only_language_reasons_count),
+	KT(test_only_language_reasons_count), KT(test_the_cause_is_said),
 	KT(test_language_from_the_record_or_the_detail),
 	KT(test_counts_of_a_score_json_and_their_sum),
 	{ 0 }

@@ -19,8 +19,9 @@ static void add_tri(cJSON *o, const char *k, int v)
 
 static const char ranking[] =
 	"GPU results, then compile-only results, then teams without a result; GPU results by score, then "
-	"exec_accuracy, then call_accuracy, higher first; compile-only results by compile_accuracy, higher "
-	"first; then the earlier commit_time; then team (bytewise). Ranks are 1..n with no ties.";
+	"exec_accuracy, then call_accuracy, higher first; compile-only results are not ranked by accuracy "
+	"(not comparable across languages); then the earlier commit_time; then team (bytewise). Ranks are "
+	"1..n with no ties.";
 
 cJSON *ks_export_data_leaderboard(const ks_export_model *m)
 {

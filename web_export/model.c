@@ -199,7 +199,7 @@ static void team_clear(ks_export_team *t)
 	size_t i;
 	char **strs[] = { &t->name, &t->slug, &t->dir, &t->status, &t->reason, &t->detail, &t->mode,
 			  &t->commit, &t->commit_time, &t->commit_subject, &t->repository, &t->ref,
-			  &t->file, &t->deadline, &t->fetched_at, &t->fetch_warning, &t->created,
+			  &t->file, &t->deadline, &t->deadline_given, &t->fetched_at, &t->fetch_warning, &t->created,
 			  &t->scorer_version, &t->seed, &t->submission_path, &t->submission_sha256,
 			  &t->no_gpu_reason, &t->device_name, &t->device_uuid, &t->driver_cuda,
 			  &t->compute_capability, &t->arch, &t->nvrtc, &t->golden_times, &t->unscored_note };
@@ -229,6 +229,7 @@ static void batch_record(ks_export_team *t, const cJSON *b)
 	t->ref = ks_json_strdup(b, "ref");
 	t->file = ks_json_strdup(b, "file");
 	t->deadline = ks_json_strdup(b, "deadline");
+	t->deadline_given = ks_json_strdup(b, "deadline_given");
 	t->fetched_at = ks_json_strdup(b, "fetched_at");
 	t->fetch_warning = ks_json_strdup(b, "fetch_warning");
 	t->commit = ks_json_strdup(b, "commit");
@@ -310,6 +311,9 @@ static void score_record(ks_export_team *t, const cJSON *s)
 	}
 	ks_unscored_add_score(&t->unscored, s);
 	t->unscored_note = ks_unscored_note(&t->unscored);
+	/* no answer could be checked here: its compile accuracy was not measured, it is not 0% */
+	if (!t->gpu && t->unscored.answers && t->unscored.unscored == t->unscored.answers)
+		t->compile_acc = NAN;
 	if (t->nkernels < 0)
 		t->nkernels = (long)t->nk;
 	if (t->nsuspicious < 0) {
@@ -606,6 +610,8 @@ int ks_export_model_load(ks_export_model **out, const char *const *inputs, size_
 		unique_slug(&m->teams[i], m->teams, m->nteams);
 		if (!m->deadline && m->teams[i].deadline)
 			m->deadline = ks_strdup(m->teams[i].deadline);
+		if (!m->deadline_given && m->teams[i].deadline_given)
+			m->deadline_given = ks_strdup(m->teams[i].deadline_given);
 		if (m->teams[i].has_result)
 			ks_export_code_attach(&m->teams[i], opts);
 	}
@@ -628,6 +634,7 @@ void ks_export_model_free(ks_export_model *m)
 	ks_free(m->teams);
 	ks_free_strv(m->problems, m->nproblems);
 	ks_free(m->deadline);
+	ks_free(m->deadline_given);
 	ks_free(m->generated);
 	ks_free(m);
 }
@@ -661,5 +668,8 @@ const char *ks_export_verdict(const ks_export_kernel *k)
 		return "correct";
 	if (k->exec == 0 || k->call == 0)
 		return "failed";
+	/* a Triton answer this host could not trace (no GPU, no torch): not a compile failure */
+	if (!k->compiled && k->reason && !strcmp(k->reason, "not_run"))
+		return "not run";
 	return k->compiled ? "compiled" : "not compiled";
 }

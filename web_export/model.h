@@ -74,6 +74,7 @@ typedef struct {
 	char *commit, *commit_time, *commit_subject;
 	int64_t commit_epoch;          /* INT64_MIN when none */
 	char *repository, *ref, *file, *deadline, *fetched_at, *fetch_warning;
+	char *deadline_given;          /* batch.json's deadline as the manifest gave it (its offset) */
 	long pull_request;             /* 0 outside pull-request mode */
 	ks_export_commit *later;
 	size_t nlater;
@@ -94,7 +95,8 @@ typedef struct {
 	size_t nteams;
 	char **problems;               /* every problem named by a kernel, sorted */
 	size_t nproblems;
-	char *deadline;                /* from the leaderboard or the teams' batch.json */
+	char *deadline;                /* from the leaderboard or the teams' batch.json (UTC) */
+	char *deadline_given;          /* as the manifest gave it, with its offset; NULL: unknown */
 	char *generated;               /* when the site was written (UTC) */
 	int batch;                     /* some input was a batch's results */
 } ks_export_model;

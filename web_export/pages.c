@@ -136,7 +136,22 @@ void ks_export_th(ks_html *h, const char *label, const char *kind, const char *t
 void ks_export_badge(ks_html *h, const ks_export_kernel *k)
 {
 	const char *v = ks_export_verdict(k);
-	ks_html_rawf(h, "<span class=\"badge b-%s\">%s</span>", !strcmp(v, "not compiled") ? "failed" : v, v);
+	ks_html_rawf(h, "<span class=\"badge b-%s\">%s</span>",
+		     !strcmp(v, "not compiled") ? "failed" : !strcmp(v, "not run") ? "notrun" : v, v);
+}
+
+void ks_export_deadline(ks_html *h, const ks_export_model *m)
+{
+	if (!m->deadline_given || (m->deadline && !strcmp(m->deadline_given, m->deadline))) {
+		ks_html_text(h, m->deadline ? m->deadline : m->deadline_given);
+		return;
+	}
+	ks_html_text(h, m->deadline_given);
+	if (m->deadline) {
+		ks_html_raw(h, " (");
+		ks_html_text(h, m->deadline);
+		ks_html_raw(h, ")");
+	}
 }
 
 void ks_export_team_link(ks_html *h, const ks_export_team *t)
@@ -159,8 +174,8 @@ static const char ranking_rule[] =
 	"Teams are ranked by this rule, the one leaderboard.csv uses: results measured on a GPU first, then "
 	"compile-only results, then teams without a result. GPU results by score (the sum of the speedups of "
 	"correct, non-suspicious kernels), then exec accuracy, then call accuracy, higher first; compile-only "
-	"results by compile accuracy, higher first; then the earlier scored commit; then the team name. No two "
-	"teams share a rank.";
+	"results are not ranked by accuracy (it counts only what the host could check: without a GPU no Triton "
+	"answer runs); then the earlier scored commit; then the team name. No two teams share a rank.";
 
 static int any_gpu(const ks_export_model *m)
 {
@@ -190,7 +205,7 @@ static void commit_cell(ks_html *h, const ks_export_team *t)
 
 static void status_cell(ks_html *h, const ks_export_team *t)
 {
-	ks_html_raw(h, "<td>");
+	ks_html_raw(h, "<td class=\"status\">");
 	ks_html_text(h, t->status);
 	if (t->mode && strcmp(t->mode, "gpu")) {
 		ks_html_raw(h, " (");
@@ -219,15 +234,17 @@ static void unscored_lead(ks_html *h, const ks_export_model *m)
 	if (!n)
 		return;
 	ks_html_rawf(h, "<p class=\"warn\" id=\"unscored\"><strong>%zu team%s</strong> ha%s answers this run "
-		     "could not score for their language (", n, n == 1 ? "" : "s", n == 1 ? "s" : "ve");
+		     "could not score, for their language or because this host could not run them (", n,
+		     n == 1 ? "" : "s", n == 1 ? "s" : "ve");
 	for (i = 0; i < m->nteams; i++) {
 		if (!m->teams[i].unscored_note)
 			continue;
 		ks_export_team_link(h, &m->teams[i]);
 		ks_html_raw(h, --n ? ", " : "");
 	}
-	ks_html_raw(h, "): they count as failed kernels in the scores below; the Status column says how "
-		    "many. See <a href=\"provenance.html#unscored\">Provenance</a>.</p>\n");
+	ks_html_raw(h, "): they count as failed kernels in the scores below, though they are no compile or "
+		    "run failures of their own; the Status column says how many and why. See "
+		    "<a href=\"provenance.html#unscored\">Provenance</a>.</p>\n");
 }
 
 /* The speedups that count for fast_p: correct, not suspicious, timed. */
@@ -314,9 +331,9 @@ void ks_export_page_leaderboard(ks_html *h, const ks_export_model *m)
 	ks_export_page_begin(h, m, "Leaderboard", "leaderboard");
 	ks_html_raw(h, "<h1>Leaderboard</h1>\n<p class=\"lead\">");
 	ks_html_rawf(h, "%zu team%s", m->nteams, m->nteams == 1 ? "" : "s");
-	if (m->deadline) {
+	if (m->deadline || m->deadline_given) {
 		ks_html_raw(h, "; deadline ");
-		ks_html_text(h, m->deadline);
+		ks_export_deadline(h, m);
 	}
 	ks_html_raw(h, "; written ");
 	ks_html_text(h, m->generated);
@@ -330,6 +347,9 @@ void ks_export_page_leaderboard(ks_html *h, const ks_export_model *m)
 	ks_export_th(h, "Rank", "num", NULL);
 	ks_export_th(h, "Team", "text", NULL);
 	ks_export_th(h, "Score", "num", "sum of the speedups of correct, non-suspicious kernels");
+	/* beside the score it explains, so that it is in view on a laptop screen however wide the
+	 * table (it used to be the last column, off-screen at 1400 px) */
+	ks_export_th(h, "Status", "text", "why a team has the score it has: scored, or why not");
 	ks_export_th(h, "Exec", "num", "exec accuracy: every correctness case passed");
 	ks_export_th(h, "Call", "num", "call accuracy: compiled, loaded and ran");
 	ks_export_th(h, "Compile", "num", "compile accuracy");
@@ -341,7 +361,6 @@ void ks_export_page_leaderboard(ks_html *h, const ks_export_model *m)
 	ks_export_th(h, "Suspicious", "num", "kernels flagged suspicious (score 0)");
 	ks_export_th(h, "Commit", "text", NULL);
 	ks_export_th(h, "Commit time", "text", NULL);
-	ks_export_th(h, "Status", "text", NULL);
 	ks_html_raw(h, "</tr></thead>\n<tbody>\n");
 	for (i = 0; i < m->nteams; i++) {
 		const ks_export_team *t = &m->teams[i];
@@ -358,6 +377,7 @@ void ks_export_page_leaderboard(ks_html *h, const ks_export_model *m)
 		ks_export_team_link(h, t);
 		ks_html_raw(h, "</td>");
 		ks_export_td_num(h, t->score, 4, NULL);
+		status_cell(h, t);
 		ks_export_td_pct(h, t->exec_acc);
 		ks_export_td_pct(h, t->call_acc);
 		ks_export_td_pct(h, t->compile_acc);
@@ -369,7 +389,6 @@ void ks_export_page_leaderboard(ks_html *h, const ks_export_model *m)
 		ks_export_td_num(h, t->has_result && t->nsuspicious >= 0 ? (double)t->nsuspicious : NAN, 6, NULL);
 		commit_cell(h, t);
 		ks_export_td_text(h, t->commit_time);
-		status_cell(h, t);
 		ks_html_raw(h, "</tr>\n");
 	}
 	ks_html_raw(h, "</tbody></table></div>\n");

@@ -51,6 +51,10 @@ void ks_export_badge(ks_html *h, const ks_export_kernel *k);
 /* Team page link of a team (its slug is the exporter's own, never untrusted text). */
 void ks_export_team_link(ks_html *h, const ks_export_team *t);
 
+/* The deadline as the manifest gave it, with its offset, and beside it in UTC when they differ:
+ * "2025-08-24T23:59:59+08:00 (2025-08-24T15:59:59Z)"; UTC alone when the given form is unknown. */
+void ks_export_deadline(ks_html *h, const ks_export_model *m);
+
 /* Opens a table row with the team's cell: its name as the sort value, its page link as content. */
 void ks_export_row_team(ks_html *h, const ks_export_team *t);
 

@@ -250,9 +250,9 @@ void ks_export_page_provenance(ks_html *h, const ks_export_model *m)
 {
 	ks_export_page_begin(h, m, "Provenance", "provenance");
 	ks_html_raw(h, "<h1>Provenance</h1>\n<dl class=\"facts\">");
-	if (m->deadline) {
+	if (m->deadline || m->deadline_given) {
 		ks_html_raw(h, "<div><dt>Deadline</dt><dd>");
-		ks_html_text(h, m->deadline);
+		ks_export_deadline(h, m);
 		ks_html_raw(h, "</dd></div>");
 	}
 	ks_html_raw(h, "<div><dt>Site written</dt><dd>");

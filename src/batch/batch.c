@@ -124,6 +124,10 @@ static int load_teams(bt_batch *b)
 	} else {
 		b->m = ks_manifest_new();
 	}
+	if (b->o.deadline) {
+		ks_free(b->m->deadline_given);
+		b->m->deadline_given = ks_strdup(b->o.deadline);
+	}
 	if (b->o.deadline && ks_manifest_parse_time(&b->m->deadline, b->o.deadline) < 0) {
 		fprintf(stderr, "score batch: --deadline: %s\n", ks_error_msg());
 		return KS_EXIT_USAGE;
@@ -322,6 +326,10 @@ static int setup(bt_batch *b)
 			"but not run (exit status 3; --require-gpu makes this an error)\n",
 			ks_pipeline_no_gpu_reason(b->pl), b->so.pipeline.compile.arch);
 	b->mode = ks_pipeline_has_gpu(b->pl) ? "gpu" : "compile-only";
+	if (b->so.upload && !ks_pipeline_has_gpu(b->pl)) /* each team's upload is then "skipped" */
+		fprintf(stderr, "score batch: upload: nothing will be sent: compile-only results have no score "
+			"(%s); score on a GPU host to upload them (score batch MANIFEST --no-fetch --upload)\n",
+			b->so.pipeline.compile_only ? "--compile-only" : "no usable GPU");
 	problems_fingerprint(b->problems_sha, ks_pipeline_problems(b->pl));
 	return 0;
 }

@@ -252,6 +252,7 @@ static cJSON *team_record(const bt_batch *b, const ks_manifest_team *t, const ou
 	}
 	ks_manifest_format_time(ts, b->m->deadline);
 	cJSON_AddStringToObject(r, "deadline", ts);
+	ks_json_add_str(r, "deadline_given", b->m->deadline_given);
 	if (fetched) {
 		ks_manifest_format_time(ts, (int64_t)fetched);
 		cJSON_AddStringToObject(r, "fetched_at", ts);

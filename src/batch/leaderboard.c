@@ -140,10 +140,10 @@ static int cmp_rows(const void *pa, const void *pb)
 		if ((c = cmp_desc(a->score, b->score)) || (c = cmp_desc(a->exec_accuracy, b->exec_accuracy)) ||
 		    (c = cmp_desc(a->call_accuracy, b->call_accuracy)))
 			return c;
-	} else if (group(a) == 1) {
-		if ((c = cmp_desc(a->compile_accuracy, b->compile_accuracy)))
-			return c;
 	}
+	/* compile-only results are not ranked by accuracy: it measures only what the host could check,
+	 * nothing for answers it could not run (Triton without a GPU), so one compiled CUDA kernel
+	 * would outrank every Triton team (docs/batch.md, "Leaderboard") */
 	/* KS_MANIFEST_NO_DEADLINE is INT64_MIN: a missing commit time goes last, not first */
 	if (a->commit_time != b->commit_time) {
 		if (a->commit_time == KS_MANIFEST_NO_DEADLINE || b->commit_time == KS_MANIFEST_NO_DEADLINE)
@@ -167,7 +167,8 @@ void ks_leaderboard_rank(ks_leaderboard_row *rows, size_t n)
 static const char ranking_rule[] =
 	"GPU results, then compile-only results, then teams without a result; GPU results by "
 	"summary.score (present before absent), then exec_accuracy, then call_accuracy, higher first; "
-	"compile-only results by compile_accuracy, higher first; then the earlier commit_time; then "
+	"compile-only results are not ranked by accuracy (not comparable across languages); then the "
+	"earlier commit_time; then "
 	"team, then folder (bytewise). Ranks are 1..n with no ties.";
 
 static void csv_field(ks_buf *b, const char *s)

@@ -376,6 +376,7 @@ void ks_manifest_free(ks_manifest *m)
 		team_clear(&m->teams[i]);
 	ks_free(m->teams);
 	ks_manifest_paths_clear(&m->submission);
+	ks_free(m->deadline_given);
 	ks_free(m->pull_repo);
 	ks_free(m->pull_base);
 	for (i = 0; m->map_number_overrides && i < m->nmap_numbers; i++) {
@@ -621,6 +622,8 @@ int ks_manifest_parse(ks_manifest **out, const char *text, size_t len, const cha
 		ks_error_wrap(rc, "%s: deadline", name);
 		goto done;
 	}
+	if (deadline)
+		m->deadline_given = ks_strdup(deadline);
 	if ((rc = json_paths(&m->submission, root, name)) < 0)
 		goto done;
 	teams = cJSON_GetObjectItemCaseSensitive(root, "teams");

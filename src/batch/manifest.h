@@ -59,6 +59,7 @@ typedef struct {
 
 typedef struct {
 	int64_t deadline;     /* seconds since the epoch; KS_MANIFEST_NO_DEADLINE when not given */
+	char *deadline_given; /* the deadline as written, with its offset (shown beside UTC); NULL */
 	ks_manifest_paths submission; /* the default paths or patterns; n == 0 when not given */
 	ks_manifest_team *teams;
 	size_t nteams;

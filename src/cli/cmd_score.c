@@ -33,6 +33,9 @@ typedef struct {
 	ks_upload_setup *upsetup;
 } options;
 
+/* The contract of `score --json` (docs/results.md, "The --json summary"). */
+#define KS_SCORE_SUMMARY_SCHEMA "kscore.score-summary/1"
+
 static int g_color;
 
 static void upload_log(const char *line, void *ud)
@@ -45,8 +48,9 @@ void ks_score_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: score [OPTIONS] SUBMISSION...\n"
-		"       score calibrate [--force] [--json]\n"
-		"       score problems [--suite NAME] [--json] [--export-prompts FILE]\n"
+		"       score calibrate [--devices LIST|all] [--force] [--json]\n"
+		"       score problems [--suite NAME] [--json] [--export-prompts FILE [--language cuda|triton]]\n"
+		"                      [--plans FILE]\n"
 		"       score check-refs [--suite NAME] [--compile-only] [--json FILE]\n"
 		"       score baseline [--suite NAME] [--out FILE]\n"
 		"       score upload [OPTIONS] RESULT_DIR... | --pending\n"
@@ -132,8 +136,9 @@ static void print_table(const ks_kernel_result *r, size_t n, int gpu)
 	}
 }
 
-/* Before anything is scored: every result folder must be one kscore may replace (outdir.h), and
- * none may be, hold or lie inside an input. Returns 0, KS_EXIT_CANTCREAT or KS_EXIT_IOERR. */
+/* Before anything is scored: every result folder must be one kscore may replace (outdir.h), none
+ * may be, hold or lie inside an input, and each must be creatable (a read-only or missing parent
+ * found now, not after the whole run). Returns 0, KS_EXIT_CANTCREAT or KS_EXIT_IOERR. */
 static int check_outs(const options *o, int argc, char **argv, const char *refs, const char *cache)
 {
 	const char *extra[] = { refs, cache, o->so.pipeline.config, o->so.pipeline.baseline, o->so.upload_config,
@@ -150,7 +155,7 @@ static int check_outs(const options *o, int argc, char **argv, const char *refs,
 	oo.ninputs = nin;
 	for (i = (size_t)optind; i < (size_t)argc; i++) {
 		char *out = o->out ? ks_strdup(o->out) : default_out(argv[i]);
-		if ((r = ks_outdir_check(out, &oo)) < 0) {
+		if ((r = ks_outdir_check(out, &oo)) < 0 || (r = ks_outdir_probe(out)) < 0) {
 			fprintf(stderr, "score: error: %s\n", ks_error_msg());
 			if (rc != KS_EXIT_CANTCREAT)
 				rc = r == KS_EINVALID ? KS_EXIT_CANTCREAT : KS_EXIT_IOERR;
@@ -187,6 +192,32 @@ static void file_done(void *ud, ks_scored *sc, int rc, const char *error)
 	pthread_mutex_unlock(f->mu);
 }
 
+#define DUP_EXAMPLES 5 /* duplicates named in a file's one warning line */
+
+/* One line per file for its duplicate entries, however many (a real file held thousands): how many,
+ * the first few, and the rule (each duplicate's record still says which entry it repeats). */
+static void warn_duplicates(const ks_pass *p)
+{
+	ks_buf line = KS_BUF_INIT(4096); /* DUP_EXAMPLES examples of at most 64-byte names fit */
+	size_t j, n = 0;
+
+	for (j = 0; j < p->nentries; j++) {
+		const ks_entry *e = &p->entries[j];
+		if (!e->error || e->fault != KS_ENTRY_DUPLICATE)
+			continue;
+		if (n < DUP_EXAMPLES)
+			ks_buf_printf(&line, "%sentry %zu (duplicate of entry %zu, \"%.64s\")", n ? ", " : "",
+				      e->index, e->first, e->problem ? e->problem : "");
+		n++;
+	}
+	if (n)
+		fprintf(stderr, "score: warning: %s: %zu %s an earlier entry's problem and %s not counted: "
+			"%s%s; only the first entry for a problem in a file counts (several attempts belong "
+			"in several files, for pass@k)\n", p->path, n, n == 1 ? "entry names" : "entries name",
+			n == 1 ? "is" : "are", line.ptr ? line.ptr : "", n > DUP_EXAMPLES ? ", ..." : "");
+	ks_buf_free(&line);
+}
+
 /* Reads one input and queues it. Returns 0, or records why it cannot be read. */
 static void queue_one(const options *o, ks_pipeline *pl, file_job *f, int *bad_input)
 {
@@ -200,14 +231,36 @@ static void queue_one(const options *o, ks_pipeline *pl, file_job *f, int *bad_i
 		return;
 	}
 	for (i = 0; i < f->sub->npasses; i++) {
-		if (f->sub->passes[i].error)
-			fprintf(stderr, "score: error: %s\n", f->sub->passes[i].error);
-		for (j = 0; j < f->sub->passes[i].nentries; j++)
-			if (f->sub->passes[i].entries[j].error)
-				fprintf(stderr, "score: warning: %s\n", f->sub->passes[i].entries[j].error);
+		const ks_pass *p = &f->sub->passes[i];
+		if (p->error)
+			fprintf(stderr, "score: error: %s\n", p->error);
+		for (j = 0; j < p->nentries; j++)
+			if (p->entries[j].error && p->entries[j].fault != KS_ENTRY_DUPLICATE)
+				fprintf(stderr, "score: warning: %s\n", p->entries[j].error);
+		warn_duplicates(p);
 	}
 	f->out = o->out ? ks_strdup(o->out) : default_out(f->input);
 	ks_pipeline_submit(pl, f->sub, o->team, f->out, file_done, f);
+}
+
+#define UNKNOWN_LINES 5 /* unknown problems warned about one by one; the rest in one line */
+
+/* Entries that name no loaded problem are charged unknown_problem like a broken kernel: a warning
+ * says so (a mistyped name, or the wrong --refs), with the nearest name where there is one. */
+static void warn_unknown(const char *input, const ks_scored *sc)
+{
+	size_t i, n = 0;
+	for (i = 0; i < sc->nresults; i++) {
+		const ks_kernel_result *r = &sc->results[i];
+		if (r->reason != KS_REASON_UNKNOWN_PROBLEM)
+			continue;
+		if (n++ < UNKNOWN_LINES)
+			fprintf(stderr, "score: warning: %s: pass %zu, entry %zu: %s\n", input, r->pass, r->index,
+				r->detail ? r->detail : "names no problem");
+	}
+	if (n > UNKNOWN_LINES)
+		fprintf(stderr, "score: warning: %s: %zu more entries name no problem in the reference tests "
+			"(score.json lists them; is --refs right?)\n", input, n - UNKNOWN_LINES);
 }
 
 /* Once a queued input is scored: its upload, its record in the JSON summary and its table. Returns
@@ -221,9 +274,14 @@ static int report_one(const options *o, ks_pipeline *pl, file_job *f, cJSON *jsu
 	int gpu = ks_pipeline_has_gpu(pl);
 
 	if (!f->sub) {
+		/* the same keys as a read input's, so a script reads every record one way */
 		js = cJSON_CreateObject();
 		cJSON_AddStringToObject(js, "input", f->input);
+		cJSON_AddNullToObject(js, "out");
+		cJSON_AddNullToObject(js, "sha256");
 		cJSON_AddStringToObject(js, "error", f->error ? f->error : "cannot be read");
+		cJSON_AddNullToObject(js, "summary");
+		cJSON_AddArrayToObject(js, "kernels");
 		cJSON_AddItemToArray(jsum, js);
 		return 0;
 	}
@@ -249,6 +307,13 @@ static int report_one(const options *o, ks_pipeline *pl, file_job *f, cJSON *jsu
 	cJSON_AddStringToObject(js, "input", f->input);
 	cJSON_AddStringToObject(js, "out", f->out);
 	cJSON_AddStringToObject(js, "sha256", f->sub->sha256);
+	/* a file of the input that could not be read or parsed (its entries are not scored) */
+	for (i = 0; i < f->sub->npasses && !f->sub->passes[i].error; i++)
+		;
+	if (i < f->sub->npasses)
+		cJSON_AddStringToObject(js, "error", f->sub->passes[i].error);
+	else
+		cJSON_AddNullToObject(js, "error");
 	cJSON_AddItemToObject(js, "summary", cJSON_Duplicate(sc->summary, 1));
 	ka = cJSON_AddArrayToObject(js, "kernels");
 	for (i = 0; i < sc->nresults; i++) {
@@ -260,12 +325,19 @@ static int report_one(const options *o, ks_pipeline *pl, file_job *f, cJSON *jsu
 		else
 			cJSON_AddNullToObject(k, "problem");
 		cJSON_AddBoolToObject(k, "compiled", r->compiled);
-		cJSON_AddBoolToObject(k, "call", r->call);
-		cJSON_AddBoolToObject(k, "exec", r->exec);
+		if (r->ran) { /* as score.json: null when the kernel was not run (compile-only) */
+			cJSON_AddBoolToObject(k, "call", r->call);
+			cJSON_AddBoolToObject(k, "exec", r->exec);
+		} else {
+			cJSON_AddNullToObject(k, "call");
+			cJSON_AddNullToObject(k, "exec");
+		}
 		cJSON_AddStringToObject(k, "reason", ks_reason_name(r->reason));
+		cJSON_AddStringToObject(k, "language", ks_language_name(r->language));
 		cJSON_AddItemToArray(ka, k);
 	}
 	cJSON_AddItemToArray(jsum, js);
+	warn_unknown(f->input, sc);
 	{
 		ks_file_metrics fm;
 		ks_metrics_file(&fm, sc->results, sc->nresults);
@@ -451,8 +523,11 @@ int ks_score_main(int argc, char **argv)
 			"but not run, so there are no call or exec results (exit status 3; "
 			"--require-gpu makes this an error)\n", ks_pipeline_no_gpu_reason(pl), o.so.pipeline.compile.arch);
 	jroot = cJSON_CreateObject();
+	cJSON_AddStringToObject(jroot, "schema", KS_SCORE_SUMMARY_SCHEMA);
 	cJSON_AddStringToObject(jroot, "scorer", "kscore " KS_VERSION);
 	cJSON_AddStringToObject(jroot, "mode", ks_pipeline_has_gpu(pl) ? "gpu" : "compile-only");
+	if (!ks_pipeline_has_gpu(pl))
+		ks_json_add_str(jroot, "no_gpu_reason", ks_pipeline_no_gpu_reason(pl));
 	jsum = cJSON_AddArrayToObject(jroot, "submissions");
 	if ((c = score_all(&o, pl, argv + optind, (size_t)(argc - optind), jsum, &nk, &ngood, &bad_input)) < 0) {
 		rc = -c;

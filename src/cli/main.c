@@ -3,6 +3,8 @@
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "web_export/export.h"
+#include "util/fsutil.h"
+#include "util/nearest.h"
 #include "util/version.h"
 
 #include <curl/curl.h>
@@ -30,6 +32,23 @@ static const struct {
 	{ "upload", upload_main },
 };
 
+/* A first argument that is no file and reads like a command mistyped (`score exprot`) would be
+ * scored as a missing submission: say which command was meant instead. */
+static int mistyped(const char *word)
+{
+	const char *names[sizeof(commands) / sizeof(commands[0])];
+	const char *near;
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		names[i] = commands[i].name;
+	if (!(near = ks_nearest_name(word, names, i)))
+		return 0;
+	fprintf(stderr, "score: '%s' is neither a command nor a file; did you mean 'score %s'?\n"
+		"Try 'score --help' for more information.\n", word, near);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
@@ -45,5 +64,7 @@ int main(int argc, char **argv)
 	for (i = 0; argc > 1 && i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);
+	if (argc > 1 && argv[1][0] != '-' && !ks_fs_exists(argv[1]) && mistyped(argv[1]))
+		return KS_EXIT_USAGE;
 	return ks_score_main(argc, argv);
 }

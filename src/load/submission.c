@@ -348,12 +348,43 @@ static void mark_duplicates(ks_pass *pass, const char *name)
 	ks_free(k);
 }
 
+/* A file that is one JSON object holding the entries in an array ({"submissions": [...]}), without
+ * "file" or "predict" of its own, would read as JSON Lines of one entry without a "file": say
+ * what was expected instead. Returns 0 or KS_EINVALID. */
+static int check_not_wrapped(const char *text, const ks_jscan_entry *je, const char *name)
+{
+	const cJSON *m, *list = NULL;
+	cJSON *v;
+	int rc = 0;
+
+	if (je->over != KS_JSCAN_FITS || je->bad == KS_JSCAN_BAD_SURROGATE)
+		return 0;
+	v = cJSON_ParseWithLength(text + je->start, je->end - je->start);
+	if (!cJSON_IsObject(v) || cJSON_GetObjectItemCaseSensitive(v, "file") ||
+	    cJSON_GetObjectItemCaseSensitive(v, "predict"))
+		goto done;
+	cJSON_ArrayForEach(m, v)
+		if (cJSON_IsArray(m) && !list)
+			list = m;
+	if (list)
+		rc = ks_error_set(KS_EINVALID, "%s: the file is one JSON object whose \"%.64s\" holds an array, "
+				  "not a list of entries: an array of entries was expected ([{\"file\": ..., "
+				  "\"predict\": ...}, ...], or JSON Lines, one entry per line); write that "
+				  "array alone", name, list->string);
+done:
+	cJSON_Delete(v);
+	return rc;
+}
+
 static int parse_entries(ks_pass *pass, const char *text, const ks_jscan *scan, const char *name,
 			 const ks_submission_limits *lim)
 {
 	size_t n, i;
 	const ks_jscan_entry *je = ks_jscan_entries(scan, &n);
 	int rc;
+
+	if (pass->jsonl && n == 1 && (rc = check_not_wrapped(text, &je[0], name)) < 0)
+		return rc;
 
 	pass->entries = ks_calloc(n + 1, sizeof(*pass->entries));
 	for (i = 0; i < n; i++) {

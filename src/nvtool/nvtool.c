@@ -124,14 +124,16 @@ void ks_nvtool_new(ks_nvtool **out, const ks_nvtool_options *o)
 	pthread_mutex_init(&t->prof_mu, NULL);
 	if (!t->o.prog)
 		t->o.prog = "score";
+	if (!t->o.warn)
+		t->o.warn = stderr;
 	if (o->sanitize && !(t->sanitizer = ks_nvtool_find("compute-sanitizer"))) {
 		t->san_note = ks_strdup(ks_error_msg());
-		fprintf(stderr, "%s: warning: --sanitize: %s; kernels are scored without the sanitizer stage\n",
+		fprintf(t->o.warn, "%s: warning: --sanitize: %s; kernels are scored without the sanitizer stage\n",
 			t->o.prog, t->san_note);
 	}
 	if (o->profile != KS_PROFILE_NEVER && !(t->ncu = ks_nvtool_find("ncu"))) {
 		t->ncu_note = ks_asprintf("Nsight Compute's %s", ks_error_msg());
-		fprintf(stderr, "%s: warning: --profile: %s; kernels are scored without profiles\n", t->o.prog,
+		fprintf(t->o.warn, "%s: warning: --profile: %s; kernels are scored without profiles\n", t->o.prog,
 			t->ncu_note);
 	}
 	*out = t;

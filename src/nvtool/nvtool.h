@@ -11,6 +11,7 @@
 #define KS_NVTOOL_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <cJSON.h>
 #include "util/buf.h"
 #include "run/check.h"
@@ -36,6 +37,7 @@ typedef struct {
 	ks_plan_limits limits;
 	double kernel_timeout_s;     /* the session's; a tool's run gets a multiple of it */
 	const char *prog;            /* "score" or "score batch", for the warnings */
+	FILE *warn;                  /* where ks_nvtool_new warns of a missing tool; NULL: stderr */
 } ks_nvtool_options;
 
 #define KS_NVTOOL_OPTIONS_INIT                                                                   \

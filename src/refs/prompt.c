@@ -42,17 +42,39 @@ static int left_out(const char *line, int triton)
 	return triton && (!strncmp(h, "Launch", 6) || !strncmp(h, "Default launch", 14));
 }
 
+/* Whether a block of the statement (a paragraph or a list item) states the CUDA compile rules
+ * ("Device code only: compiled with NVRTC ..."), which a Triton answer does not follow: Triton
+ * compiles it, and the Triton prompt states its own rules. */
+static int cuda_rules(const char *block, size_t len)
+{
+	static const char key[] = "NVRTC";
+	size_t i;
+	for (i = 0; i + sizeof(key) - 1 <= len; i++)
+		if (!memcmp(block + i, key, sizeof(key) - 1))
+			return 1;
+	return 0;
+}
+
 /* Appends instruction.md without the sections left_out names, each heading `shift` levels deeper
- * (shift 1: the Triton instruction, which holds it under its own heading). Lines inside ```
- * fences are never headings (`#include`, Python comments). */
+ * (shift 1: the Triton instruction, which holds it under its own heading, without the blocks
+ * cuda_rules names). Lines inside ``` fences are never headings (`#include`, Python comments). */
 static void put_instruction(ks_buf *b, const char *text, int shift)
 {
-	const char *line = text;
+	const char *line = text, *block = NULL;
 	int fence = 0, skipping = 0;
-	while (*line) {
+	for (;;) {
 		const char *nl = strchr(line, '\n');
 		size_t len = nl ? (size_t)(nl - line + 1) : strlen(line);
 		int level = fence ? 0 : heading_level(line);
+		/* a block ends before a blank line, a heading, a list item or a fence, and at the end */
+		if (block && (!*line || fence || level || line[0] == '\n' || line[0] == '\r' ||
+			      !strncmp(line, "- ", 2) || !strncmp(line, "```", 3))) {
+			if (!cuda_rules(block, (size_t)(line - block)))
+				ks_buf_put(b, block, (size_t)(line - block));
+			block = NULL;
+		}
+		if (!*line)
+			break;
 		if (!strncmp(line, "```", 3))
 			fence = !fence;
 		if (level)
@@ -60,7 +82,13 @@ static void put_instruction(ks_buf *b, const char *text, int shift)
 		if (!skipping) {
 			if (level)
 				ks_buf_printf(b, "%.*s", shift, "######");
-			ks_buf_put(b, line, len);
+			if (shift > 0 && !fence && !level && line[0] != '\n' && line[0] != '\r' &&
+			    strncmp(line, "```", 3)) {
+				if (!block)
+					block = line;
+			} else {
+				ks_buf_put(b, line, len);
+			}
 		}
 		line += len;
 	}
@@ -343,12 +371,16 @@ static char *triton_text(const ks_problem *p)
 	put_entry(&b, p);
 	put_cases(&b, p);
 	put_accuracy(&b, p);
-	put_rules(&b);
 	ks_buf_puts(&b, "## The problem statement\n\nWritten for CUDA answers: its semantics, shapes, dtypes, "
 			"input distributions and accuracy hold for Triton answers too; its CUDA signature, "
 			"launch contract and `kscore-launch` comments do not (the entry launches its kernels "
-			"itself).\n\n");
+			"itself), and its CUDA compile rules are left out (Triton's own follow).\n\n");
 	put_instruction(&b, p->instruction, 1);
+	/* last, so that the prompt ends with the rules of its own language */
+	ks_buf_puts(&b, "\n");
+	put_rules(&b);
+	while (b.len >= 2 && b.ptr[b.len - 1] == '\n' && b.ptr[b.len - 2] == '\n')
+		b.ptr[--b.len] = '\0';
 	return ks_buf_take(&b, NULL);
 }
 

@@ -544,6 +544,54 @@ done:
 	return rc;
 }
 
+/* Makes a new empty folder "<base>.tmp-<pid>-<n>" that did not exist before and returns its path
+ * (caller frees); NULL with errno set when none can be made. */
+static char *make_fresh(const char *base)
+{
+	unsigned n;
+	for (n = 0; n < 1000; n++) {
+		char *t = ks_asprintf("%s.tmp-%ld-%u", base, (long)getpid(), n);
+		int err;
+		if (mkdir(t, 0755) == 0)
+			return t;
+		err = errno;
+		ks_free(t);
+		errno = err;
+		if (err != EEXIST)
+			return NULL;
+	}
+	return NULL;
+}
+
+int ks_outdir_probe(const char *path)
+{
+	char *p = trim(path), *first = ks_strdup(p), *t = NULL;
+	struct stat st;
+	int rc = 0;
+
+	/* the shallowest missing component: the first folder a run would have to create (path
+	 * itself when it exists: its replacement is built beside it) */
+	while (lstat(first, &st) < 0) {
+		char *up = ks_path_dirname(first);
+		if (!strcmp(up, first) || lstat(up, &st) == 0) {
+			ks_free(up);
+			break;
+		}
+		ks_free(first);
+		first = up;
+	}
+	if (!(t = make_fresh(first))) {
+		rc = ks_error_set(KS_EIO, "cannot create the result folder %s: %s", p, strerror(errno));
+		goto done;
+	}
+	rmdir(t);
+done:
+	ks_free(t);
+	ks_free(first);
+	ks_free(p);
+	return rc;
+}
+
 int ks_outdir_mark(const char *dir, ks_outdir_kind kind)
 {
 	char *p = ks_path_join(dir, KS_OUTDIR_MARK);
@@ -670,7 +718,6 @@ int ks_outdir_begin(char **tmp, const char *path, const ks_outdir_options *o)
 {
 	char *p = trim(path), *dir = NULL, *t = NULL, *slash;
 	one_name self;
-	unsigned n;
 	int rc;
 
 	*tmp = NULL;
@@ -685,15 +732,9 @@ int ks_outdir_begin(char **tmp, const char *path, const ks_outdir_options *o)
 		goto done;
 	if ((rc = ks_fs_mkdir_p(dir, 0755)) < 0)
 		goto done;
-	for (n = 0;; n++) {
-		t = ks_asprintf("%s.tmp-%ld-%u", p, (long)getpid(), n);
-		if (mkdir(t, 0755) == 0)
-			break;
-		if (errno != EEXIST || n >= 1000) {
-			rc = ks_error_set(KS_EIO, "mkdir %s: %s", t, strerror(errno));
-			goto done;
-		}
-		ks_free(t);
+	if (!(t = make_fresh(p))) {
+		rc = ks_error_set(KS_EIO, "mkdir %s.tmp-%ld-*: %s", p, (long)getpid(), strerror(errno));
+		goto done;
 	}
 	if ((rc = ks_outdir_mark(t, o->kind)) < 0) {
 		ks_fs_rm_rf(t);

@@ -60,6 +60,14 @@ int ks_outdir_check(const char *path, const ks_outdir_options *o);
  * otherwise, or when it is or lies inside an input; KS_EIO when it cannot be examined. */
 int ks_outdir_check_file(const char *path, const char *schema, const ks_outdir_options *o);
 
+/* Whether the folder at path could be written, found before any work whose results would go
+ * there: makes, then removes, an empty folder "<first>.tmp-<pid>-<n>" beside the first component
+ * of path that does not exist yet (beside path itself when it exists, where ks_outdir_begin
+ * would build it). Returns 0, or KS_EIO with a message naming the path and the system's reason
+ * ("cannot create the result folder /x/y: Permission denied"). Leaves nothing behind. Does not
+ * apply the replacement rule: call ks_outdir_check first. */
+int ks_outdir_probe(const char *path);
+
 /* Writes the mark of kind into the existing folder dir (atomically). KS_EIO on failure. */
 int ks_outdir_mark(const char *dir, ks_outdir_kind kind);
 

@@ -35,9 +35,9 @@ static int is_cuda(const char *language)
 	return !strncasecmp(language, "cuda", 4) || !strcasecmp(language, "c++") || !strcasecmp(language, "cpp");
 }
 
-/* The name of the language as it is shown, cut to whole characters and made printable: it reaches
+/* Text as it is shown (a language's name, a cause), cut to whole characters and made printable: it reaches
  * terminals and pages. */
-static void copy_name(char out[KS_UNSCORED_MAX_NAME], const char *s)
+static void copy_text(char *out, size_t cap, const char *s)
 {
 	size_t o = 0, i = 0, n = strlen(s);
 	while (i < n) {
@@ -48,13 +48,18 @@ static void copy_name(char out[KS_UNSCORED_MAX_NAME], const char *s)
 			i += len;
 			continue;
 		}
-		if (o + len >= KS_UNSCORED_MAX_NAME)
+		if (o + len >= cap)
 			break;
 		memcpy(out + o, s + i, len);
 		o += len;
 		i += len;
 	}
 	out[o] = '\0';
+}
+
+static void copy_name(char out[KS_UNSCORED_MAX_NAME], const char *s)
+{
+	copy_text(out, KS_UNSCORED_MAX_NAME, s);
 }
 
 /* The language an answer is written in, for people. */
@@ -110,6 +115,27 @@ static void count_language(ks_unscored *u, const char *name, size_t n)
 	u->lang[i].n += n;
 }
 
+/* Why the host could not run an answer, from its not_run detail (the tracer's and prepare's own
+ * words); NULL when the detail does not say. */
+static const char *cause_of(const char *detail)
+{
+	static const struct {
+		const char *said, *cause;
+	} causes[] = {
+		{ "need a GPU (compile-only)", "compile-only run, tracing Triton answers needs a GPU" },
+		{ "need a GPU (no GPU)", "this host has no usable GPU" },
+		{ "torch and triton cannot be imported", "this host's Python has no torch or Triton" },
+		{ "no python3", "this host has no Python for Triton answers" },
+		{ "helper program kscore-triton", "kscore's Triton helper is not installed here" },
+		{ "need a GPU", "this host has no usable GPU" },
+	};
+	size_t i;
+	for (i = 0; detail && i < sizeof(causes) / sizeof(causes[0]); i++)
+		if (strstr(detail, causes[i].said))
+			return causes[i].cause;
+	return NULL;
+}
+
 void ks_unscored_add(ks_unscored *u, const char *reason, const char *language, const char *detail)
 {
 	char name[KS_UNSCORED_MAX_NAME];
@@ -125,6 +151,8 @@ void ks_unscored_add(ks_unscored *u, const char *reason, const char *language, c
 	if (counted[i].foreign_only && (!language || !*language || !strcmp(language, "none") || is_cuda(language)))
 		return;
 	language_of(name, language, detail);
+	if (!u->cause[0] && !strcmp(reason, "not_run") && cause_of(detail))
+		copy_text(u->cause, sizeof(u->cause), cause_of(detail));
 	u->unscored++;
 	count_language(u, name, 1);
 }
@@ -150,6 +178,8 @@ void ks_unscored_merge(ks_unscored *a, const ks_unscored *b)
 	size_t i;
 	a->answers += b->answers;
 	a->unscored += b->unscored;
+	if (!a->cause[0])
+		memcpy(a->cause, b->cause, sizeof(a->cause));
 	for (i = 0; i < b->nlang; i++)
 		count_language(a, b->lang[i].name, b->lang[i].n);
 }
@@ -188,7 +218,7 @@ static char *describe(const ks_unscored *u, int sentence)
 			ks_buf_printf(&b, "%s%zu %s %s", i + 1 == u->nlang ? " and " : ", ", l->n, verb, l->name);
 	}
 	if (sentence)
-		ks_buf_puts(&b, ", which this run could not score");
+		ks_buf_printf(&b, ", which this run could not score%s%s", u->cause[0] ? ": " : "", u->cause);
 	return ks_buf_take(&b, NULL);
 }
 

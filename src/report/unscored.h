@@ -21,11 +21,16 @@ typedef struct {
 	size_t n;
 } ks_unscored_language;
 
+#define KS_UNSCORED_MAX_CAUSE 96       /* bytes of the cause, its NUL included */
+
 typedef struct {
 	size_t answers;        /* answers that count: every entry but the duplicates */
 	size_t unscored;       /* of them, those not scored for their language or its toolchain */
 	ks_unscored_language lang[KS_UNSCORED_MAX_LANGUAGES];
 	size_t nlang;
+	char cause[KS_UNSCORED_MAX_CAUSE]; /* why this host could not run them, as read from the first
+					     * not_run answer's detail ("this host has no usable GPU");
+					     * "" when no detail says it (not_cuda: no tracer for it) */
 } ks_unscored;
 
 #define KS_UNSCORED_INIT { 0 }
@@ -43,7 +48,9 @@ void ks_unscored_merge(ks_unscored *a, const ks_unscored *b);
 
 /* The note an organizer reads: "10 of 10 answers are Triton (Python), which this run could not
  * score", or with several languages "7 of 10 answers are Triton (Python) and 1 is Python, which
- * ...". NULL when every answer could be scored. Caller frees. */
+ * ...", followed by the cause when one is known ("...: this host has no usable GPU", "...:
+ * compile-only run, tracing Triton answers needs a GPU"): a not-run answer is no compile failure.
+ * NULL when every answer could be scored. Caller frees. */
 char *ks_unscored_note(const ks_unscored *u);
 
 /* The languages and their counts, most first: "28 Triton (Python), 2 Python"; NULL when none.

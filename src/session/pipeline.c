@@ -49,8 +49,13 @@ static void progress_locked(ks_pipeline *p, const char *what)
 {
 	if (!p->opts.progress)
 		return;
-	fprintf(stderr, "\r\033[K[%zu of %zu files] %zu checked, %zu timed, of %zu kernels %s", p->ndone, p->njobs,
-		p->checked, p->timed, p->nentries, what ? what : "");
+	/* without a GPU, compiling is the whole run: its count is the progress */
+	if (!p->first)
+		fprintf(stderr, "\r\033[K[%zu of %zu files] %zu of %zu kernels compiled (compile-only) %s", p->ndone,
+			p->njobs, p->prepared, p->nentries, what ? what : "");
+	else
+		fprintf(stderr, "\r\033[K[%zu of %zu files] %zu compiled, %zu checked, %zu timed, of %zu kernels %s",
+			p->ndone, p->njobs, p->prepared, p->checked, p->timed, p->nentries, what ? what : "");
 	fflush(stderr);
 }
 
@@ -272,6 +277,12 @@ static void entry_prepared(void *ud, void *jp, size_t i, const ks_candidate_imag
 {
 	ks_pipeline *p = ud;
 	job *j = jp;
+	if (p->opts.progress) {
+		pthread_mutex_lock(&p->mu);
+		p->prepared++;
+		progress_locked(p, j->results[i].problem);
+		pthread_mutex_unlock(&p->mu);
+	}
 	ks_runq_ready(p->runq, j->rq, i, img && p->first ? ITEM_CHECK : KS_RUNQ_DONE);
 }
 

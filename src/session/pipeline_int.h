@@ -92,7 +92,7 @@ struct ks_pipeline {
 	ks_runq *runq;
 	ks_prepare *prep;
 	size_t open;                    /* submissions queued and not written yet */
-	size_t njobs, ndone, nentries, checked, timed;
+	size_t njobs, ndone, nentries, prepared, checked, timed; /* prepared: compiled or settled */
 };
 
 double pl_now(void);

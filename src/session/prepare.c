@@ -1,5 +1,6 @@
 /* prepare: see include/prepare.h. */
 #include "session/prepare.h"
+#include "util/nearest.h"
 #include "lang/cubin.h"
 #include "util/errors.h"
 #include "load/extract.h"
@@ -132,6 +133,23 @@ static int choose_launch(entry_prep *pr, ks_kernel_result *r, const ks_entry *e,
 	return 0;
 }
 
+/* The loaded problem whose name is a typing slip away from name (util/nearest.h), or NULL. */
+static const char *nearest_problem(const ks_problem_set *set, const char *name)
+{
+	const char **names;
+	const char *near;
+	size_t i;
+
+	if (!set || !set->n || !name)
+		return NULL;
+	names = ks_calloc(set->n, sizeof(*names));
+	for (i = 0; i < set->n; i++)
+		names[i] = set->problems[i]->name;
+	near = ks_nearest_name(name, names, set->n);
+	ks_free(names);
+	return near;
+}
+
 /* Everything about an entry that is known from the entry alone: returns 1 when its kernel is to be
  * compiled, 0 when it is settled (its result says why). */
 static int prepare_entry(const ks_prepare *q, entry_prep *pr, ks_kernel_result *r, const ks_entry *e)
@@ -145,9 +163,11 @@ static int prepare_entry(const ks_prepare *q, entry_prep *pr, ks_kernel_result *
 	}
 	pr->p = ks_problem_set_find(q->o.problems, e->problem);
 	if (!pr->p) {
+		const char *near = nearest_problem(q->o.problems, e->problem);
 		ks_kernel_result_fail(r, KS_REASON_UNKNOWN_PROBLEM,
-				      "\"%s\" names no problem in the reference tests (%zu problems loaded)",
-				      e->file, q->o.problems ? q->o.problems->n : 0);
+				      "\"%s\" names no problem in the reference tests (%zu problems loaded)%s%s%s",
+				      e->file, q->o.problems ? q->o.problems->n : 0, near ? "; did you mean \"" : "",
+				      near ? near : "", near ? "\"?" : "");
 		return 0;
 	}
 	if (!e->code) {

@@ -794,6 +794,42 @@ static void test_batch_writes_the_site(void)
 	KT_CONTAINS(g_out, "--no-site");
 }
 
+/* The deadline as the manifest gave it, with its offset, beside UTC, on the leaderboard and the
+ * provenance page. */
+static void test_deadline_shown_as_given(void)
+{
+	static const char utc[] = "\"2025-08-24T23:59:59Z\"";
+	char *m, *at, *edited, *idx, *prov;
+	int rc;
+	if (system("git --version >/dev/null 2>&1") != 0)
+		KT_SKIP("git is not installed");
+	fx_batch_repo();
+	m = fx_read("teams.json");
+	at = strstr(m, utc);
+	KT_ASSERT(at != NULL);
+	*at = 0;
+	edited = ks_asprintf("%s\"2025-08-25T07:59:59+08:00\"%s", m, at + strlen(utc));
+	kt_write("teams.json", edited, strlen(edited));
+	ks_free(edited);
+	rc = run("batch teams.json --compile-only -q --refs '%s/reference_tests'", fx_root());
+	KT_ASSERT_MSG(rc == 1, "batch exited %d: %s", rc, g_err);
+	idx = fx_read("results/site/index.html");
+	KT_CONTAINS(idx, "; deadline 2025-08-25T07:59:59+08:00 (2025-08-24T23:59:59Z);");
+	prov = fx_read("results/site/provenance.html");
+	KT_CONTAINS(prov, "<dt>Deadline</dt><dd>2025-08-25T07:59:59+08:00 (2025-08-24T23:59:59Z)</dd>");
+	ks_free(prov);
+	ks_free(idx);
+	/* --deadline overrides the manifest's, and is shown as given too */
+	fx_sh("rm -rf results");
+	rc = run("batch teams.json --compile-only -q --deadline 2025-08-24T19:59:59-04:00 --refs '%s/reference_tests'",
+		 fx_root());
+	KT_EQ_INT(rc, 1);
+	idx = fx_read("results/site/index.html");
+	KT_CONTAINS(idx, "; deadline 2025-08-24T19:59:59-04:00 (2025-08-24T23:59:59Z);");
+	ks_free(idx);
+	ks_free(m);
+}
+
 static const kt_test tests[] = {
 	KT(test_escaping),
 	KT(test_invalid_utf8_becomes_valid),
@@ -807,7 +843,7 @@ static const kt_test tests[] = {
 	KT(test_site_folder_rule),
 	KT(test_cli_usage),
 	KT(test_single_run_export),
-	KT(test_batch_writes_the_site),
+	KT(test_batch_writes_the_site), KT(test_deadline_shown_as_given),
 	{ NULL, NULL },
 };
 

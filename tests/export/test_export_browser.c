@@ -248,6 +248,61 @@ static void export_fixture(void)
 	ks_free(fx);
 }
 
+/* The Status column is the one place that says why a team has no score: on a laptop screen
+ * (1280 px) every team's status must be in view and whole without scrolling sideways. A harness
+ * script beside the leaderboard measures each status cell where the browser laid it out. */
+static void status_in_view(const char *index_page, const char *harness_page)
+{
+	static const char harness[] =
+		"(function () {\n"
+		"  var th = document.querySelectorAll('#leaderboard thead th'), col = -1, out = [];\n"
+		"  Array.prototype.forEach.call(th, function (h, i) { if (h.textContent.trim() === 'Status') col = i; });\n"
+		"  Array.prototype.forEach.call(document.querySelectorAll('#leaderboard tbody tr'), function (r) {\n"
+		"    var c = r.cells[col], b = c.getBoundingClientRect();\n"
+		"    out.push({ left: b.left, right: b.right, clipped: c.scrollWidth > c.clientWidth + 1,\n"
+		"               text: c.textContent });\n"
+		"  });\n"
+		"  var pre = document.createElement('pre'); pre.id = 'result';\n"
+		"  pre.textContent = JSON.stringify({ col: col, width: window.innerWidth, cells: out });\n"
+		"  document.body.appendChild(pre);\n"
+		"}());\n";
+	char *index, *at, *page, *res, *end, *dir = ks_path_dirname(harness_page), *js;
+	cJSON *r = NULL;
+	const cJSON *c;
+	int ncells = 0;
+
+	js = ks_asprintf("%s/harness.js", dir);
+	kt_write(js, harness, strlen(harness));
+	index = fx_read(index_page);
+	at = strstr(index, "</body>");
+	*at = 0;
+	page = ks_asprintf("%s<script src=\"harness.js\"></script></body></html>\n", index);
+	kt_write(harness_page, page, strlen(page));
+	browse("--window-size=1280,800 --dump-dom", harness_page);
+	res = g_dom ? strstr(g_dom, "<pre id=\"result\">") : NULL;
+	KT_ASSERT_MSG(res != NULL, "the harness did not run: %s", g_log ? g_log : "");
+	res += strlen("<pre id=\"result\">");
+	end = strstr(res, "</pre>");
+	*end = 0;
+	KT_EQ_INT(ks_json_parse(&r, res, strlen(res), 8, "harness"), 0);
+	KT_ASSERT_MSG(cJSON_GetObjectItem(r, "col")->valuedouble >= 0, "no Status column");
+	KT_EQ_INT(cJSON_GetObjectItem(r, "width")->valuedouble, 1280);
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(r, "cells")) {
+		double right = cJSON_GetObjectItem(c, "right")->valuedouble;
+		const char *text = cJSON_GetObjectItem(c, "text")->valuestring;
+		KT_ASSERT_MSG(right <= 1280 && cJSON_GetObjectItem(c, "left")->valuedouble >= 0,
+			      "the status \"%s\" ends at %.0f px, out of a 1280 px window", text, right);
+		KT_ASSERT_MSG(!cJSON_IsTrue(cJSON_GetObjectItem(c, "clipped")), "the status \"%s\" is cut", text);
+		ncells++;
+	}
+	KT_ASSERT(ncells > 0);
+	cJSON_Delete(r);
+	ks_free(page);
+	ks_free(index);
+	ks_free(js);
+	ks_free(dir);
+}
+
 static void test_leaderboard_in_a_browser(void)
 {
 	char *fx, **names;
@@ -382,6 +437,14 @@ static void test_sorting_and_filtering_script(void)
 	ks_free(index);
 }
 
+static void test_status_in_view_at_1280_px(void)
+{
+	NEED_BROWSER();
+	export_fixture();
+	status_in_view("site/index.html", "site/harness.html");
+	screenshot("site/index.html", "leaderboard-1280", 1280, 800);
+}
+
 /* Hostile names, code, output and subjects render as text in a real browser. */
 static void test_hostile_input_in_a_browser(void)
 {
@@ -435,6 +498,7 @@ static void test_recorded_gpu_batch_in_a_browser(void)
 	NEED_BROWSER();
 	setenv("KSCORE_EXPORT_FIXTURE", fx, 1);  /* this test runs in a child of its own */
 	test_leaderboard_in_a_browser();
+	status_in_view("site/index.html", "site/harness.html");
 	screenshot("site/index.html", "gpu-batch-leaderboard", 1000, 620);
 	test_other_pages_in_a_browser();
 	open_page("site/suspicious.html");
@@ -486,6 +550,8 @@ static void test_batch_site_in_a_browser(void)
 	KT_CONTAINS(g_dom, "<tr data-i=\"0\"><td class=\"num\" data-v=\"1\">1</td><td class=\"team\" "
 			   "data-v=\"Team &lt;One&gt;\">");
 	KT_CONTAINS(g_dom, "ghost");
+	status_in_view("results/site/index.html", "results/site/harness.html");
+	screenshot("results/site/index.html", "batch-leaderboard-1280", 1280, 800);
 	open_page("results/site/team-Team_One.html");
 	KT_CONTAINS(g_dom, "<span class=\"l\">");
 	open_page("results/site/provenance.html");
@@ -497,6 +563,7 @@ static const kt_test tests[] = {
 	KT(test_leaderboard_in_a_browser),
 	KT(test_other_pages_in_a_browser),
 	KT(test_sorting_and_filtering_script),
+	KT(test_status_in_view_at_1280_px),
 	KT(test_hostile_input_in_a_browser),
 	KT(test_recorded_gpu_batch_in_a_browser), KT(test_example_leaderboard_screenshot),
 	KT(test_batch_site_in_a_browser),
