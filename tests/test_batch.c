@@ -520,6 +520,23 @@ static void test_cache_is_used_when_a_repository_goes_away(void)
 		KT_EQ_STR(gets_(rec, "status"), "scored");
 		cJSON_Delete(rec);
 	}
+	/* an incomplete mirror (a fetch into it was stopped: its record has no fetch time) is not
+	 * used, by --no-fetch nor after a failed fetch, and its state is named */
+	sh("for d in cache/kscore/repos/*/; do printf '{\"schema\": \"kscore.mirror/1\"}' > "
+	   "\"$d/kscore-mirror.json\"; done");
+	KT_EQ_INT(batch("--compile-only --json --no-fetch --rescore m.json"), 1);
+	rep = report();
+	KT_EQ_STR(gets_(report_team(rep, "solo"), "reason"), "unreachable");
+	KT_CONTAINS(gets_(report_team(rep, "solo"), "detail"), "is incomplete");
+	KT_CONTAINS(gets_(report_team(rep, "solo"), "detail"), "--no-fetch");
+	cJSON_Delete(rep);
+	KT_EQ_INT(batch("--compile-only --json --rescore m.json"), 1);
+	rep = report();
+	KT_EQ_STR(gets_(report_team(rep, "solo"), "reason"), "unreachable");
+	KT_CONTAINS(gets_(report_team(rep, "solo"), "detail"), "no cached copy is used");
+	KT_CONTAINS(gets_(report_team(rep, "solo"), "detail"), "is incomplete");
+	KT_NOT_CONTAINS(g_out, "using the copy cached at");
+	cJSON_Delete(rep);
 }
 
 static int g_nservers;

@@ -135,9 +135,9 @@ bt_repo_slot *bt_get_repo(bt_batch *b, const char *location)
 		return s;
 	}
 	if (b->o.no_fetch) {
-		if (!ks_repo_has_refs(s->repo)) {
-			s->error = ks_asprintf("repository %s: not in the cache (%s) and --no-fetch was given",
-					       ks_repo_display(s->repo), ks_repo_path(s->repo));
+		/* a mirror is complete or it is not used: a partial one would drop teams without a word */
+		if (ks_repo_ready(s->repo) < 0) {
+			s->error = ks_asprintf("%s, and --no-fetch was given", ks_error_msg());
 			s->reason = "unreachable";
 		} else if (ks_repo_fetch_note(s->repo)) {
 			s->warning = ks_strdup(ks_repo_fetch_note(s->repo));  /* what the mirror lacks */
@@ -149,7 +149,7 @@ bt_repo_slot *bt_get_repo(bt_batch *b, const char *location)
 			s->warning = ks_strdup(ks_repo_fetch_note(s->repo));
 	} else {
 		char *why = ks_strdup(ks_error_msg());
-		if (ks_repo_has_refs(s->repo)) {
+		if (ks_repo_ready(s->repo) == 0) {
 			const char *lacks = ks_repo_fetch_note(s->repo);
 			char ts[32];
 			ks_manifest_format_time(ts, (int64_t)ks_repo_fetched_at(s->repo));
@@ -157,7 +157,8 @@ bt_repo_slot *bt_get_repo(bt_batch *b, const char *location)
 						 lacks ? lacks : "");
 			ks_free(why);
 		} else {
-			s->error = why;
+			s->error = ks_asprintf("%s; no cached copy is used: %s", why, ks_error_msg());
+			ks_free(why);
 			s->reason = "unreachable";
 		}
 	}
