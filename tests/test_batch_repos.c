@@ -592,6 +592,76 @@ static void test_geak_result_folder(void)
 	cJSON_Delete(lb);
 }
 
+/* With no "submission" anywhere, the default patterns find the layouts of the real hackathon
+ * repository: the guide's submit/<name>_4.json and src/<name>_iter1_4.json (the run in the
+ * name); a GEAK-eval result that the name matches is still refused by its content. */
+static void test_default_submission_finds_the_real_layouts(void)
+{
+	cJSON *rep, *rec;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	init_repo("guide");
+	put_fixture("sub.json", "guide/submit/" SUB "_3.json");
+	put_fixture("good.json", "guide/submit/" SUB "_4.json");
+	commit("guide", "2025-08-22T10:00:00Z", "submission");
+	init_repo("named");
+	put_fixture("sub.json", "named/src/" SUB "_iter1_3.json");
+	put_fixture("good.json", "named/src/" SUB "_iter1_4.json");
+	commit("named", "2025-08-22T10:00:00Z", "submission");
+	init_repo("result");
+	put("result/submit/" SUB "_1.json", "[{\"pass_num\": 0, \"file_name\": \"sin_kernel.py\", "
+	    "\"call_status\": 1, \"exec_status\": 0}]");
+	commit("result", "2025-08-22T10:00:00Z", "evaluation");
+	put("m.json", "{\"schema\": \"kscore.batch/1\", \"deadline\": \"" DEADLINE "\", \"teams\": ["
+	    "{\"name\": \"guide\", \"repo\": \"guide\"}, {\"name\": \"named\", \"repo\": \"named\"}, "
+	    "{\"name\": \"result\", \"repo\": \"result\"}]}");
+	KT_EQ_INT(batch("--compile-only --json m.json"), 1);
+	rep = report();
+	KT_EQ_STR(gets_(report_team(rep, "guide"), "status"), "scored");
+	KT_EQ_STR(gets_(report_team(rep, "named"), "status"), "scored");
+	KT_EQ_STR(gets_(report_team(rep, "result"), "reason"), "geak_results_not_submission");
+	cJSON_Delete(rep);
+	rec = record("guide");
+	KT_EQ_STR(gets_(rec, "file"), "submit/" SUB "_4.json");
+	cJSON_Delete(rec);
+	rec = record("named");
+	KT_EQ_STR(gets_(rec, "file"), "src/" SUB "_iter1_4.json");
+	KT_ASSERT(cJSON_IsArray(get(rec, "submission")));
+	cJSON_Delete(rec);
+}
+
+/* A pattern that misses the team's submission: the detail names the submission-shaped files
+ * outside it and the pattern that finds them, beside GEAK's result files or alone. */
+static void test_files_outside_the_pattern_are_named(void)
+{
+	cJSON *rec;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	init_repo("beside");
+	put_fixture("good.json", "beside/submit/" SUB "_4.json");
+	put("beside/submit/run/gen_perf/sin_kernel_perf_data.json", "{\"speed_up\": [1.1], "
+	    "\"efficiency\": [90.0]}");
+	commit("beside", "2025-08-22T10:00:00Z", "both");
+	init_repo("alone");
+	put_fixture("good.json", "alone/submit/" SUB "_4.json");
+	commit("alone", "2025-08-22T10:00:00Z", "submit only");
+	put("m.json", "{\"schema\": \"kscore.batch/1\", \"deadline\": \"" DEADLINE "\", \"submission\": "
+	    "\"" SUB "_<N>.json\", \"teams\": [{\"name\": \"beside\", \"repo\": \"beside\"}, "
+	    "{\"name\": \"alone\", \"repo\": \"alone\"}]}");
+	KT_EQ_INT(batch("--compile-only --json m.json"), 1);
+	rec = record("beside");
+	KT_EQ_STR(gets_(rec, "reason"), "geak_results_not_submission");
+	KT_CONTAINS(gets_(rec, "detail"), "sin_kernel_perf_data.json");
+	KT_CONTAINS(gets_(rec, "detail"), "outside the pattern the commit holds submit/" SUB "_4.json");
+	KT_CONTAINS(gets_(rec, "detail"), "\"**/" SUB "_<N>.json\" finds");
+	cJSON_Delete(rec);
+	rec = record("alone");
+	KT_EQ_STR(gets_(rec, "reason"), "missing_file");
+	KT_CONTAINS(gets_(rec, "detail"), "submit/" SUB "_4.json");
+	KT_CONTAINS(gets_(rec, "detail"), "\"**/" SUB "_<N>.json\" finds");
+	cJSON_Delete(rec);
+}
+
 /* -q prints only what went wrong; compile-only verdicts say compile-only, not "no GPU". */
 static void test_quiet_and_compile_only_wording(void)
 {
@@ -624,6 +694,7 @@ static const kt_test tests[] = {
 	KT(test_late_pull_request_is_not_scored_on_the_base), KT(test_base_of_a_hub_whose_head_names_no_branch),
 	KT(test_pull_requests_from_an_old_base_commit),
 	KT(test_team_names_from_subjects), KT(test_submission_layouts), KT(test_repositories_missing_an_object),
-	KT(test_geak_result_folder), KT(test_quiet_and_compile_only_wording), { 0 }
+	KT(test_geak_result_folder), KT(test_default_submission_finds_the_real_layouts),
+	KT(test_files_outside_the_pattern_are_named), KT(test_quiet_and_compile_only_wording), { 0 }
 };
 KT_MAIN("batch_repos", tests)

@@ -159,10 +159,9 @@ static int load_teams(bt_batch *b)
 		fprintf(stderr, "score batch: no deadline: set \"deadline\" in the manifest or use --deadline\n");
 		return b->o.manifest_path ? KS_EXIT_DATAERR : KS_EXIT_USAGE;
 	}
-	if (b->m->pull_repo && !b->m->submission.n) {
-		fprintf(stderr, "score batch: pull-request mode needs the submission's path: \"submission\" "
-			"in the manifest or --submission\n");
-		return b->o.manifest_path ? KS_EXIT_DATAERR : KS_EXIT_USAGE;
+	if (!b->m->submission.n) {
+		static const char *const dflt[] = { KS_MANIFEST_DEFAULT_SUBMISSIONS };
+		ks_manifest_paths_set(&b->m->submission, dflt, sizeof(dflt) / sizeof(dflt[0]));
 	}
 	if (!b->m->pull_repo && !b->m->nteams) {
 		fprintf(stderr, "score batch: the manifest lists no teams\n");

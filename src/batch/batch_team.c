@@ -36,6 +36,7 @@ typedef struct {
 	char fork[41];                    /* where the scored commit left the base ("": nowhere) */
 	size_t base_files;                /* matches left out as the base's own files */
 	char missing[41];                 /* missing_object: the object's id */
+	const ks_manifest_paths *spec;    /* the submission paths or patterns looked for */
 	char *previous;                   /* the commit this result replaced, if another */
 	int previous_in_history;
 	const char *upload;               /* upload status name, or NULL */
@@ -479,50 +480,18 @@ void bt_drain_uploads(bt_batch *b)
 
 /* ---- what teams commit instead of a submission ---- */
 
-/* GEAK-eval writes <out>_results_<pass>.json, <out>_perf_<pass>.json, <out>_all_passes.json and
- * <out>passk.txt: the output of an evaluation, not the agent's answers. */
-static const char geak_files[] = "**/*{_results_*.json,_perf_*.json,_all_passes.json,passk.txt}";
-
-static int geak_name(const char *path)
-{
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	return strstr(base, "_results_") || strstr(base, "_perf_") || strstr(base, "_all_passes.json") ||
-	       strstr(base, "passk.txt");
-}
-
-/* 1 when a file's JSON is a GEAK-eval result: entries with pass_num / call_status / exec_status
- * and no "predict", or a performance summary (speed_up, efficiency). */
-static int geak_content(const char *data, size_t len)
-{
-	cJSON *j = NULL, *first;
-	int yes = 0;
-	size_t i = 0;
-	while (i < len && (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t'))
-		i++;
-	if (i == len || (data[i] != '[' && data[i] != '{') || ks_json_parse(&j, data, len, 64, "file") < 0) {
-		ks_error_clear();
-		return 0;
-	}
-	first = cJSON_IsArray(j) ? cJSON_GetArrayItem(j, 0) : j;
-	if (cJSON_IsObject(first))
-		yes = (!cJSON_HasObjectItem(first, "predict") &&
-		       (cJSON_HasObjectItem(first, "pass_num") || cJSON_HasObjectItem(first, "call_status") ||
-			cJSON_HasObjectItem(first, "exec_status"))) ||
-		      (cJSON_HasObjectItem(first, "speed_up") && cJSON_HasObjectItem(first, "efficiency"));
-	cJSON_Delete(j);
-	return yes;
-}
-
 /* Fails the team as geak_results_not_submission: what it committed and what kscore needs. */
 static void fail_geak(outcome *o, const ks_manifest_team *t, const char *what)
 {
+	char *elsewhere = bt_files_elsewhere(o->slot->repo, o->pick.chosen.id, o->spec);
 	char *msg = ks_asprintf("repository %s: commit %.12s: %s GEAK-eval's result files (what an "
 				"evaluation of the agent's answers wrote), not a submission: kscore scores "
 				"the submission itself, the JSON array of {\"file\", \"predict\"} entries the "
 				"agent wrote (GEAK-eval's input, named like "
-				"reflexion_oneshot_tritonbench_<N>.json); commit that file and give its path "
-				"as \"submission\"", ks_repo_display(o->slot->repo), o->pick.chosen.id, what);
+				"reflexion_oneshot_tritonbench_<N>.json); %s", ks_repo_display(o->slot->repo),
+				o->pick.chosen.id, what, elsewhere ? elsewhere : "commit that file and give its "
+				"path as \"submission\"");
+	ks_free(elsewhere);
 	fail(o, t, "geak_results_not_submission", msg);
 	ks_free(msg);
 }
@@ -536,7 +505,7 @@ static int geak_instead(outcome *o, const ks_manifest_team *t, ks_repo_file_stat
 	size_t n = 0, i, named = 0;
 	ks_buf b = KS_BUF_INIT(4096);
 	if ((st != KS_REPO_FILE_NO_MATCH && st != KS_REPO_FILE_AMBIGUOUS) ||
-	    ks_repo_list(&paths, &n, o->slot->repo, o->pick.chosen.id, geak_files, 4) < 0 || !n) {
+	    bt_geak_list(&paths, &n, o->slot->repo, o->pick.chosen.id) < 0 || !n) {
 		ks_error_clear();
 		ks_free_strv(paths, n);
 		return 0;
@@ -622,6 +591,7 @@ static void prepare(bt_batch *b, const ks_manifest_team *t, outcome *o, ks_pass 
 	ks_sha256 *h;
 	int rc;
 
+	o->spec = spec;
 	o->slot = bt_get_repo(b, t->repo);
 	if (o->slot->error) {
 		fail(o, t, o->slot->reason, o->slot->error);
@@ -665,14 +635,20 @@ static void prepare(bt_batch *b, const ks_manifest_team *t, outcome *o, ks_pass 
 	if (rc < 0) {
 		char *why = ks_strdup(ks_error_msg());
 		memcpy(o->missing, f.missing, sizeof(o->missing));
-		if (!geak_instead(o, t, f.status, why))
-			fail(o, t, read_reason(f.status), why);
+		if (!geak_instead(o, t, f.status, why)) {
+			char *elsewhere = f.status == KS_REPO_FILE_NO_MATCH ?
+					  bt_files_elsewhere(o->slot->repo, o->pick.chosen.id, spec) : NULL;
+			char *full = elsewhere ? ks_asprintf("%s; %s", why, elsewhere) : NULL;
+			fail(o, t, read_reason(f.status), full ? full : why);
+			ks_free(full);
+			ks_free(elsewhere);
+		}
 		ks_free(why);
 		ks_repo_file_clear(&f);
 		return;
 	}
 	o->file = ks_utf8_clean(f.path);  /* a name from a team's tree: recorded in JSON */
-	if (geak_name(o->file) || geak_content(f.data, f.len)) {
+	if (bt_geak_name(o->file) || bt_geak_content(f.data, f.len)) {
 		char *what = ks_asprintf("%s is one of", o->file);
 		fail_geak(o, t, what);
 		ks_free(what);

@@ -645,11 +645,6 @@ int ks_manifest_parse(ks_manifest **out, const char *text, size_t len, const cha
 			m->nteams = ++i;
 		}
 		for (i = 0; i < m->nteams; i++) {
-			if (!m->teams[i].submission.n && !m->submission.n) {
-				rc = ks_error_set(KS_EINVALID, "%s: team \"%s\" has no \"submission\" and the "
-						  "manifest gives no default", name, m->teams[i].name);
-				goto done;
-			}
 			for (j = 0; j < i; j++)
 				if (!strcasecmp(m->teams[i].folder, m->teams[j].folder)) {
 					rc = ks_error_set(KS_EINVALID, "%s: teams \"%s\" and \"%s\" would share "
