@@ -662,6 +662,94 @@ static void test_files_outside_the_pattern_are_named(void)
 	cJSON_Delete(rec);
 }
 
+static size_t count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	const char *p = hay;
+	while ((p = strstr(p, needle)) != NULL) {
+		n++;
+		p += strlen(needle);
+	}
+	return n;
+}
+
+/* A commit that leaves the submission byte-identical (the same submission_sha256) reuses the
+ * result scored from the earlier commit: not scored again, the record moved to the new commit
+ * with the scored one kept as result_commit. A commit that changes it is scored. */
+static void test_an_unchanged_submission_is_not_scored_again(void)
+{
+	cJSON *rep, *rec;
+	char *first, *second, *score1, *score2;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	init_repo("same");
+	put_fixture("good.json", "same/submit/" SUB "_4.json");
+	commit("same", "2025-08-21T10:00:00Z", "submission");
+	first = git_out("same", "HEAD");
+	put("m.json", "{\"schema\": \"kscore.batch/1\", \"deadline\": \"" DEADLINE "\", \"teams\": ["
+	    "{\"name\": \"same\", \"repo\": \"same\"}]}");
+	KT_EQ_INT(batch("--compile-only --json m.json"), 0);
+	score1 = slurp("results/same/score.json");
+	put("same/README.md", "notes, not the submission");
+	commit("same", "2025-08-22T10:00:00Z", "readme");
+	second = git_out("same", "HEAD");
+	KT_EQ_INT(batch("--compile-only --json m.json"), 0);
+	rep = report();
+	KT_EQ_STR(gets_(report_team(rep, "same"), "status"), "already_scored");
+	KT_EQ_STR(gets_(report_team(rep, "same"), "commit"), second);
+	cJSON_Delete(rep);
+	score2 = slurp("results/same/score.json");
+	KT_EQ_STR(score2, score1);  /* the result itself was not rewritten */
+	rec = record("same");
+	KT_EQ_STR(gets_(rec, "commit"), second);
+	KT_EQ_STR(gets_(rec, "result_commit"), first);
+	KT_EQ_STR(gets_(rec, "commit_subject"), "readme");
+	cJSON_Delete(rec);
+	/* the submission changes: scored */
+	put_fixture("sub.json", "same/submit/" SUB "_4.json");
+	commit("same", "2025-08-23T10:00:00Z", "new answers");
+	KT_EQ_INT(batch("--compile-only --json m.json"), 0);
+	rep = report();
+	KT_EQ_STR(gets_(report_team(rep, "same"), "status"), "scored");
+	cJSON_Delete(rep);
+	rec = record("same");
+	KT_ASSERT(!cJSON_HasObjectItem(rec, "result_commit"));
+	cJSON_Delete(rec);
+	ks_free(score1);
+	ks_free(score2);
+	ks_free(first);
+	ks_free(second);
+}
+
+/* What a repository lacks is a long sentence: printed once a batch, not on each of its teams'
+ * lines; every team's record keeps it. */
+static void test_a_repositorys_warning_is_printed_once(void)
+{
+	char *blob;
+	cJSON *rec;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	init_repo("holey");
+	put_fixture("good.json", "holey/a/s.json");
+	put_fixture("good.json", "holey/b/s.json");
+	put("holey/unrelated.txt", "nobody reads this");
+	sh("cd holey && git -c core.compression=0 add -A && GIT_COMMITTER_DATE=2025-08-22T10:00:00Z "
+	   "git -c core.compression=0 commit -q -m holey");
+	blob = git_out("holey", "HEAD:unrelated.txt");
+	sh("rm holey/.git/objects/%.2s/%s", blob, blob + 2);
+	put("m.json", "{\"schema\": \"kscore.batch/1\", \"deadline\": \"" DEADLINE "\", \"teams\": ["
+	    "{\"name\": \"a\", \"repo\": \"holey\", \"submission\": \"a/s.json\"}, "
+	    "{\"name\": \"b\", \"repo\": \"holey\", \"submission\": \"b/s.json\"}, "
+	    "{\"name\": \"c\", \"repo\": \"holey\", \"submission\": \"a/s.json\"}]}");
+	KT_EQ_INT(batch("--compile-only m.json"), 0);
+	KT_EQ_INT((int)count_of(g_err, blob), 1);
+	KT_EQ_INT((int)count_of(g_err, "scored: commit"), 3);
+	rec = record("c");
+	KT_CONTAINS(gets_(rec, "fetch_warning"), blob);
+	cJSON_Delete(rec);
+	ks_free(blob);
+}
+
 /* -q prints only what went wrong; compile-only verdicts say compile-only, not "no GPU". */
 static void test_quiet_and_compile_only_wording(void)
 {
@@ -695,6 +783,7 @@ static const kt_test tests[] = {
 	KT(test_pull_requests_from_an_old_base_commit),
 	KT(test_team_names_from_subjects), KT(test_submission_layouts), KT(test_repositories_missing_an_object),
 	KT(test_geak_result_folder), KT(test_default_submission_finds_the_real_layouts),
-	KT(test_files_outside_the_pattern_are_named), KT(test_quiet_and_compile_only_wording), { 0 }
+	KT(test_files_outside_the_pattern_are_named), KT(test_an_unchanged_submission_is_not_scored_again),
+	KT(test_a_repositorys_warning_is_printed_once), KT(test_quiet_and_compile_only_wording), { 0 }
 };
 KT_MAIN("batch_repos", tests)

@@ -180,8 +180,10 @@ static int pull_teams(bt_batch *b)
 		fprintf(stderr, "score batch: error: %s\n", s->error);
 		return KS_EXIT_SOME;
 	}
-	if (s->warning)
+	if (s->warning) {
 		fprintf(stderr, "score batch: warning: %s\n", s->warning);
+		s->warned = 1;  /* once a batch, not on every pull request's line */
+	}
 	if (ks_repo_pull_requests(&prs, &n, s->repo) < 0) {
 		fprintf(stderr, "score batch: error: %s\n", ks_error_msg());
 		return KS_EXIT_SOME;

@@ -32,7 +32,9 @@ typedef struct {
 	ks_repo *repo;        /* NULL when it could not be opened */
 	char *error;          /* why it cannot be used (open or fetch failed, nothing cached) */
 	const char *reason;   /* the reason code that goes with error */
-	char *warning;        /* the fetch failed but an earlier fetch is in the cache */
+	char *warning;        /* the fetch failed but an earlier fetch is in the cache, or what the
+			       * repository lacks: in every team's record, printed once a batch */
+	int warned;           /* the warning was printed (b->mu held) */
 } bt_repo_slot;
 
 typedef struct {

@@ -344,15 +344,16 @@ static cJSON *existing_record(const bt_batch *b, const ks_manifest_team *t)
 	return rec;
 }
 
-/* A result already there for the same commit, submission bytes, scorer version, mode, timing
- * settings and problems, with a score.json of the same submission (the result folder is renamed into place
+/* A result already there for the same submission bytes (from this commit or an earlier one: a
+ * commit that leaves the file byte-identical is not scored again), file, scorer version, mode,
+ * timing settings and problems, with a score.json of the same submission (the result folder is renamed into place
  * whole, so a score.json means a complete folder). */
 static int already_scored(const bt_batch *b, const ks_manifest_team *t, const cJSON *rec, const outcome *o)
 {
 	char *dir, *sp;
 	cJSON *s;
 	int ok;
-	if (!rec || !same_str(rec, "status", ks_leaderboard_status_name(KS_LEADERBOARD_SCORED)) || !same_str(rec, "commit", o->pick.chosen.id) ||
+	if (!rec || !same_str(rec, "status", ks_leaderboard_status_name(KS_LEADERBOARD_SCORED)) ||
 	    !same_str(rec, "submission_sha256", o->sha) || !same_str(rec, "file", o->file) ||
 	    !same_version(rec) || !same_str(rec, "mode", b->mode) ||
 	    !same_str(rec, "problems_sha256", b->problems_sha) ||
@@ -368,6 +369,32 @@ static int already_scored(const bt_batch *b, const ks_manifest_team *t, const cJ
 	ks_free(sp);
 	ks_free(dir);
 	return ok;
+}
+
+/* Replaces (or adds) key in rec. */
+static void set_item(cJSON *rec, const char *key, cJSON *v)
+{
+	if (cJSON_HasObjectItem(rec, key))
+		cJSON_ReplaceItemInObjectCaseSensitive(rec, key, v);
+	else
+		cJSON_AddItemToObject(rec, key, v);
+}
+
+/* The record of a result scored from an earlier commit with the same submission bytes, moved to
+ * the commit chosen now; "result_commit" keeps the commit that was scored (score.json's). */
+static void reuse_for_commit(cJSON *rec, const outcome *o)
+{
+	const cJSON *was = cJSON_GetObjectItemCaseSensitive(rec, "result_commit");
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(rec, "commit");
+	char ts[32];
+	if (!cJSON_IsString(was) && cJSON_IsString(c))
+		set_item(rec, "result_commit", cJSON_CreateString(c->valuestring));
+	set_item(rec, "commit", cJSON_CreateString(o->pick.chosen.id));
+	ks_manifest_format_time(ts, o->pick.chosen.time);
+	set_item(rec, "commit_time", cJSON_CreateString(ts));
+	set_item(rec, "commit_time_epoch", cJSON_CreateNumber((double)o->pick.chosen.time));
+	set_item(rec, "commit_subject", cJSON_CreateString(o->pick.chosen.subject));
+	set_item(rec, "ref_commit", cJSON_CreateString(o->tip));
 }
 
 static int write_record(const bt_batch *b, const ks_manifest_team *t, const cJSON *rec)
@@ -713,6 +740,13 @@ static int finish(bt_batch *b, size_t idx, const outcome *o, int upload)
 	if (o->status == KS_LEADERBOARD_SCORED || o->status == KS_LEADERBOARD_ALREADY_SCORED)
 		note = ks_unscored_note(&b->rows[idx].unscored);
 	bt_progress_clear(b);
+	/* a repository's warning (what it lacks, a failed fetch) is one line a batch, however many
+	 * teams it has; every team's record keeps it */
+	if (o->slot && o->slot->warning && !o->slot->warned) {
+		fprintf(stderr, "score batch: %swarning%s: %s\n", col(b, "\033[33m"), col(b, "\033[0m"),
+			o->slot->warning);
+		o->slot->warned = 1;
+	}
 	if (o->status == KS_LEADERBOARD_FAILED) {
 		/* -q keeps these: a team that cannot be scored is an error to look at */
 		b->nfailed++;
@@ -744,8 +778,6 @@ static int finish(bt_batch *b, size_t idx, const outcome *o, int upload)
 			if (o->pick.later_total)
 				fprintf(stderr, "; %zu later commit%s not scored", o->pick.later_total,
 					o->pick.later_total == 1 ? "" : "s");
-			if (o->slot && o->slot->warning)
-				fprintf(stderr, "; warning: %s", o->slot->warning);
 			if (note)
 				fprintf(stderr, "; %s%s%s", col(b, "\033[33m"), note, col(b, "\033[0m"));
 			fputc('\n', stderr);
@@ -866,9 +898,14 @@ int bt_process_team(bt_batch *b, size_t idx)
 		if ((rc = record_failure(b, t, o, old)) < 0)
 			goto done;
 	} else if (!b->o.rescore && already_scored(b, t, old, o)) {
+		int moved = !same_str(old, "commit", o->pick.chosen.id);
 		o->status = KS_LEADERBOARD_ALREADY_SCORED;
+		/* a newer commit with the same submission bytes: the result stands, the record names
+		 * the commit now chosen and the one whose bytes were scored */
+		if (moved)
+			reuse_for_commit(old, o);
 		/* commits pushed after the deadline since the result was written are still recorded */
-		if (!same_later(old, o)) {
+		if (moved || !same_later(old, o)) {
 			char ts[32];
 			ks_manifest_format_time(ts, (int64_t)ks_repo_fetched_at(o->slot->repo));
 			cJSON_ReplaceItemInObjectCaseSensitive(old, "later_commits", later_json(o));
