@@ -750,6 +750,87 @@ static void test_a_repositorys_warning_is_printed_once(void)
 	ks_free(blob);
 }
 
+/* A team is named from the commit that is scored: a commit pushed after the deadline whose
+ * subject names another team ("[Team Bidi] late") neither renames the team nor takes the other
+ * team's name and folder. */
+static void test_a_late_commit_does_not_rename_a_team(void)
+{
+	cJSON *rep, *rec;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	init_repo("work");
+	put("work/README.md", "hackathon");
+	commit("work", "2025-08-19T10:00:00Z", "base");
+	init_hub("hub.git");
+	sh("git -C work push -q ../hub.git main && cd work && git checkout -q -b a");
+	put_fixture("good.json", "work/sub/" SUB "_1.json");
+	commit("work", "2025-08-22T10:00:00Z", "[Team Aca] final");
+	put("work/notes.txt", "after the deadline");
+	commit("work", "2025-08-26T10:00:00Z", "[Team Bidi] late");
+	sh("cd work && git push -q ../hub.git a:refs/pull/1/head && git checkout -q main && "
+	   "git checkout -q -b b");
+	put_fixture("good.json", "work/sub/" SUB "_2.json");
+	commit("work", "2025-08-22T11:00:00Z", "[Team Bidi] go");
+	sh("cd work && git push -q ../hub.git b:refs/pull/2/head");
+	KT_EQ_INT(batch("--compile-only --json --pull-requests hub.git --deadline " DEADLINE
+			" --submission '" PATTERN "'"), 0);
+	KT_NOT_CONTAINS(g_err, "both name team");
+	rep = report();
+	KT_EQ_STR(gets_(report_team(rep, "Team Aca"), "status"), "scored");
+	KT_EQ_STR(gets_(report_team(rep, "Team Bidi"), "status"), "scored");
+	KT_EQ_INT(cJSON_GetArraySize(get(rep, "teams")), 2);
+	cJSON_Delete(rep);
+	rec = json_file("results/Team_Aca/batch.json");
+	KT_EQ_INT(get(rec, "pull_request")->valuedouble, 1);
+	KT_EQ_STR(gets_(rec, "commit_subject"), "[Team Aca] final");
+	KT_EQ_STR(gets_(rec, "head_subject"), "[Team Bidi] late");
+	cJSON_Delete(rec);
+}
+
+/* A results folder whose pull request is now another folder's team (here: named by number
+ * first, then by subject) is stale: moved to OUT/.stale/, so the leaderboard, the site's data
+ * and --status count the pull requests once each; nothing is deleted. */
+static void test_a_renamed_teams_old_folder_is_stale(void)
+{
+	cJSON *lb, *rep;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	init_repo("work");
+	put("work/README.md", "hackathon");
+	commit("work", "2025-08-19T10:00:00Z", "base");
+	init_hub("hub.git");
+	sh("git -C work push -q ../hub.git main && cd work && git checkout -q -b a");
+	put_fixture("good.json", "work/sub/" SUB "_1.json");
+	commit("work", "2025-08-22T10:00:00Z", "[Team Aca] final");
+	sh("cd work && git push -q ../hub.git a:refs/pull/1/head && git checkout -q main && "
+	   "git checkout -q -b b");
+	put_fixture("good.json", "work/sub/" SUB "_2.json");
+	commit("work", "2025-08-22T11:00:00Z", "[Team Bidi] go");
+	sh("cd work && git push -q ../hub.git b:refs/pull/2/head");
+	KT_EQ_INT(batch("--compile-only --pull-requests hub.git --deadline " DEADLINE " --submission '"
+			PATTERN "' --name-from number"), 0);
+	KT_ASSERT(exists("results/pr-1/batch.json") && exists("results/pr-2/batch.json"));
+	KT_EQ_INT(batch("--compile-only --pull-requests hub.git --deadline " DEADLINE " --submission '"
+			PATTERN "'"), 0);
+	KT_CONTAINS(g_err, "stale");
+	KT_ASSERT(!exists("results/pr-1") && !exists("results/pr-2"));
+	KT_ASSERT(exists("results/.stale/pr-1/batch.json") && exists("results/.stale/pr-2/score.json"));
+	lb = json_file("results/leaderboard.json");
+	KT_EQ_INT(cJSON_GetArraySize(get(lb, "teams")), 2);
+	cJSON_Delete(lb);
+	{
+		char *text = slurp("results/site/data/leaderboard.json");
+		KT_NOT_CONTAINS(text, "pr-1");
+		KT_CONTAINS(text, "Team Aca");
+		ks_free(text);
+	}
+	KT_EQ_INT(batch("--json --status --pull-requests hub.git --deadline " DEADLINE), 0);
+	rep = report();
+	KT_EQ_INT((int)get(get(rep, "teams"), "total")->valuedouble, 2);
+	KT_EQ_INT((int)get(get(rep, "teams"), "scored")->valuedouble, 2);
+	cJSON_Delete(rep);
+}
+
 /* -q prints only what went wrong; compile-only verdicts say compile-only, not "no GPU". */
 static void test_quiet_and_compile_only_wording(void)
 {
@@ -784,6 +865,7 @@ static const kt_test tests[] = {
 	KT(test_team_names_from_subjects), KT(test_submission_layouts), KT(test_repositories_missing_an_object),
 	KT(test_geak_result_folder), KT(test_default_submission_finds_the_real_layouts),
 	KT(test_files_outside_the_pattern_are_named), KT(test_an_unchanged_submission_is_not_scored_again),
-	KT(test_a_repositorys_warning_is_printed_once), KT(test_quiet_and_compile_only_wording), { 0 }
+	KT(test_a_repositorys_warning_is_printed_once), KT(test_a_late_commit_does_not_rename_a_team),
+	KT(test_a_renamed_teams_old_folder_is_stale), KT(test_quiet_and_compile_only_wording), { 0 }
 };
 KT_MAIN("batch_repos", tests)

@@ -900,6 +900,7 @@ void ks_repo_pulls_free(ks_repo_pull *p, size_t n)
 	for (i = 0; i < n; i++) {
 		ks_free(p[i].subject);
 		ks_free(p[i].author);
+		ks_free(p[i].scored_subject);
 	}
 	ks_free(p);
 }

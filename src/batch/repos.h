@@ -229,6 +229,8 @@ typedef struct {
 	char id[41];             /* the head commit */
 	char *subject;           /* the head commit's subject (valid UTF-8) */
 	char *author;            /* the head commit's author name (valid UTF-8) */
+	char *scored_subject;    /* the subject of the commit that is scored, when the caller found
+				  * it (not the head); the team is named from it (NULL: subject) */
 } ks_repo_pull;
 
 /* Lists the mirror's refs/pull/N/head refs, by increasing N. Caller frees with
