@@ -102,8 +102,6 @@ static void test_usage_and_manifest_errors(void)
 	KT_EQ_INT(batch("--compile-only --deadline 2025-08-24T23:59:59 nodeadline.json"), 64);
 	KT_CONTAINS(g_err, "--deadline: \"2025-08-24T23:59:59\" has no UTC offset");
 	KT_CONTAINS(g_err, "2025-08-24T23:59:59+08:00");
-	KT_EQ_INT(batch("--compile-only --pull-requests hub.git --deadline " DEADLINE), 64);
-	KT_CONTAINS(g_err, "--submission");
 	KT_EQ_INT(batch("--compile-only --deadline " DEADLINE " --team nobody nodeadline.json"), 64);
 	KT_CONTAINS(g_err, "nobody");
 	/* an upload without an endpoint is a configuration error, before anything is scored */
@@ -366,9 +364,10 @@ static void test_resume_after_a_deleted_result_and_rescore(void)
 		cJSON_Delete(rec);
 	}
 
-	/* a new commit before the deadline (pushed late, back-dated) is a new submission */
+	/* a new commit before the deadline (pushed late, back-dated) that changes the file is a new
+	 * submission */
 	put_fixture("good.json", "repos/bravo/sub/reflexion_oneshot_tritonbench_1.json");
-	commit("repos/bravo", "2025-08-21T12:00:00Z", "dated back");
+	commit("repos/bravo", "2025-08-23T12:00:00Z", "dated back");
 	sh("cd repos/bravo && git tag -f final");
 	KT_EQ_INT(batch("--compile-only --json manifest.json"), 1);
 	rep = report();
@@ -520,6 +519,23 @@ static void test_cache_is_used_when_a_repository_goes_away(void)
 		KT_EQ_STR(gets_(rec, "status"), "scored");
 		cJSON_Delete(rec);
 	}
+	/* an incomplete mirror (a fetch into it was stopped: its record has no fetch time) is not
+	 * used, by --no-fetch nor after a failed fetch, and its state is named */
+	sh("for d in cache/kscore/repos/*/; do printf '{\"schema\": \"kscore.mirror/1\"}' > "
+	   "\"$d/kscore-mirror.json\"; done");
+	KT_EQ_INT(batch("--compile-only --json --no-fetch --rescore m.json"), 1);
+	rep = report();
+	KT_EQ_STR(gets_(report_team(rep, "solo"), "reason"), "unreachable");
+	KT_CONTAINS(gets_(report_team(rep, "solo"), "detail"), "is incomplete");
+	KT_CONTAINS(gets_(report_team(rep, "solo"), "detail"), "--no-fetch");
+	cJSON_Delete(rep);
+	KT_EQ_INT(batch("--compile-only --json --rescore m.json"), 1);
+	rep = report();
+	KT_EQ_STR(gets_(report_team(rep, "solo"), "reason"), "unreachable");
+	KT_CONTAINS(gets_(report_team(rep, "solo"), "detail"), "no cached copy is used");
+	KT_CONTAINS(gets_(report_team(rep, "solo"), "detail"), "is incomplete");
+	KT_NOT_CONTAINS(g_out, "using the copy cached at");
+	cJSON_Delete(rep);
 }
 
 static int g_nservers;

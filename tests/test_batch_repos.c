@@ -592,6 +592,245 @@ static void test_geak_result_folder(void)
 	cJSON_Delete(lb);
 }
 
+/* With no "submission" anywhere, the default patterns find the layouts of the real hackathon
+ * repository: the guide's submit/<name>_4.json and src/<name>_iter1_4.json (the run in the
+ * name); a GEAK-eval result that the name matches is still refused by its content. */
+static void test_default_submission_finds_the_real_layouts(void)
+{
+	cJSON *rep, *rec;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	init_repo("guide");
+	put_fixture("sub.json", "guide/submit/" SUB "_3.json");
+	put_fixture("good.json", "guide/submit/" SUB "_4.json");
+	commit("guide", "2025-08-22T10:00:00Z", "submission");
+	init_repo("named");
+	put_fixture("sub.json", "named/src/" SUB "_iter1_3.json");
+	put_fixture("good.json", "named/src/" SUB "_iter1_4.json");
+	commit("named", "2025-08-22T10:00:00Z", "submission");
+	init_repo("result");
+	put("result/submit/" SUB "_1.json", "[{\"pass_num\": 0, \"file_name\": \"sin_kernel.py\", "
+	    "\"call_status\": 1, \"exec_status\": 0}]");
+	commit("result", "2025-08-22T10:00:00Z", "evaluation");
+	put("m.json", "{\"schema\": \"kscore.batch/1\", \"deadline\": \"" DEADLINE "\", \"teams\": ["
+	    "{\"name\": \"guide\", \"repo\": \"guide\"}, {\"name\": \"named\", \"repo\": \"named\"}, "
+	    "{\"name\": \"result\", \"repo\": \"result\"}]}");
+	KT_EQ_INT(batch("--compile-only --json m.json"), 1);
+	rep = report();
+	KT_EQ_STR(gets_(report_team(rep, "guide"), "status"), "scored");
+	KT_EQ_STR(gets_(report_team(rep, "named"), "status"), "scored");
+	KT_EQ_STR(gets_(report_team(rep, "result"), "reason"), "geak_results_not_submission");
+	cJSON_Delete(rep);
+	rec = record("guide");
+	KT_EQ_STR(gets_(rec, "file"), "submit/" SUB "_4.json");
+	cJSON_Delete(rec);
+	rec = record("named");
+	KT_EQ_STR(gets_(rec, "file"), "src/" SUB "_iter1_4.json");
+	KT_ASSERT(cJSON_IsArray(get(rec, "submission")));
+	cJSON_Delete(rec);
+}
+
+/* A pattern that misses the team's submission: the detail names the submission-shaped files
+ * outside it and the pattern that finds them, beside GEAK's result files or alone. */
+static void test_files_outside_the_pattern_are_named(void)
+{
+	cJSON *rec;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	init_repo("beside");
+	put_fixture("good.json", "beside/submit/" SUB "_4.json");
+	put("beside/submit/run/gen_perf/sin_kernel_perf_data.json", "{\"speed_up\": [1.1], "
+	    "\"efficiency\": [90.0]}");
+	commit("beside", "2025-08-22T10:00:00Z", "both");
+	init_repo("alone");
+	put_fixture("good.json", "alone/submit/" SUB "_4.json");
+	commit("alone", "2025-08-22T10:00:00Z", "submit only");
+	put("m.json", "{\"schema\": \"kscore.batch/1\", \"deadline\": \"" DEADLINE "\", \"submission\": "
+	    "\"" SUB "_<N>.json\", \"teams\": [{\"name\": \"beside\", \"repo\": \"beside\"}, "
+	    "{\"name\": \"alone\", \"repo\": \"alone\"}]}");
+	KT_EQ_INT(batch("--compile-only --json m.json"), 1);
+	rec = record("beside");
+	KT_EQ_STR(gets_(rec, "reason"), "geak_results_not_submission");
+	KT_CONTAINS(gets_(rec, "detail"), "sin_kernel_perf_data.json");
+	KT_CONTAINS(gets_(rec, "detail"), "outside the pattern the commit holds submit/" SUB "_4.json");
+	KT_CONTAINS(gets_(rec, "detail"), "\"**/" SUB "_<N>.json\" finds");
+	cJSON_Delete(rec);
+	rec = record("alone");
+	KT_EQ_STR(gets_(rec, "reason"), "missing_file");
+	KT_CONTAINS(gets_(rec, "detail"), "submit/" SUB "_4.json");
+	KT_CONTAINS(gets_(rec, "detail"), "\"**/" SUB "_<N>.json\" finds");
+	cJSON_Delete(rec);
+}
+
+static size_t count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	const char *p = hay;
+	while ((p = strstr(p, needle)) != NULL) {
+		n++;
+		p += strlen(needle);
+	}
+	return n;
+}
+
+/* A commit that leaves the submission byte-identical (the same submission_sha256) reuses the
+ * result scored from the earlier commit: not scored again, the record moved to the new commit
+ * with the scored one kept as result_commit. A commit that changes it is scored. */
+static void test_an_unchanged_submission_is_not_scored_again(void)
+{
+	cJSON *rep, *rec;
+	char *first, *second, *score1, *score2;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	init_repo("same");
+	put_fixture("good.json", "same/submit/" SUB "_4.json");
+	commit("same", "2025-08-21T10:00:00Z", "submission");
+	first = git_out("same", "HEAD");
+	put("m.json", "{\"schema\": \"kscore.batch/1\", \"deadline\": \"" DEADLINE "\", \"teams\": ["
+	    "{\"name\": \"same\", \"repo\": \"same\"}]}");
+	KT_EQ_INT(batch("--compile-only --json m.json"), 0);
+	score1 = slurp("results/same/score.json");
+	put("same/README.md", "notes, not the submission");
+	commit("same", "2025-08-22T10:00:00Z", "readme");
+	second = git_out("same", "HEAD");
+	KT_EQ_INT(batch("--compile-only --json m.json"), 0);
+	rep = report();
+	KT_EQ_STR(gets_(report_team(rep, "same"), "status"), "already_scored");
+	KT_EQ_STR(gets_(report_team(rep, "same"), "commit"), second);
+	cJSON_Delete(rep);
+	score2 = slurp("results/same/score.json");
+	KT_EQ_STR(score2, score1);  /* the result itself was not rewritten */
+	rec = record("same");
+	KT_EQ_STR(gets_(rec, "commit"), second);
+	KT_EQ_STR(gets_(rec, "result_commit"), first);
+	KT_EQ_STR(gets_(rec, "commit_subject"), "readme");
+	cJSON_Delete(rec);
+	/* the submission changes: scored */
+	put_fixture("sub.json", "same/submit/" SUB "_4.json");
+	commit("same", "2025-08-23T10:00:00Z", "new answers");
+	KT_EQ_INT(batch("--compile-only --json m.json"), 0);
+	rep = report();
+	KT_EQ_STR(gets_(report_team(rep, "same"), "status"), "scored");
+	cJSON_Delete(rep);
+	rec = record("same");
+	KT_ASSERT(!cJSON_HasObjectItem(rec, "result_commit"));
+	cJSON_Delete(rec);
+	ks_free(score1);
+	ks_free(score2);
+	ks_free(first);
+	ks_free(second);
+}
+
+/* What a repository lacks is a long sentence: printed once a batch, not on each of its teams'
+ * lines; every team's record keeps it. */
+static void test_a_repositorys_warning_is_printed_once(void)
+{
+	char *blob;
+	cJSON *rec;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	init_repo("holey");
+	put_fixture("good.json", "holey/a/s.json");
+	put_fixture("good.json", "holey/b/s.json");
+	put("holey/unrelated.txt", "nobody reads this");
+	sh("cd holey && git -c core.compression=0 add -A && GIT_COMMITTER_DATE=2025-08-22T10:00:00Z "
+	   "git -c core.compression=0 commit -q -m holey");
+	blob = git_out("holey", "HEAD:unrelated.txt");
+	sh("rm holey/.git/objects/%.2s/%s", blob, blob + 2);
+	put("m.json", "{\"schema\": \"kscore.batch/1\", \"deadline\": \"" DEADLINE "\", \"teams\": ["
+	    "{\"name\": \"a\", \"repo\": \"holey\", \"submission\": \"a/s.json\"}, "
+	    "{\"name\": \"b\", \"repo\": \"holey\", \"submission\": \"b/s.json\"}, "
+	    "{\"name\": \"c\", \"repo\": \"holey\", \"submission\": \"a/s.json\"}]}");
+	KT_EQ_INT(batch("--compile-only m.json"), 0);
+	KT_EQ_INT((int)count_of(g_err, blob), 1);
+	KT_EQ_INT((int)count_of(g_err, "scored: commit"), 3);
+	rec = record("c");
+	KT_CONTAINS(gets_(rec, "fetch_warning"), blob);
+	cJSON_Delete(rec);
+	ks_free(blob);
+}
+
+/* A team is named from the commit that is scored: a commit pushed after the deadline whose
+ * subject names another team ("[Team Bidi] late") neither renames the team nor takes the other
+ * team's name and folder. */
+static void test_a_late_commit_does_not_rename_a_team(void)
+{
+	cJSON *rep, *rec;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	init_repo("work");
+	put("work/README.md", "hackathon");
+	commit("work", "2025-08-19T10:00:00Z", "base");
+	init_hub("hub.git");
+	sh("git -C work push -q ../hub.git main && cd work && git checkout -q -b a");
+	put_fixture("good.json", "work/sub/" SUB "_1.json");
+	commit("work", "2025-08-22T10:00:00Z", "[Team Aca] final");
+	put("work/notes.txt", "after the deadline");
+	commit("work", "2025-08-26T10:00:00Z", "[Team Bidi] late");
+	sh("cd work && git push -q ../hub.git a:refs/pull/1/head && git checkout -q main && "
+	   "git checkout -q -b b");
+	put_fixture("good.json", "work/sub/" SUB "_2.json");
+	commit("work", "2025-08-22T11:00:00Z", "[Team Bidi] go");
+	sh("cd work && git push -q ../hub.git b:refs/pull/2/head");
+	KT_EQ_INT(batch("--compile-only --json --pull-requests hub.git --deadline " DEADLINE
+			" --submission '" PATTERN "'"), 0);
+	KT_NOT_CONTAINS(g_err, "both name team");
+	rep = report();
+	KT_EQ_STR(gets_(report_team(rep, "Team Aca"), "status"), "scored");
+	KT_EQ_STR(gets_(report_team(rep, "Team Bidi"), "status"), "scored");
+	KT_EQ_INT(cJSON_GetArraySize(get(rep, "teams")), 2);
+	cJSON_Delete(rep);
+	rec = json_file("results/Team_Aca/batch.json");
+	KT_EQ_INT(get(rec, "pull_request")->valuedouble, 1);
+	KT_EQ_STR(gets_(rec, "commit_subject"), "[Team Aca] final");
+	KT_EQ_STR(gets_(rec, "head_subject"), "[Team Bidi] late");
+	cJSON_Delete(rec);
+}
+
+/* A results folder whose pull request is now another folder's team (here: named by number
+ * first, then by subject) is stale: moved to OUT/.stale/, so the leaderboard, the site's data
+ * and --status count the pull requests once each; nothing is deleted. */
+static void test_a_renamed_teams_old_folder_is_stale(void)
+{
+	cJSON *lb, *rep;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	init_repo("work");
+	put("work/README.md", "hackathon");
+	commit("work", "2025-08-19T10:00:00Z", "base");
+	init_hub("hub.git");
+	sh("git -C work push -q ../hub.git main && cd work && git checkout -q -b a");
+	put_fixture("good.json", "work/sub/" SUB "_1.json");
+	commit("work", "2025-08-22T10:00:00Z", "[Team Aca] final");
+	sh("cd work && git push -q ../hub.git a:refs/pull/1/head && git checkout -q main && "
+	   "git checkout -q -b b");
+	put_fixture("good.json", "work/sub/" SUB "_2.json");
+	commit("work", "2025-08-22T11:00:00Z", "[Team Bidi] go");
+	sh("cd work && git push -q ../hub.git b:refs/pull/2/head");
+	KT_EQ_INT(batch("--compile-only --pull-requests hub.git --deadline " DEADLINE " --submission '"
+			PATTERN "' --name-from number"), 0);
+	KT_ASSERT(exists("results/pr-1/batch.json") && exists("results/pr-2/batch.json"));
+	KT_EQ_INT(batch("--compile-only --pull-requests hub.git --deadline " DEADLINE " --submission '"
+			PATTERN "'"), 0);
+	KT_CONTAINS(g_err, "stale");
+	KT_ASSERT(!exists("results/pr-1") && !exists("results/pr-2"));
+	KT_ASSERT(exists("results/.stale/pr-1/batch.json") && exists("results/.stale/pr-2/score.json"));
+	lb = json_file("results/leaderboard.json");
+	KT_EQ_INT(cJSON_GetArraySize(get(lb, "teams")), 2);
+	cJSON_Delete(lb);
+	{
+		char *text = slurp("results/site/data/leaderboard.json");
+		KT_NOT_CONTAINS(text, "pr-1");
+		KT_CONTAINS(text, "Team Aca");
+		ks_free(text);
+	}
+	KT_EQ_INT(batch("--json --status --pull-requests hub.git --deadline " DEADLINE), 0);
+	rep = report();
+	KT_EQ_INT((int)get(get(rep, "teams"), "total")->valuedouble, 2);
+	KT_EQ_INT((int)get(get(rep, "teams"), "scored")->valuedouble, 2);
+	cJSON_Delete(rep);
+}
+
 /* -q prints only what went wrong; compile-only verdicts say compile-only, not "no GPU". */
 static void test_quiet_and_compile_only_wording(void)
 {
@@ -624,6 +863,9 @@ static const kt_test tests[] = {
 	KT(test_late_pull_request_is_not_scored_on_the_base), KT(test_base_of_a_hub_whose_head_names_no_branch),
 	KT(test_pull_requests_from_an_old_base_commit),
 	KT(test_team_names_from_subjects), KT(test_submission_layouts), KT(test_repositories_missing_an_object),
-	KT(test_geak_result_folder), KT(test_quiet_and_compile_only_wording), { 0 }
+	KT(test_geak_result_folder), KT(test_default_submission_finds_the_real_layouts),
+	KT(test_files_outside_the_pattern_are_named), KT(test_an_unchanged_submission_is_not_scored_again),
+	KT(test_a_repositorys_warning_is_printed_once), KT(test_a_late_commit_does_not_rename_a_team),
+	KT(test_a_renamed_teams_old_folder_is_stale), KT(test_quiet_and_compile_only_wording), { 0 }
 };
 KT_MAIN("batch_repos", tests)

@@ -630,6 +630,217 @@ static void test_what_a_source_lacks_is_remembered(void)
 	ks_free(blob);
 }
 
+/* pulls/: a stand-in for the real hackathon repository: a base commit whose blob gone.json is then
+ * deleted (so a fetch cannot pack it and the copy goes object by object) and NPULLS pull requests
+ * of a few files each (refs/pull/N/head). */
+#define NPULLS 40
+/* kills spread over the time of one whole first fetch */
+#define KILLS 8
+static void pulls_repo(void)
+{
+	char *blob;
+	sh("git -c init.defaultBranch=main init -q pulls");
+	put("pulls/gone.json", "[gone]");
+	put("pulls/README.md", "base");
+	commit("pulls", "2025-08-20T10:00:00Z", "base");
+	blob = git_text("git -C pulls rev-parse HEAD:gone.json%s", "");
+	sh("cd pulls && for i in $(seq 1 %d); do git checkout -q -b pr$i main && mkdir -p t$i && "
+	   "for f in 1 2 3 4 5 6 7 8; do echo \"[$i, $f]\" > t$i/f$f.json; done && git add t$i && "
+	   "GIT_COMMITTER_DATE=2025-08-21T10:00:00Z git commit -q -m \"[Team T$i] x\" && "
+	   "git update-ref refs/pull/$i/head HEAD; done && git checkout -q main", NPULLS);
+	sh("rm pulls/.git/objects/%.2s/%s", blob, blob + 2);
+	ks_free(blob);
+}
+
+static ks_repo *open_only(const char *location)
+{
+	ks_repo_options o = KS_REPO_OPTIONS_INIT;
+	ks_repo *r = NULL;
+	char *cache = ks_asprintf("%s/cache", kt_tmpdir());
+	o.cache_dir = cache;
+	o.base_dir = kt_tmpdir();
+	if (ks_repo_open(&r, location, &o) < 0)
+		KT_FAIL("open %s: %s", location, ks_error_msg());
+	ks_free(cache);
+	return r;
+}
+
+/* How many pull-request refs the folders of the cache hold (the mirror and any first copy): read
+ * with readdir, fast enough to be polled while a fetch runs. */
+static long cached_pull_refs(void)
+{
+	char *repos = tmp("cache/repos"), **dirs = NULL, **pulls = NULL;
+	size_t nd = 0, np = 0, i, j;
+	long v = 0;
+	if (ks_fs_list(&dirs, &nd, repos, 1) < 0)
+		nd = 0;
+	for (i = 0; i < nd; i++) {
+		char *d = ks_asprintf("%s/%s/refs/pull", repos, dirs[i]);
+		if (ks_fs_list(&pulls, &np, d, 1) == 0) {
+			for (j = 0; j < np; j++) {
+				char *h = ks_asprintf("%s/%s/head", d, pulls[j]);
+				v += ks_fs_exists(h);
+				ks_free(h);
+			}
+			ks_free_strv(pulls, np);
+		}
+		ks_free(d);
+	}
+	ks_free_strv(dirs, nd);
+	ks_free(repos);
+	ks_error_clear();
+	return v;
+}
+
+/* One first fetch of pulls/ in a child, killed after `delay_s` or, with refs > 0, once the cache
+ * holds that many pull-request refs; then the state an open without a fetch finds. 1 when the
+ * fetch had finished before the kill. *partial counts kills that left some refs, not all. */
+static int kill_first_fetch(double delay_s, long refs, int *partial)
+{
+	ks_repo *r;
+	ks_repo_pull *prs = NULL;
+	size_t n = 0;
+	long got;
+	int st = 0, finished, reaped = 0;
+	pid_t pid;
+	sh("rm -rf cache");
+	pid = fork();
+	if (pid == 0) {
+		ks_repo *c = open_only("pulls");
+		_exit(ks_repo_fetch(c) == 0 ? 0 : 3);
+	}
+	KT_ASSERT(pid > 0);
+	{
+		struct timespec t0, t;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (;;) {
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			if ((reaped = waitpid(pid, &st, WNOHANG) == pid) || (refs > 0 ? cached_pull_refs() >= refs :
+			    (double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) * 1e-9 >= delay_s))
+				break;
+			usleep(1000);
+		}
+	}
+	if (!reaped) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	}
+	finished = WIFEXITED(st);
+	if (finished)
+		KT_EQ_INT(WEXITSTATUS(st), 0);
+	got = cached_pull_refs();
+	*partial += got > 0 && got < NPULLS;
+	r = open_only("pulls");
+	if (ks_repo_ready(r) == 0) {
+		KT_EQ_INT(ks_repo_pull_requests(&prs, &n, r), 0);
+		KT_ASSERT_MSG(n == NPULLS, "a mirror with %zu of %d pull requests is used (killed after %.3f s, "
+			      "%ld refs)", n, NPULLS, delay_s, refs);
+		ks_repo_pulls_free(prs, n);
+	} else {
+		KT_CONTAINS(ks_error_msg(), "not in the cache");
+		KT_ASSERT(ks_repo_pull_requests(&prs, &n, r) < 0 && n == 0);
+	}
+	ks_repo_free(r);
+	return finished;
+}
+
+/* A mirror is complete or it is not used: a first fetch (here the object-by-object copy of a
+ * repository that lacks an object, after libgit2's fetch failed on it) killed at many points, by
+ * time and as its pull-request refs appear, never leaves a mirror that an open without a fetch
+ * (--no-fetch) takes, and a partial one's pull requests are never listed. */
+static void test_a_killed_first_fetch_leaves_no_mirror_that_is_used(void)
+{
+	int kills = 0, partial = 0, i;
+	double whole;
+	long k;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	pulls_repo();
+	/* how long a whole first fetch takes here: the timed kills are spread over it */
+	{
+		struct timespec t0, t1;
+		ks_repo *r;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		r = open_fetch("pulls");
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ks_repo_free(r);
+		whole = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	}
+	for (i = 0; i < KILLS; i++)
+		kills += !kill_first_fetch(whole * i / KILLS, 0, &partial);
+	for (k = 1; k < NPULLS; k += 10)
+		kills += !kill_first_fetch(0, k, &partial);
+	/* the sweep reached the copy's middle */
+	KT_ASSERT_MSG(partial > 0, "no kill of %d landed while pull requests were being copied", kills);
+	fprintf(stderr, "  %d kills (a whole first fetch: %.2f s), %d while pull requests were being "
+		"copied\n", kills, whole, partial);
+	/* a fetch that is left to finish makes the mirror, and the open before it removed every dead
+	 * first copy: only the mirror and its lock remain */
+	{
+		int finished_partial = 0;
+		char **names = NULL, *repos = tmp("cache/repos");
+		size_t n = 0, j;
+		KT_ASSERT(kill_first_fetch(60, 0, &finished_partial));
+		KT_EQ_INT(ks_fs_list(&names, &n, repos, 1), 0);
+		for (j = 0; j < n; j++)
+			KT_ASSERT_MSG(!strstr(names[j], ".tmp-"), "a first copy is left: %s", names[j]);
+		KT_EQ_INT((int)n, 2);
+		ks_free_strv(names, n);
+		ks_free(repos);
+	}
+}
+
+/* What a killed fetch leaves inside a mirror (libgit2's temporary object and pack files, a ref's
+ * lock file, which would make the next write of that ref fail) is removed by the next fetch; a
+ * mirror whose record has no fetch time (an earlier version's stopped fetch) is refused with its
+ * state named, and a fetch that finishes completes it. */
+static void test_a_killed_fetchs_leftovers_and_an_incomplete_mirror(void)
+{
+	ks_repo *r;
+	ks_repo_pull *prs = NULL;
+	size_t n = 0;
+	char *dir, *meta;
+	if (!have_git())
+		KT_SKIP("git is not installed");
+	pulls_repo();
+	r = open_fetch("pulls");
+	KT_EQ_INT(ks_repo_ready(r), 0);
+	dir = ks_strdup(ks_repo_path(r));
+	ks_repo_free(r);
+	sh("cd '%s' && touch objects/tmp_object_git2_a1B2c3 objects/pack/pack_git2_Zz9 "
+	   "refs/pull/1/head.lock HEAD.lock && git -C %s/pulls update-ref refs/pull/1/head pr2",
+	   dir, kt_tmpdir());
+	r = open_fetch("pulls");
+	ks_repo_free(r);
+	sh("cd '%s' && ! ls objects/tmp_object_git2_* objects/pack/pack_git2_* refs/pull/1/head.lock "
+	   "HEAD.lock", dir);
+	/* the refresh went through the ref whose lock was left */
+	{
+		char *a = git_text("git -C '%s' rev-parse refs/pull/1/head", dir);
+		char *b = git_text("git -C pulls rev-parse pr2%s", "");
+		KT_EQ_STR(a, b);
+		ks_free(a);
+		ks_free(b);
+	}
+	/* an incomplete mirror: refs, a record without a fetch time */
+	meta = ks_path_join(dir, "kscore-mirror.json");
+	KT_EQ_INT(ks_fs_write_atomic(meta, "{\"schema\": \"kscore.mirror/1\"}", 29), 0);
+	sh("git -C '%s' update-ref -d refs/pull/7/head", dir);
+	r = open_only("pulls");
+	KT_EQ_INT(ks_repo_ready(r), KS_EINVALID);
+	KT_CONTAINS(ks_error_msg(), "incomplete");
+	KT_CONTAINS(ks_error_msg(), dir);
+	KT_EQ_INT(ks_repo_pull_requests(&prs, &n, r), KS_EINVALID);
+	KT_EQ_INT(ks_repo_fetch(r), 0);
+	KT_EQ_INT(ks_repo_ready(r), 0);
+	KT_EQ_INT(ks_repo_pull_requests(&prs, &n, r), 0);
+	KT_EQ_INT((int)n, NPULLS);
+	ks_repo_pulls_free(prs, n);
+	ks_repo_free(r);
+	ks_free(meta);
+	ks_free(dir);
+}
+
 /* One repository written two ways (relative with "..", absolute) is one location, one mirror. */
 static void test_one_repository_two_spellings(void)
 {
@@ -670,6 +881,8 @@ static const kt_test tests[] = {
 	KT(test_unreachable_locations_fail_without_leaking_credentials), KT(test_fetch_size_cap),
 	KT(test_globstar_alternatives_and_pattern_lists), KT(test_pull_request_base_and_own_files),
 	KT(test_a_repository_that_lacks_an_object), KT(test_what_a_source_lacks_is_remembered),
-	KT(test_one_repository_two_spellings), { 0 }
+	KT(test_one_repository_two_spellings),
+	KT(test_a_killed_first_fetch_leaves_no_mirror_that_is_used),
+	KT(test_a_killed_fetchs_leftovers_and_an_incomplete_mirror), { 0 }
 };
 KT_MAIN("repos", tests)

@@ -163,16 +163,102 @@ static int load_teams(bt_batch *b)
 		fprintf(stderr, "score batch: no deadline: set \"deadline\" in the manifest or use --deadline\n");
 		return b->o.manifest_path ? KS_EXIT_DATAERR : KS_EXIT_USAGE;
 	}
-	if (b->m->pull_repo && !b->m->submission.n) {
-		fprintf(stderr, "score batch: pull-request mode needs the submission's path: \"submission\" "
-			"in the manifest or --submission\n");
-		return b->o.manifest_path ? KS_EXIT_DATAERR : KS_EXIT_USAGE;
+	if (!b->m->submission.n) {
+		static const char *const dflt[] = { KS_MANIFEST_DEFAULT_SUBMISSIONS };
+		ks_manifest_paths_set(&b->m->submission, dflt, sizeof(dflt) / sizeof(dflt[0]));
 	}
 	if (!b->m->pull_repo && !b->m->nteams) {
 		fprintf(stderr, "score batch: the manifest lists no teams\n");
 		return KS_EXIT_DATAERR;
 	}
 	return 0;
+}
+
+/* The subject each pull request's team is named from: that of the commit that is scored (the
+ * newest of its own commits at or before the deadline, as batch_team.c picks it), so that a
+ * commit pushed after the deadline renames no team. A late pull request (none of its own commits
+ * in time), or one whose base cannot be found, keeps its head's. */
+static void scored_subjects(const bt_batch *b, ks_repo *r, ks_repo_pull *prs, size_t n)
+{
+	size_t i, k;
+	for (i = 0; i < n; i++) {
+		const char *base_ref = b->m->pull_base;
+		char base[41], num[32];
+		ks_repo_pick pick;
+		snprintf(num, sizeof(num), "%lu", prs[i].number);
+		for (k = 0; k < b->m->nmap_numbers; k++)
+			if (!strcmp(b->m->map_numbers[k], num) && b->m->map_number_overrides &&
+			    b->m->map_number_overrides[k].base)
+				base_ref = b->m->map_number_overrides[k].base;
+		if (ks_repo_base(base, r, prs[i].id, base_ref) == 0 &&
+		    ks_repo_pick_commit(&pick, r, prs[i].id, base, b->m->deadline, 0) == 0) {
+			if (pick.found && strcmp(pick.chosen.id, prs[i].id))
+				prs[i].scored_subject = ks_strdup(pick.chosen.subject);
+			ks_repo_pick_clear(&pick);
+		}
+		ks_error_clear();
+	}
+}
+
+/* Where a stale folder goes: OUT/.stale/<folder>, or <folder>-<n> when that is taken. */
+static char *stale_place(const char *dir, const char *name)
+{
+	char *p = ks_path_join(dir, name);
+	unsigned k;
+	for (k = 2; ks_fs_exists(p) && k < 1000; k++) {
+		ks_free(p);
+		p = ks_asprintf("%s/%s-%u", dir, name, k);
+	}
+	return p;
+}
+
+/* Pull-request mode: a team folder whose batch.json is the result of pull request N while N's
+ * team now has another folder (renamed: by a name written in a newer scored commit, a map of the
+ * manifest, --name-from) is stale. It is moved into OUT/.stale/ (hidden: out of the
+ * leaderboard, the site and --status's counts), never deleted. A shard leaves folders alone. */
+static void retire_stale(bt_batch *b)
+{
+	char **names = NULL, *stale = NULL;
+	size_t n = 0, i, k;
+	if (!b->m->pull_repo || b->o.sharded || ks_fs_list(&names, &n, b->o.out, 1) < 0) {
+		ks_error_clear();
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		char *dir = ks_path_join(b->o.out, names[i]), *rec = ks_path_join(dir, "batch.json");
+		cJSON *j = ks_fs_is_dir(dir) ? ks_leaderboard_read_json(rec, BT_MAX_RECORD_BYTES) : NULL;
+		const cJSON *pr = cJSON_GetObjectItemCaseSensitive(j, "pull_request");
+		const ks_manifest_team *now = NULL;
+		int current = 0;
+		for (k = 0; cJSON_IsNumber(pr) && k < b->m->nteams; k++) {
+			current |= !strcmp(b->m->teams[k].folder, names[i]);
+			if (b->m->teams[k].pull == (unsigned long)pr->valuedouble)
+				now = &b->m->teams[k];
+		}
+		if (now && !current) {
+			char *to;
+			if (!stale) {
+				stale = ks_path_join(b->o.out, ".stale");
+				ks_fs_mkdir_p(stale, 0755);
+			}
+			to = stale_place(stale, names[i]);
+			if (rename(dir, to) == 0)
+				fprintf(stderr, "score batch: warning: %s held the result of pull request #%lu, "
+					"which is now team \"%s\" (folder %s): stale, moved to %s\n", dir,
+					now->pull, now->name, now->folder, to);
+			else
+				fprintf(stderr, "score batch: warning: %s is stale (pull request #%lu is now "
+					"team \"%s\") but cannot be moved to %s: %s\n", dir, now->pull, now->name,
+					to, strerror(errno));
+			ks_free(to);
+		}
+		cJSON_Delete(j);
+		ks_free(rec);
+		ks_free(dir);
+	}
+	ks_free(stale);
+	ks_free_strv(names, n);
+	ks_error_clear();
 }
 
 /* Pull-request mode: fetch the repository and make one team per pull-request head. */
@@ -185,12 +271,15 @@ static int pull_teams(bt_batch *b)
 		fprintf(stderr, "score batch: error: %s\n", s->error);
 		return KS_EXIT_SOME;
 	}
-	if (s->warning)
+	if (s->warning) {
 		fprintf(stderr, "score batch: warning: %s\n", s->warning);
+		s->warned = 1;  /* once a batch, not on every pull request's line */
+	}
 	if (ks_repo_pull_requests(&prs, &n, s->repo) < 0) {
 		fprintf(stderr, "score batch: error: %s\n", ks_error_msg());
 		return KS_EXIT_SOME;
 	}
+	scored_subjects(b, s->repo, prs, n);
 	ks_manifest_add_pull_teams(b->m, prs, n, stderr);
 	ks_repo_pulls_free(prs, n);
 	if (!b->m->nteams)
@@ -633,6 +722,7 @@ int ks_batch_run(const ks_batch_options *o)
 		goto done;
 	if (b.m->pull_repo && ((rc = pull_teams(&b)) != 0 || (rc = check_only_team(&b)) != 0))
 		goto done;
+	retire_stale(&b);
 	if (b.o.slurm) {
 		rc = submit_slurm(&b);
 		goto done;

@@ -32,7 +32,9 @@ typedef struct {
 	ks_repo *repo;        /* NULL when it could not be opened */
 	char *error;          /* why it cannot be used (open or fetch failed, nothing cached) */
 	const char *reason;   /* the reason code that goes with error */
-	char *warning;        /* the fetch failed but an earlier fetch is in the cache */
+	char *warning;        /* the fetch failed but an earlier fetch is in the cache, or what the
+			       * repository lacks: in every team's record, printed once a batch */
+	int warned;           /* the warning was printed (b->mu held) */
 } bt_repo_slot;
 
 typedef struct {
@@ -98,6 +100,20 @@ void bt_uploads_free(bt_batch *b);
 int bt_write_leaderboard(bt_batch *b);
 
 void bt_progress_clear(const bt_batch *b);
+
+/* batch_file.c: what a commit holds beside the submission pattern.
+ * 1 when a file is GEAK-eval's result by its name (<out>_results_<pass>.json, _perf_,
+ * _all_passes.json, passk.txt) or by its JSON (entries with pass_num / call_status / exec_status
+ * and no "predict", or a speed_up and efficiency summary): an evaluation's output, not answers. */
+int bt_geak_name(const char *path);
+int bt_geak_content(const char *data, size_t len);
+/* GEAK-eval's result files of commit id, at most 4 (*paths: caller frees with ks_free_strv). */
+int bt_geak_list(char ***paths, size_t *n, ks_repo *r, const char *id);
+/* When no file matched `spec`: the submission-shaped files of commit id that it does not reach
+ * (its file names in any folder, or the hackathon's default patterns; GEAK's result files left
+ * out), named with the pattern that finds them and how to give it. NULL when there are none.
+ * Caller frees. */
+char *bt_files_elsewhere(ks_repo *r, const char *id, const ks_manifest_paths *spec);
 
 /* The status file OUT/.status.json (OUT/.status-shard-I-of-N.json for a shard): what this run is
  * doing, for `score batch --status` (b->mu held). state: "running", "finished" or "failed". */

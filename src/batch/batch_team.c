@@ -36,6 +36,7 @@ typedef struct {
 	char fork[41];                    /* where the scored commit left the base ("": nowhere) */
 	size_t base_files;                /* matches left out as the base's own files */
 	char missing[41];                 /* missing_object: the object's id */
+	const ks_manifest_paths *spec;    /* the submission paths or patterns looked for */
 	char *previous;                   /* the commit this result replaced, if another */
 	int previous_in_history;
 	const char *upload;               /* upload status name, or NULL */
@@ -135,9 +136,9 @@ bt_repo_slot *bt_get_repo(bt_batch *b, const char *location)
 		return s;
 	}
 	if (b->o.no_fetch) {
-		if (!ks_repo_has_refs(s->repo)) {
-			s->error = ks_asprintf("repository %s: not in the cache (%s) and --no-fetch was given",
-					       ks_repo_display(s->repo), ks_repo_path(s->repo));
+		/* a mirror is complete or it is not used: a partial one would drop teams without a word */
+		if (ks_repo_ready(s->repo) < 0) {
+			s->error = ks_asprintf("%s, and --no-fetch was given", ks_error_msg());
 			s->reason = "unreachable";
 		} else if (ks_repo_fetch_note(s->repo)) {
 			s->warning = ks_strdup(ks_repo_fetch_note(s->repo));  /* what the mirror lacks */
@@ -149,7 +150,7 @@ bt_repo_slot *bt_get_repo(bt_batch *b, const char *location)
 			s->warning = ks_strdup(ks_repo_fetch_note(s->repo));
 	} else {
 		char *why = ks_strdup(ks_error_msg());
-		if (ks_repo_has_refs(s->repo)) {
+		if (ks_repo_ready(s->repo) == 0) {
 			const char *lacks = ks_repo_fetch_note(s->repo);
 			char ts[32];
 			ks_manifest_format_time(ts, (int64_t)ks_repo_fetched_at(s->repo));
@@ -157,7 +158,8 @@ bt_repo_slot *bt_get_repo(bt_batch *b, const char *location)
 						 lacks ? lacks : "");
 			ks_free(why);
 		} else {
-			s->error = why;
+			s->error = ks_asprintf("%s; no cached copy is used: %s", why, ks_error_msg());
+			ks_free(why);
 			s->reason = "unreachable";
 		}
 	}
@@ -343,15 +345,16 @@ static cJSON *existing_record(const bt_batch *b, const ks_manifest_team *t)
 	return rec;
 }
 
-/* A result already there for the same commit, submission bytes, scorer version, mode, timing
- * settings and problems, with a score.json of the same submission (the result folder is renamed into place
+/* A result already there for the same submission bytes (from this commit or an earlier one: a
+ * commit that leaves the file byte-identical is not scored again), file, scorer version, mode,
+ * timing settings and problems, with a score.json of the same submission (the result folder is renamed into place
  * whole, so a score.json means a complete folder). */
 static int already_scored(const bt_batch *b, const ks_manifest_team *t, const cJSON *rec, const outcome *o)
 {
 	char *dir, *sp;
 	cJSON *s;
 	int ok;
-	if (!rec || !same_str(rec, "status", ks_leaderboard_status_name(KS_LEADERBOARD_SCORED)) || !same_str(rec, "commit", o->pick.chosen.id) ||
+	if (!rec || !same_str(rec, "status", ks_leaderboard_status_name(KS_LEADERBOARD_SCORED)) ||
 	    !same_str(rec, "submission_sha256", o->sha) || !same_str(rec, "file", o->file) ||
 	    !same_version(rec) || !same_str(rec, "mode", b->mode) ||
 	    !same_str(rec, "problems_sha256", b->problems_sha) ||
@@ -367,6 +370,32 @@ static int already_scored(const bt_batch *b, const ks_manifest_team *t, const cJ
 	ks_free(sp);
 	ks_free(dir);
 	return ok;
+}
+
+/* Replaces (or adds) key in rec. */
+static void set_item(cJSON *rec, const char *key, cJSON *v)
+{
+	if (cJSON_HasObjectItem(rec, key))
+		cJSON_ReplaceItemInObjectCaseSensitive(rec, key, v);
+	else
+		cJSON_AddItemToObject(rec, key, v);
+}
+
+/* The record of a result scored from an earlier commit with the same submission bytes, moved to
+ * the commit chosen now; "result_commit" keeps the commit that was scored (score.json's). */
+static void reuse_for_commit(cJSON *rec, const outcome *o)
+{
+	const cJSON *was = cJSON_GetObjectItemCaseSensitive(rec, "result_commit");
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(rec, "commit");
+	char ts[32];
+	if (!cJSON_IsString(was) && cJSON_IsString(c))
+		set_item(rec, "result_commit", cJSON_CreateString(c->valuestring));
+	set_item(rec, "commit", cJSON_CreateString(o->pick.chosen.id));
+	ks_manifest_format_time(ts, o->pick.chosen.time);
+	set_item(rec, "commit_time", cJSON_CreateString(ts));
+	set_item(rec, "commit_time_epoch", cJSON_CreateNumber((double)o->pick.chosen.time));
+	set_item(rec, "commit_subject", cJSON_CreateString(o->pick.chosen.subject));
+	set_item(rec, "ref_commit", cJSON_CreateString(o->tip));
 }
 
 static int write_record(const bt_batch *b, const ks_manifest_team *t, const cJSON *rec)
@@ -479,50 +508,18 @@ void bt_drain_uploads(bt_batch *b)
 
 /* ---- what teams commit instead of a submission ---- */
 
-/* GEAK-eval writes <out>_results_<pass>.json, <out>_perf_<pass>.json, <out>_all_passes.json and
- * <out>passk.txt: the output of an evaluation, not the agent's answers. */
-static const char geak_files[] = "**/*{_results_*.json,_perf_*.json,_all_passes.json,passk.txt}";
-
-static int geak_name(const char *path)
-{
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	return strstr(base, "_results_") || strstr(base, "_perf_") || strstr(base, "_all_passes.json") ||
-	       strstr(base, "passk.txt");
-}
-
-/* 1 when a file's JSON is a GEAK-eval result: entries with pass_num / call_status / exec_status
- * and no "predict", or a performance summary (speed_up, efficiency). */
-static int geak_content(const char *data, size_t len)
-{
-	cJSON *j = NULL, *first;
-	int yes = 0;
-	size_t i = 0;
-	while (i < len && (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t'))
-		i++;
-	if (i == len || (data[i] != '[' && data[i] != '{') || ks_json_parse(&j, data, len, 64, "file") < 0) {
-		ks_error_clear();
-		return 0;
-	}
-	first = cJSON_IsArray(j) ? cJSON_GetArrayItem(j, 0) : j;
-	if (cJSON_IsObject(first))
-		yes = (!cJSON_HasObjectItem(first, "predict") &&
-		       (cJSON_HasObjectItem(first, "pass_num") || cJSON_HasObjectItem(first, "call_status") ||
-			cJSON_HasObjectItem(first, "exec_status"))) ||
-		      (cJSON_HasObjectItem(first, "speed_up") && cJSON_HasObjectItem(first, "efficiency"));
-	cJSON_Delete(j);
-	return yes;
-}
-
 /* Fails the team as geak_results_not_submission: what it committed and what kscore needs. */
 static void fail_geak(outcome *o, const ks_manifest_team *t, const char *what)
 {
+	char *elsewhere = bt_files_elsewhere(o->slot->repo, o->pick.chosen.id, o->spec);
 	char *msg = ks_asprintf("repository %s: commit %.12s: %s GEAK-eval's result files (what an "
 				"evaluation of the agent's answers wrote), not a submission: kscore scores "
 				"the submission itself, the JSON array of {\"file\", \"predict\"} entries the "
 				"agent wrote (GEAK-eval's input, named like "
-				"reflexion_oneshot_tritonbench_<N>.json); commit that file and give its path "
-				"as \"submission\"", ks_repo_display(o->slot->repo), o->pick.chosen.id, what);
+				"reflexion_oneshot_tritonbench_<N>.json); %s", ks_repo_display(o->slot->repo),
+				o->pick.chosen.id, what, elsewhere ? elsewhere : "commit that file and give its "
+				"path as \"submission\"");
+	ks_free(elsewhere);
 	fail(o, t, "geak_results_not_submission", msg);
 	ks_free(msg);
 }
@@ -536,7 +533,7 @@ static int geak_instead(outcome *o, const ks_manifest_team *t, ks_repo_file_stat
 	size_t n = 0, i, named = 0;
 	ks_buf b = KS_BUF_INIT(4096);
 	if ((st != KS_REPO_FILE_NO_MATCH && st != KS_REPO_FILE_AMBIGUOUS) ||
-	    ks_repo_list(&paths, &n, o->slot->repo, o->pick.chosen.id, geak_files, 4) < 0 || !n) {
+	    bt_geak_list(&paths, &n, o->slot->repo, o->pick.chosen.id) < 0 || !n) {
 		ks_error_clear();
 		ks_free_strv(paths, n);
 		return 0;
@@ -622,6 +619,7 @@ static void prepare(bt_batch *b, const ks_manifest_team *t, outcome *o, ks_pass 
 	ks_sha256 *h;
 	int rc;
 
+	o->spec = spec;
 	o->slot = bt_get_repo(b, t->repo);
 	if (o->slot->error) {
 		fail(o, t, o->slot->reason, o->slot->error);
@@ -665,14 +663,20 @@ static void prepare(bt_batch *b, const ks_manifest_team *t, outcome *o, ks_pass 
 	if (rc < 0) {
 		char *why = ks_strdup(ks_error_msg());
 		memcpy(o->missing, f.missing, sizeof(o->missing));
-		if (!geak_instead(o, t, f.status, why))
-			fail(o, t, read_reason(f.status), why);
+		if (!geak_instead(o, t, f.status, why)) {
+			char *elsewhere = f.status == KS_REPO_FILE_NO_MATCH ?
+					  bt_files_elsewhere(o->slot->repo, o->pick.chosen.id, spec) : NULL;
+			char *full = elsewhere ? ks_asprintf("%s; %s", why, elsewhere) : NULL;
+			fail(o, t, read_reason(f.status), full ? full : why);
+			ks_free(full);
+			ks_free(elsewhere);
+		}
 		ks_free(why);
 		ks_repo_file_clear(&f);
 		return;
 	}
 	o->file = ks_utf8_clean(f.path);  /* a name from a team's tree: recorded in JSON */
-	if (geak_name(o->file) || geak_content(f.data, f.len)) {
+	if (bt_geak_name(o->file) || bt_geak_content(f.data, f.len)) {
 		char *what = ks_asprintf("%s is one of", o->file);
 		fail_geak(o, t, what);
 		ks_free(what);
@@ -737,6 +741,13 @@ static int finish(bt_batch *b, size_t idx, const outcome *o, int upload)
 	if (o->status == KS_LEADERBOARD_SCORED || o->status == KS_LEADERBOARD_ALREADY_SCORED)
 		note = ks_unscored_note(&b->rows[idx].unscored);
 	bt_progress_clear(b);
+	/* a repository's warning (what it lacks, a failed fetch) is one line a batch, however many
+	 * teams it has; every team's record keeps it */
+	if (o->slot && o->slot->warning && !o->slot->warned) {
+		fprintf(stderr, "score batch: %swarning%s: %s\n", col(b, "\033[33m"), col(b, "\033[0m"),
+			o->slot->warning);
+		o->slot->warned = 1;
+	}
 	if (o->status == KS_LEADERBOARD_FAILED) {
 		/* -q keeps these: a team that cannot be scored is an error to look at */
 		b->nfailed++;
@@ -768,8 +779,6 @@ static int finish(bt_batch *b, size_t idx, const outcome *o, int upload)
 			if (o->pick.later_total)
 				fprintf(stderr, "; %zu later commit%s not scored", o->pick.later_total,
 					o->pick.later_total == 1 ? "" : "s");
-			if (o->slot && o->slot->warning)
-				fprintf(stderr, "; warning: %s", o->slot->warning);
 			if (note)
 				fprintf(stderr, "; %s%s%s", col(b, "\033[33m"), note, col(b, "\033[0m"));
 			fputc('\n', stderr);
@@ -890,9 +899,14 @@ int bt_process_team(bt_batch *b, size_t idx)
 		if ((rc = record_failure(b, t, o, old)) < 0)
 			goto done;
 	} else if (!b->o.rescore && already_scored(b, t, old, o)) {
+		int moved = !same_str(old, "commit", o->pick.chosen.id);
 		o->status = KS_LEADERBOARD_ALREADY_SCORED;
+		/* a newer commit with the same submission bytes: the result stands, the record names
+		 * the commit now chosen and the one whose bytes were scored */
+		if (moved)
+			reuse_for_commit(old, o);
 		/* commits pushed after the deadline since the result was written are still recorded */
-		if (!same_later(old, o)) {
+		if (moved || !same_later(old, o)) {
 			char ts[32];
 			ks_manifest_format_time(ts, (int64_t)ks_repo_fetched_at(o->slot->repo));
 			cJSON_ReplaceItemInObjectCaseSensitive(old, "later_commits", later_json(o));

@@ -648,11 +648,6 @@ int ks_manifest_parse(ks_manifest **out, const char *text, size_t len, const cha
 			m->nteams = ++i;
 		}
 		for (i = 0; i < m->nteams; i++) {
-			if (!m->teams[i].submission.n && !m->submission.n) {
-				rc = ks_error_set(KS_EINVALID, "%s: team \"%s\" has no \"submission\" and the "
-						  "manifest gives no default", name, m->teams[i].name);
-				goto done;
-			}
 			for (j = 0; j < i; j++)
 				if (!strcasecmp(m->teams[i].folder, m->teams[j].folder)) {
 					rc = ks_error_set(KS_EINVALID, "%s: teams \"%s\" and \"%s\" would share "
@@ -740,7 +735,10 @@ void ks_manifest_add_pull_teams(ks_manifest *m, const ks_repo_pull *prs, size_t 
 	for (i = 0; i < n; i++) {
 		ks_manifest_team *t = &m->teams[m->nteams];
 		const ks_manifest_pull_override *ov = NULL;
-		char num[32], *subject = ks_manifest_clean_name(prs[i].subject ? prs[i].subject : "");
+		/* named from the commit that is scored: a commit pushed after the deadline never
+		 * renames a team (nor gives it another team's folder) */
+		const char *named_by = prs[i].scored_subject ? prs[i].scored_subject : prs[i].subject;
+		char num[32], *subject = ks_manifest_clean_name(named_by ? named_by : "");
 		const char *name = NULL;
 		size_t at;
 		int excluded = 0;
@@ -790,7 +788,8 @@ void ks_manifest_add_pull_teams(ks_manifest *m, const ks_repo_pull *prs, size_t 
 		t->repo = ks_strdup(m->pull_repo ? m->pull_repo : "");
 		t->ref = ks_asprintf("refs/pull/%s/head", num);
 		t->pull = prs[i].number;
-		t->head_subject = subject;
+		t->head_subject = ks_manifest_clean_name(prs[i].subject ? prs[i].subject : "");
+		ks_free(subject);
 		if (ov && ov->submission.n)
 			ks_manifest_paths_set(&t->submission, (const char *const *)ov->submission.v,
 					      ov->submission.n);

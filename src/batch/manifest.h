@@ -16,6 +16,14 @@
 #define KS_MANIFEST_MAX_NAME 128   /* characters (code points) of a team name */
 #define KS_MANIFEST_MAX_PATHS 16   /* paths or patterns of one "submission" list */
 
+/* The submission's patterns when neither the manifest nor --submission names one, tried in order:
+ * the layouts of the real hackathon repository (docs/batch.md), in any folder: the guide's name
+ * (submit/reflexion_oneshot_tritonbench_4.json), then the same with the run in the name
+ * (src/reflexion_oneshot_tritonbench_iter1_4.json). GEAK-eval's result files never match them,
+ * and a matched file is still refused when its content is one. */
+#define KS_MANIFEST_DEFAULT_SUBMISSIONS                                                          \
+	"**/reflexion_oneshot_tritonbench_<N>.json", "**/reflexion_oneshot_tritonbench_iter*_<N>.json"
+
 /* How a pull request's team is named when the manifest does not map it (--name-from). */
 typedef enum {
 	KS_MANIFEST_NAME_DEFAULT = 0, /* a team name written in the head subject, else pr-<N> */

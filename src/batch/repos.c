@@ -181,32 +181,10 @@ static int mirror_file_kind(const char *name, size_t len, void *ud)
 	return len == 18 && !strncmp(name, "kscore-mirror.json", 18) ? KS_OUTDIR_RESULT : -1;
 }
 
-/* A mirror that a killed process was creating, "<hash>.tmp-<pid>" beside the mirrors: a bare
- * repository without a mark, known by its name alone (this location's hash) and its process
- * being gone. */
-static void remove_dead_creations(const char *root, const char *hex)
-{
-	char **names = NULL;
-	size_t n = 0, i, len;
-	long pid;
-	if (ks_fs_list(&names, &n, root, 1) < 0) {
-		ks_error_clear();
-		return;
-	}
-	for (i = 0; i < n; i++)
-		if (ks_outdir_temp_parse(names[i], &len, &pid) == KS_OUTDIR_TEMP_BUILD && len == 64 &&
-		    !strncmp(names[i], hex, 64) && ks_outdir_writer_gone(pid)) {
-			char *p = ks_path_join(root, names[i]);
-			ks_fs_rm_rf(p);
-			ks_free(p);
-		}
-	ks_free_strv(names, n);
-}
-
 int ks_repo_open(ks_repo **out, const char *location, const ks_repo_options *opts)
 {
 	ks_repo *r;
-	char hex[65], *root = NULL, *tmp = NULL;
+	char hex[65], *root = NULL;
 	size_t start, len;
 	int rc = 0;
 
@@ -237,30 +215,18 @@ int ks_repo_open(ks_repo **out, const char *location, const ks_repo_options *opt
 		goto done;
 	}
 	if (!ks_fs_is_dir(r->path)) {
-		/* built aside and renamed, so another process never opens half a repository */
-		remove_dead_creations(root, hex);
-		tmp = ks_asprintf("%s.tmp-%ld", r->path, (long)getpid());
-		ks_fs_rm_rf(tmp);
-		if (git_repository_init(&r->git, tmp, 1) < 0) {
-			rc = rp_fail(r, KS_EIO, "cannot create the mirror", tmp);
+		/* built aside and renamed once fetched whole: nobody ever opens half a mirror */
+		if ((rc = rp_mirror_create(r, root, hex)) < 0)
 			goto done;
-		}
-		git_repository_free(r->git);
-		r->git = NULL;
-		if (rename(tmp, r->path) < 0 && errno != EEXIST && errno != ENOTEMPTY) {
-			rc = ks_error_set(KS_EIO, "repository %s: cannot create the mirror %s: %s",
-					  r->display, r->path, strerror(errno));
-			goto done;
-		}
-		ks_fs_rm_rf(tmp);
-	}
-	if (git_repository_open_bare(&r->git, r->path) < 0) {
-		rc = rp_fail(r, KS_EIO, "cannot open the mirror", r->path);
-		goto done;
-	}
-	{
-		char *m = rp_meta_path(r);
+	} else {
+		char *m = ks_path_join(r->path, "kscore-mirror.json");
 		cJSON *meta;
+		r->dir = ks_strdup(r->path);
+		if (git_repository_open_bare(&r->git, r->path) < 0) {
+			rc = rp_fail(r, KS_EIO, "cannot open the mirror", r->path);
+			ks_free(m);
+			goto done;
+		}
 		/* the record's write that a killed process never finished */
 		ks_outdir_tidy(r->path, mirror_file_kind, NULL);
 		if (!ks_fs_exists(m))
@@ -268,6 +234,7 @@ int ks_repo_open(ks_repo **out, const char *location, const ks_repo_options *opt
 		ks_free(m);
 		/* what the mirror lacks is known before any fetch (a --no-fetch run says it too) */
 		meta = rp_meta_read(r);
+		r->complete = cJSON_GetObjectItemCaseSensitive(meta, "fetched_at_epoch") != NULL;
 		r->fetch_note = rp_missing_note(r, cJSON_GetObjectItemCaseSensitive(meta, "missing_objects"), 0,
 						"it lacked", " when it was last fetched");
 		cJSON_Delete(meta);
@@ -275,9 +242,6 @@ int ks_repo_open(ks_repo **out, const char *location, const ks_repo_options *opt
 	*out = r;
 	r = NULL;
 done:
-	if (tmp)
-		ks_fs_rm_rf(tmp);
-	ks_free(tmp);
 	ks_free(root);
 	ks_repo_free(r);
 	return rc;
@@ -291,6 +255,20 @@ const char *ks_repo_display(const ks_repo *r)
 const char *ks_repo_path(const ks_repo *r)
 {
 	return r->path;
+}
+
+int ks_repo_ready(const ks_repo *r)
+{
+	if (r->complete)
+		return 0;
+	if (r->building)
+		return ks_error_set(KS_ENOTFOUND, "repository %s: not in the cache (%s): no fetch of it has "
+				    "finished%s", r->display, r->path, r->stopped_before ? " (one was stopped "
+				    "before the end; its partial copy was removed)" : "");
+	return ks_error_set(KS_EINVALID, "repository %s: the mirror %s is incomplete: a fetch into it "
+			    "was stopped before it finished (kscore-mirror.json has no fetched_at), so it "
+			    "may lack pull requests and branches; it is not used until a fetch finishes",
+			    r->display, r->path);
 }
 
 int ks_repo_has_refs(ks_repo *r)
@@ -374,7 +352,8 @@ const char *ks_repo_fetch_note(const ks_repo *r)
 	return r->fetch_note;
 }
 
-int ks_repo_fetch(ks_repo *r)
+/* ks_repo_fetch under the mirror's lock, into r->dir; its record gets the fetch time at the end. */
+static int fetch_locked(ks_repo *r)
 {
 	static char *specs[] = { "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*",
 				 "+refs/pull/*/head:refs/pull/*/head" };
@@ -390,8 +369,6 @@ int ks_repo_fetch(ks_repo *r)
 	const cJSON *prev;
 	int rc = 0, have_head;
 
-	if (!ks_repo_is_url(r->location) && !ks_fs_exists(r->location))
-		return ks_error_set(KS_ERROR, "repository %s: no such folder", r->display);
 	/* what the last fetch found missing: a fetch that finds every ref up to date never meets
 	 * those objects, and must not forget them */
 	meta = rp_meta_read(r);
@@ -466,6 +443,19 @@ done:
 	return rc;
 }
 
+int ks_repo_fetch(ks_repo *r)
+{
+	int fd, rc;
+	if (!ks_repo_is_url(r->location) && !ks_fs_exists(r->location))
+		return ks_error_set(KS_ERROR, "repository %s: no such folder", r->display);
+	if ((rc = rp_mirror_lock(&fd, r)) < 0)
+		return rc;
+	if ((rc = fetch_locked(r)) == 0)
+		rc = rp_mirror_finish(r);
+	rp_mirror_unlock(fd);
+	return rc;
+}
+
 /* ---- refs and commits ---- */
 
 static void oid_hex(char out[41], const git_oid *oid)
@@ -516,6 +506,8 @@ int ks_repo_resolve(char id[41], ks_repo *r, const char *ref)
 	int found = 0;
 
 	id[0] = '\0';
+	if (!r->complete)
+		return ks_repo_ready(r);
 	if (!ref || !*ref)
 		return ks_error_set(KS_EINVALID, "repository %s: empty ref", r->display);
 	if (!strcmp(ref, "HEAD") || !strncmp(ref, "refs/", 5)) {
@@ -856,6 +848,8 @@ int ks_repo_pull_requests(ks_repo_pull **out, size_t *n, ks_repo *r)
 
 	*out = NULL;
 	*n = 0;
+	if (!r->complete)
+		return ks_repo_ready(r);  /* a partial mirror's list would drop teams without a word */
 	if (git_reference_iterator_glob_new(&it, r->git, "refs/pull/*/head") < 0)
 		return rp_fail(r, KS_ERROR, "cannot list the pull requests", NULL);
 	while ((e = git_reference_next(&ref, it)) == 0) {
@@ -906,6 +900,7 @@ void ks_repo_pulls_free(ks_repo_pull *p, size_t n)
 	for (i = 0; i < n; i++) {
 		ks_free(p[i].subject);
 		ks_free(p[i].author);
+		ks_free(p[i].scored_subject);
 	}
 	ks_free(p);
 }
@@ -916,6 +911,9 @@ void ks_repo_free(ks_repo *r)
 	if (!r)
 		return;
 	git_repository_free(r->git);
+	if (r->building && r->dir)
+		ks_fs_rm_rf(r->dir);  /* a first copy that was never fetched whole */
+	ks_free(r->dir);
 	/* the token's bytes do not stay in freed memory (the location holds them too) */
 	ks_secret_free(r->location);
 	ks_free(r->display);

@@ -51,8 +51,10 @@ int ks_repo_is_url(const char *location);
  * folded by the letters. Caller frees (it may hold a URL's credentials). */
 char *ks_repo_locate(const char *location, const char *base_dir);
 
-/* Opens the cached mirror of `location`, creating an empty bare repository the first time. Does
- * not touch the network (ks_repo_fetch does). A relative local path is resolved against
+/* Opens the cached mirror of `location`. Does not touch the network (ks_repo_fetch does). The
+ * first time, the mirror is built in a temporary folder beside its place, renamed into place only
+ * once ks_repo_fetch has fetched it whole (a killed first fetch leaves nothing that a later run
+ * could take for the mirror, and the next open removes what it left). A relative local path is resolved against
  * opts->base_dir, so the cache key is the same from any working directory. Fails with KS_EIO when
  * the cache cannot be created or opened, KS_EINVALID for an empty location. Caller frees with
  * ks_repo_free. */
@@ -60,7 +62,9 @@ int ks_repo_open(ks_repo **out, const char *location, const ks_repo_options *opt
 
 /* Fetches every branch, tag and pull-request head (refs/heads/X, refs/tags/X, refs/pull/N/head)
  * from the location into the mirror under the same names, forced, and points the mirror's HEAD
- * at the remote's default branch. A fetch that passes max_fetch_bytes or fetch_timeout_s is
+ * at the remote's default branch. Takes the mirror's lock (another process's fetch of the same
+ * location is waited for) and first removes what a killed fetch left in it (libgit2's
+ * temporaries). A fetch that passes max_fetch_bytes or fetch_timeout_s is
  * stopped (KS_ELIMIT / KS_ETIMEOUT); an unreachable location, refused credentials or a broken
  * transfer fail with KS_ERROR. On success the fetch time is recorded in the mirror
  * (ks_repo_fetched_at). Refs deleted upstream are kept in the mirror, so a frozen batch stays
@@ -78,6 +82,14 @@ int ks_repo_fetch(ks_repo *r);
 /* After a fetch that copied all but some objects: a sentence naming them (how many, the first
  * ones, and the paths and commits that needed them); NULL after a complete fetch. Owned by r. */
 const char *ks_repo_fetch_note(const ks_repo *r);
+
+/* 0 when the mirror is complete: a fetch of it finished (its kscore-mirror.json has fetched_at),
+ * so it holds every ref the source had then. Otherwise the mirror is not used, and the message
+ * says its state: KS_ENOTFOUND when no fetch of it ever finished (not in the cache; it says when a
+ * stopped one was cleared away), KS_EINVALID when it is incomplete (a mirror of an earlier version
+ * whose fetch was stopped; a fetch that finishes completes it). ks_repo_resolve and
+ * ks_repo_pull_requests fail so too on a mirror that is not complete. */
+int ks_repo_ready(const ks_repo *r);
 
 /* The location as safe to show (see ks_repo_redact). */
 const char *ks_repo_display(const ks_repo *r);
@@ -217,6 +229,8 @@ typedef struct {
 	char id[41];             /* the head commit */
 	char *subject;           /* the head commit's subject (valid UTF-8) */
 	char *author;            /* the head commit's author name (valid UTF-8) */
+	char *scored_subject;    /* the subject of the commit that is scored, when the caller found
+				  * it (not the head); the team is named from it (NULL: subject) */
 } ks_repo_pull;
 
 /* Lists the mirror's refs/pull/N/head refs, by increasing N. Caller frees with

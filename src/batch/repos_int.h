@@ -18,6 +18,10 @@ struct ks_repo {
 	char *display;    /* location without credentials */
 	char *secret[2];  /* the URL's user information and its token part, scrubbed from messages */
 	char *path;       /* the mirror */
+	char *dir;        /* the folder r->git is open on: path, or the first copy built beside it */
+	int building;     /* dir is a first copy, "<path>.tmp-<pid>-<n>", renamed to path once fetched */
+	int complete;     /* the mirror's record has a fetch time: every ref it had was copied */
+	int stopped_before; /* a dead process's first copy of this location was found and removed */
 	char *fetch_note; /* the last fetch copied all but some objects (repos_copy.c); NULL: all */
 	ks_repo_options opts;
 };
@@ -25,6 +29,28 @@ struct ks_repo {
 /* Sets the thread's error from libgit2's last error, with the credentials scrubbed out:
  * "repository <display>: <what> <arg>: <libgit2's message>". Returns code. */
 int rp_fail(const ks_repo *r, int code, const char *what, const char *arg);
+
+/* The mirror's life (repos_meta.c). A mirror is complete or it is not used: a first copy is built
+ * in "<path>.tmp-<pid>-<n>" and renamed to path only once its fetch has finished and its record
+ * holds the fetch time; a refresh fetches in place, under the mirror's lock, and a refresh that is
+ * stopped leaves the mirror as complete as before (refs are written after their objects, and
+ * none is ever removed).
+ *
+ * rp_mirror_create: r->path does not exist; creates the first copy beside it (after removing the
+ * first copies of this location whose process is gone) and opens it as r->git. */
+int rp_mirror_create(ks_repo *r, const char *root, const char *hex);
+
+/* Takes the mirror's lock (<path>.lock, flock, waiting for another process's fetch): the one
+ * writer of the mirror. Under it, a first copy switches to the mirror when another process has
+ * put one in place meanwhile, and libgit2's temporaries that a killed fetch left in the mirror
+ * (objects/tmp_object_git2_*, objects/pack/pack_git2_*, refs' *.lock) are removed. *fd gets the
+ * lock's descriptor (for rp_mirror_unlock). */
+int rp_mirror_lock(int *fd, ks_repo *r);
+void rp_mirror_unlock(int fd);
+
+/* After a fetch that finished (its record written with the fetch time): a first copy is renamed
+ * into place and opened there; r->complete is set. */
+int rp_mirror_finish(ks_repo *r);
 
 /* The path of the mirror's record, kscore-mirror.json (caller frees). */
 char *rp_meta_path(const ks_repo *r);

@@ -19,7 +19,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: score batch [OPTIONS] MANIFEST\n"
-	      "       score batch [OPTIONS] --pull-requests REPO --deadline TIME --submission PATH [MANIFEST]\n"
+	      "       score batch [OPTIONS] --pull-requests REPO --deadline TIME [--submission PATH] [MANIFEST]\n"
 	      "Score every team of a hackathon from its git repository: fetch it into a cache, take the\n"
 	      "newest commit at or before the deadline, read the submission from that commit (no\n"
 	      "checkout), score it into OUT/<team>/ and rank the teams in OUT/leaderboard.json and .csv.\n"
@@ -40,7 +40,9 @@ static void usage(FILE *f)
 	      "                            or 2025-08-24T15:59:59Z (overrides the manifest)\n"
 	      "      --submission PATH     path or pattern of the submission in each repository\n"
 	      "                            (overrides the manifest's default; repeatable: tried in order;\n"
-	      "                            \"*\", \"**\", \"{a,b}\"; \"<N>\" picks the highest N)\n"
+	      "                            \"*\", \"**\", \"{a,b}\"; \"<N>\" picks the highest N; default:\n"
+	      "                            **/reflexion_oneshot_tritonbench_<N>.json, then the same\n"
+	      "                            with iter*_ before <N>)\n"
 	      "      --team NAME           only this team (by name or folder); the leaderboard keeps all\n"
 	      "      --rescore             score every team again, even those already scored\n"
 	      "      --no-fetch            use the cached repositories as they are (a frozen batch)\n"
