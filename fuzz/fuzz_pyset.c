@@ -18,18 +18,6 @@ static void check_problem(const ks_set_problem *p, const char *reason)
 		FZ_CHECK(*p->entries[i], "an empty entry name");
 }
 
-static void clear(ks_set_problem *p)
-{
-	ks_free(p->name);
-	ks_free(p->suite);
-	ks_free(p->reference);
-	ks_free(p->test_code);
-	ks_free(p->test_fn);
-	ks_free_strv(p->kernels, p->nkernels);
-	ks_free_strv(p->entries, p->nentries);
-	ks_free_strv(p->imports, p->nimports);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	ks_set_limits lim = KS_SET_LIMITS_INIT;
@@ -53,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	reason = ks_set_tritonbench_reader.read_file(&p, text, &lim);
 	check_problem(&p, reason);
 	ks_free(reason);
-	clear(&p);
+	ks_set_problem_clear(&p);
 
 	memset(&p, 0, sizeof(p));
 	p.name = ks_strdup("1_Fuzz");
@@ -61,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	reason = ks_set_kernelbench_reader.read_file(&p, text, &lim);
 	check_problem(&p, reason);
 	ks_free(reason);
-	clear(&p);
+	ks_set_problem_clear(&p);
 	ks_free(text);
 	return 0;
 }

@@ -134,7 +134,7 @@ static void skip(ks_problem_source *s, const char *path, char *reason)
 	s->nskipped++;
 }
 
-static void problem_clear(ks_set_problem *p)
+void ks_set_problem_clear(ks_set_problem *p)
 {
 	ks_free(p->name);
 	ks_free(p->suite);
@@ -184,7 +184,7 @@ static int read_folder(ks_problem_source *s, const char *dir, const char *suite,
 		}
 		if (reason) {
 			skip(s, path, reason);
-			problem_clear(&p);
+			ks_set_problem_clear(&p);
 		} else {
 			s->problems = ks_realloc(s->problems, (s->n + 1) * sizeof(*s->problems));
 			s->problems[s->n++] = p;
@@ -318,7 +318,7 @@ void ks_set_free(ks_problem_source *s)
 	if (!s)
 		return;
 	for (i = 0; i < s->n; i++)
-		problem_clear(&s->problems[i]);
+		ks_set_problem_clear(&s->problems[i]);
 	for (i = 0; i < s->nskipped; i++) {
 		ks_free(s->skipped[i].path);
 		ks_free(s->skipped[i].reason);

@@ -45,6 +45,9 @@ void ks_py_info_clear(ks_py_info *info);
  * as part of a longer name. */
 int ks_py_uses(const char *text, const char *name);
 
+/* Frees what a problem holds and zeroes it (a reader's partial fill too). */
+void ks_set_problem_clear(ks_set_problem *p);
+
 /* Adds a copy of s to the list (*v, *n) unless it is there or the list holds max already. */
 void ks_set_strv_add(char ***v, size_t *n, const char *s, size_t max);
 
