@@ -148,6 +148,9 @@ static void test_the_request_holds_every_case(void)
 	KT_EQ_INT(ks_trace_request(&req, p, entry, "import triton\n", 2, 60, 7, NULL), 0);
 	KT_EQ_STR(cJSON_GetObjectItem(req, "op")->valuestring, "trace");
 	KT_EQ_INT(cJSON_GetObjectItem(req, "device")->valueint, 2);
+	/* the limit is each case's; the whole trace has it once per case */
+	KT_ASSERT(cJSON_GetObjectItem(req, "case_timeout_s")->valuedouble == 60);
+	KT_ASSERT(cJSON_GetObjectItem(req, "timeout_s")->valuedouble == 4 * 60);
 	KT_EQ_STR(cJSON_GetObjectItem(cJSON_GetObjectItem(req, "entry"), "name")->valuestring, "vadd");
 	cases = cJSON_GetObjectItem(req, "cases");
 	KT_EQ_INT(cJSON_GetArraySize(cases), 4);

@@ -360,8 +360,9 @@ void ks_scoreopts_usage(FILE *f)
 		"      --no-cache            do not read or write the compiled-kernel cache\n"
 		"      --kernel-timeout SEC  a kernel run longer than this is killed (default: %g)\n"
 		"      --compile-timeout SEC a compile longer than this is killed (default: %g)\n"
-		"      --trace-timeout SEC   a Triton answer's trace (every case, compiles and autotuning\n"
-		"                            included) longer than this is killed (default: %g)\n"
+		"      --trace-timeout SEC   one case of a Triton answer's trace (its compiles and autotuning\n"
+		"                            included) longer than this is killed (default: %g; the\n"
+		"                            limit starts again at each case)\n"
 		"      --compile-memory MIB  address-space limit of a compile (default: %zu)\n"
 		"      --max-scratch BYTES   scratch memory one launch plan may ask for, all its buffers\n"
 		"                            together; K, M, G, T suffixes (default: %s)\n",

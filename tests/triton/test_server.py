@@ -18,9 +18,11 @@ from kscore_triton.protocol import encode
 from kscore_triton.server import Server
 
 
-def trace_line(timeout=5, source=None, req_id=1):
+def trace_line(timeout=5, source=None, req_id=1, case_timeout=None):
     r = common.fixture_json("sin_kernel.request.json")
     r["id"], r["timeout_s"] = req_id, timeout
+    if case_timeout is not None:
+        r["case_timeout_s"] = case_timeout
     if source is not None:
         r["source"] = source
     return (json.dumps(r) + "\n").encode()
@@ -94,6 +96,39 @@ class ForkServer(unittest.TestCase):
         os.unlink(marker)
         time.sleep(0.2)
         self.assertFalse(alive(grandchild), "the trace child's own child outlived the timeout")
+
+    def test_each_case_ends_its_own_window(self):
+        # three cases of 0.6 s each under a 1 s window per case: 1.8 s in all, past one window
+        def runner(req, tree, notes, ctx, wfd):
+            for _ in range(3):
+                time.sleep(0.6)
+                os.write(wfd, b"\n")
+            os.write(wfd, encode({"status": "host_op", "reason": "r", "stdout": "", "stderr": ""}))
+            os._exit(0)
+        got, _ = serve([trace_line(timeout=30, case_timeout=1)], runner)
+        self.assertEqual(got[0]["status"], "host_op", got[0])
+
+    def test_a_case_past_its_window_is_a_timeout_naming_it(self):
+        def runner(req, tree, notes, ctx, wfd):
+            os.write(wfd, b"\n")
+            time.sleep(60)
+            os._exit(0)
+        t0 = time.monotonic()
+        got, _ = serve([trace_line(timeout=30, case_timeout=1)], runner)
+        self.assertLess(time.monotonic() - t0, 10)
+        self.assertEqual((got[0]["status"], got[0].get("case")), ("timeout", 1), got[0])
+        self.assertIn("case 1 ran past its 1 s limit", got[0]["reason"])
+
+    def test_progress_never_lengthens_the_whole_limit(self):
+        def runner(req, tree, notes, ctx, wfd):
+            while True:
+                os.write(wfd, b"\n")
+                time.sleep(0.1)
+        t0 = time.monotonic()
+        got, _ = serve([trace_line(timeout=1.5, case_timeout=1)], runner)
+        self.assertLess(time.monotonic() - t0, 10)
+        self.assertEqual(got[0]["status"], "timeout")
+        self.assertIn("the trace ran past its 1.5 s limit", got[0]["reason"])
 
     def test_a_crash_is_an_error(self):
         got, _ = serve([trace_line()], lambda *a: os.kill(os.getpid(), signal.SIGSEGV))

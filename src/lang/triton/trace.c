@@ -117,18 +117,26 @@ done:
 }
 
 int ks_trace_request(cJSON **out, const ks_problem *p, const cJSON *entry, const char *source, int device,
-		     double timeout_s, uint64_t id, const ks_plan_limits *lim)
+		     double case_timeout_s, uint64_t id, const ks_plan_limits *lim)
 {
 	cJSON *r = cJSON_CreateObject(), *cases;
 	size_t i;
 	int rc = 0;
+	double total = case_timeout_s * (double)(p->ncorrectness + p->nperf);
 	*out = NULL;
 	ks_json_add_str(r, "op", "trace");
 	cJSON_AddNumberToObject(r, "id", (double)id);
 	cJSON_AddNumberToObject(r, "device", device);
 	ks_json_add_str(r, "source", source);
 	ks_json_add_str(r, "problem", p->name);
-	cJSON_AddNumberToObject(r, "timeout_s", timeout_s);
+	if (case_timeout_s > KS_TRACE_MAX_TOTAL_S)
+		case_timeout_s = KS_TRACE_MAX_TOTAL_S;
+	if (total > KS_TRACE_MAX_TOTAL_S)
+		total = KS_TRACE_MAX_TOTAL_S;
+	if (total < case_timeout_s)
+		total = case_timeout_s;
+	cJSON_AddNumberToObject(r, "timeout_s", total);
+	cJSON_AddNumberToObject(r, "case_timeout_s", case_timeout_s);
 	cJSON_AddItemToObject(r, "entry", entry ? cJSON_Duplicate(entry, 1) : cJSON_CreateNull());
 	cases = cJSON_AddArrayToObject(r, "cases");
 	for (i = 0; i < p->ncorrectness && rc == 0; i++)

@@ -76,12 +76,17 @@ typedef struct {
 	double seconds;         /* the helper's own time for the trace */
 } ks_trace;
 
+/* The longest a whole trace may be given (the helper's own cap on a request, limits.py). */
+#define KS_TRACE_MAX_TOTAL_S 3600.0
+
 /* The trace request of an answer (its Python source) for every case of problem p, correctness
  * cases first: the shapes, dtypes and value ranges of the tensors, the scalars' values, and entry,
- * the problem's Python entry (ks_problem_python_json; copied). Fails (KS_EINVALID, message) when a
+ * the problem's Python entry (ks_problem_python_json; copied). Each case has case_timeout_s
+ * ("case_timeout_s": the helper starts the limit again as each case ends), the whole trace that
+ * times the cases, at most KS_TRACE_MAX_TOTAL_S ("timeout_s"). Fails (KS_EINVALID, message) when a
  * case does not evaluate. Caller frees with cJSON_Delete. */
 int ks_trace_request(cJSON **out, const ks_problem *p, const cJSON *entry, const char *source, int device,
-		     double timeout_s, uint64_t id, const ks_plan_limits *lim);
+		     double case_timeout_s, uint64_t id, const ks_plan_limits *lim);
 
 /* Reads the helper's response to a trace request for problem p. Returns 0 with *out filled, its
  * status saying whether the answer was traced (KS_TRACE_OK) or the verdict and message; a response

@@ -403,7 +403,9 @@ int ks_tracer_trace(ks_tracer *t, ks_trace *out, const ks_problem *p, const cJSO
 	kept = atomic_fetch_add(&kept_seq, 1);
 	keep(p->name, kept, "request", text);
 	/* the first answer of a server also waits for its imports */
-	deadline = now_s() + t->o.timeout_s + t->o.grace_s + (t->next_id == 1 ? t->o.start_timeout_s : 0);
+	/* the helper's own limit on the whole trace (the cases' limits within it are its to keep) */
+	deadline = now_s() + ks_json_num_or(req, "timeout_s", t->o.timeout_s) + t->o.grace_s +
+		   (t->next_id == 1 ? t->o.start_timeout_s : 0);
 	if (write_all(t->in, text, strlen(text)) < 0 || write_all(t->in, "\n", 1) < 0) {
 		char *tail = log_tail(t->dir, "serve"), *msg;
 		msg = ks_asprintf("the Triton helper is not running%s%s", tail ? ": " : "", tail ? tail : "");

@@ -270,8 +270,9 @@ class _Kernels:
         return self.index[sha]
 
 
-def _run_cases(torch, fn, req, mode_cls):
-    """Every case. Returns (cases, kernels, None) or (None, None, (status, reason, line, case))."""
+def _run_cases(torch, fn, req, mode_cls, progress=None):
+    """Every case. Returns (cases, kernels, None) or (None, None, (status, reason, line, case)).
+    `progress()` is called after each case: the server's per-case limit starts again there."""
     kernels = _Kernels()
     cases = []
     for case in req.cases:
@@ -285,6 +286,8 @@ def _run_cases(torch, fn, req, mode_cls):
         except ValueError as e:
             return None, None, ("untraceable", str(e), None, case.index)
         cases.append(done)
+        if progress is not None:
+            progress()
     return cases, kernels.items, None
 
 
@@ -294,8 +297,9 @@ def _versions(torch, triton):
             "triton": str(triton.__version__)}
 
 
-def trace_request(req, tree, notes, ctx):
-    """The reply to a trace request (a dict without `id`). Runs in the child."""
+def trace_request(req, tree, notes, ctx, progress=None):
+    """The reply to a trace request (a dict without `id`). Runs in the child. `progress` as in
+    _run_cases."""
     times = {}
     t0 = time.monotonic()
     import torch
@@ -327,7 +331,7 @@ def trace_request(req, tree, notes, ctx):
     cases = kernels = None
     if failure is None:
         t2 = time.monotonic()
-        cases, kernels, failure = _run_cases(torch, fn, req, mode_cls)
+        cases, kernels, failure = _run_cases(torch, fn, req, mode_cls, progress)
         times["cases"] = time.monotonic() - t2
     times["child"] = time.monotonic() - t0
     reply["seconds"] = {k: round(v, 4) for k, v in times.items()}
@@ -364,7 +368,9 @@ def run_child(req, tree, notes, ctx, wfd):
         cpu = int(4 * req.timeout_s) + limits.CHILD_CPU_EXTRA_S
         confine.set_rlimits(cpu, limits.CHILD_FSIZE, limits.CHILD_NOFILE)
         try:
-            reply = trace_request(req, tree, notes, ctx)
+            # a newline per finished case, ahead of the reply (JSON allows leading white space):
+            # the server's per-case limit (case_timeout_s) starts again at each
+            reply = trace_request(req, tree, notes, ctx, lambda: _write_all(wfd, b"\n"))
         except BaseException as e:
             reply = {"status": "error", "reason": "kscore-triton internal error: " + trace.describe_exception(e)}
         reply["stdout"] = clean_text(out.getvalue(), limits.MAX_OUTPUT)

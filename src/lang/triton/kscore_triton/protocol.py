@@ -39,6 +39,7 @@ class Request:
         self.device = 0
         self.problem = ""
         self.timeout_s = limits.DEFAULT_TIMEOUT_S
+        self.case_timeout_s = None  # None: the whole trace has timeout_s, however many cases
         self.entry = None
         self.cases = []
 
@@ -349,6 +350,12 @@ def _trace(obj, req):
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= limits.MAX_TIMEOUT_S:
         raise BadRequest("\"timeout_s\" must be a number in (0, %d]" % limits.MAX_TIMEOUT_S)
     req.timeout_s = float(timeout)
+    case_timeout = obj.get("case_timeout_s")
+    if case_timeout is not None:
+        if isinstance(case_timeout, bool) or not isinstance(case_timeout, (int, float)) or \
+                not 0 < case_timeout <= limits.MAX_TIMEOUT_S:
+            raise BadRequest("\"case_timeout_s\" must be a number in (0, %d]" % limits.MAX_TIMEOUT_S)
+        req.case_timeout_s = float(case_timeout)
     req.entry = _entry(obj)
     cases = _field(obj, "cases", list, "request")
     if not cases or len(cases) > limits.MAX_CASES:

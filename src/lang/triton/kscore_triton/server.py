@@ -216,7 +216,8 @@ class Server:
                 return response(req.id, "unavailable", reason=clean_text(str(e), limits.MAX_REASON))
             fds.remove(wfd)
             os.close(wfd)
-            data, timed_out, status, stopped = collect(rfd, child, t0 + req.timeout_s, lambda: disk_problem(private))
+            data, timed_out, status, stopped = collect(rfd, child, t0 + req.timeout_s, lambda: disk_problem(private),
+                                                       req.case_timeout_s)
             out = self._reply(req, data, timed_out, status, log_fd, stopped)
         finally:
             for fd in fds:
@@ -228,6 +229,10 @@ class Server:
         if stopped:
             return response(req.id, "error", reason=stopped, stderr=_log_head(log_fd))
         if timed_out:
+            if isinstance(timed_out, CaseTimeout):
+                return response(req.id, "timeout", reason="case %d ran past its %g s limit (each case's trace, "
+                                "with its compiles and autotuning, has it)" % (timed_out.case, req.case_timeout_s),
+                                case=timed_out.case, stderr=_log_head(log_fd))
             return response(req.id, "timeout", reason="the trace ran past its %g s limit" % req.timeout_s,
                             stderr=_log_head(log_fd))
         if data is None:
@@ -329,21 +334,35 @@ def _describe_status(status):
 DISK_CHECK_S = 1.0  # seconds between two checks of a child's folder
 
 
-def collect(rfd, child, deadline, watch=None):
+class CaseTimeout(int):
+    """collect()'s timed_out when a case ran past the per-case limit: true, and names the case."""
+
+    @property
+    def case(self):
+        return int(self) - 1
+
+
+def collect(rfd, child, deadline, watch=None, case_s=None):
     """Reads the child's reply (template.Child) until EOF or the deadline. Once the child has
     exited, its process group is killed, so nothing it started can hold the pipe open; the group is killed in every
     case and the child reaped. `watch()`, called about every DISK_CHECK_S seconds, returns a
-    reason to stop the child (or None). Returns (data, timed_out, wait status, stop reason): data
-    is None when the reply was over the cap."""
+    reason to stop the child (or None). With `case_s`, each case also has that long: the child
+    writes a newline ahead of its reply as each case ends (child.run_child), and the case's window
+    starts again there, within the whole `deadline`. Returns (data, timed_out, wait status, stop
+    reason): data is None when the reply was over the cap; timed_out is a CaseTimeout (naming the
+    case) when a case ran past its window."""
     chunks, size = [], 0
     timed_out = over = False
     stopped = None
     next_watch = time.monotonic() + DISK_CHECK_S
+    cases_done, in_reply = 0, False
+    case_deadline = time.monotonic() + case_s if case_s else None
     while True:
         now = time.monotonic()
-        left = deadline - now
+        limit = deadline if case_deadline is None or in_reply else min(deadline, case_deadline)
+        left = limit - now
         if left <= 0:
-            timed_out = True
+            timed_out = CaseTimeout(cases_done + 1) if limit != deadline else True
             break
         if watch is not None and now >= next_watch:
             stopped = watch()
@@ -362,7 +381,15 @@ def collect(rfd, child, deadline, watch=None):
         if size > limits.MAX_CHILD_REPLY:
             over = True
             break
-        chunks.append(chunk)
+        if not in_reply:
+            marks = len(chunk) - len(chunk.lstrip(b"\n"))
+            cases_done += marks
+            in_reply = marks < len(chunk)
+            if marks and case_deadline is not None:
+                case_deadline = time.monotonic() + case_s
+            chunk = chunk[marks:]
+        if chunk:
+            chunks.append(chunk)
     if not timed_out and not over and not stopped:
         grace = min(time.monotonic() + limits.CHILD_EXIT_GRACE_S, deadline)
         while not child.exited() and time.monotonic() < grace:
