@@ -405,6 +405,29 @@ static void test_bad_option_values_are_usage_errors(void)
 	KT_CONTAINS(g_err, "is not a GPU architecture");
 }
 
+/* --baseline reference=DIR, as a user types it (with or without '='): a folder that holds no
+ * reference is the run's error before anything is scored; without a GPU nothing is timed, and the
+ * run says the references were not scored. */
+static void test_baseline_reference_on_the_command_line(void)
+{
+	char args[8192];
+	KT_EQ_INT(score("--compile-only --baseline reference tests/fixtures/cli/sub.json"), 64);
+	KT_CONTAINS(g_err, "--baseline reference needs the folder of the reference implementations");
+	KT_EQ_INT(score("--compile-only --baseline=reference tests/fixtures/cli/sub.json"), 64);
+	KT_CONTAINS(g_err, "--baseline reference needs the folder of the reference implementations");
+	snprintf(args, sizeof(args), "--compile-only --refs tests/fixtures/problems --baseline "
+		 "reference=tests/fixtures/no-such-folder --out '%s/rb' tests/fixtures/cli/sub.json", kt_tmpdir());
+	KT_EQ_INT(score(args), 65);
+	KT_CONTAINS(g_err, "--baseline reference=tests/fixtures/no-such-folder");
+	snprintf(args, sizeof(args), "--compile-only --refs tests/fixtures/problems --baseline "
+		 "reference=tests/fixtures/refbase --out '%s/rb' tests/fixtures/cli/sub.json", kt_tmpdir());
+	KT_EQ_INT(score(args), 1);
+	KT_CONTAINS(g_err, "--baseline reference: nothing is timed in this run (no GPU)");
+	/* batch takes it the same way (its jobs get the joined form) */
+	KT_EQ_INT(score("batch --compile-only --baseline reference m.json"), 64);
+	KT_CONTAINS(g_err, "--baseline reference needs the folder of the reference implementations");
+}
+
 /* Each entry of a fixture array in a file of its own (one pass per entry), so that entries for the
  * same problem are all counted: kernels[i] of the result is entry i. Returns the folder. */
 static const char *as_passes(const char *fixture)
@@ -706,6 +729,6 @@ static const kt_test tests[] = {
 	KT(test_devices_without_a_gpu_fall_back_to_compile_only),
 	KT(test_cli_refs_options_and_loading),
 	KT(test_cli_usage_error_and_colour),
-	{ 0 }
+	KT(test_baseline_reference_on_the_command_line), { 0 }
 };
 KT_MAIN("cli", tests)

@@ -34,7 +34,7 @@ static void test_defaults(void)
 	KT_EQ_INT(o.pipeline.nks, 1);
 	KT_EQ_INT(o.pipeline.ks[0], 1);
 	KT_NEAR(o.pipeline.runner.kernel_timeout_s, 10, 0);
-	KT_NEAR(o.pipeline.runner.trace_timeout_s, 180, 0);
+	KT_NEAR(o.pipeline.runner.trace_timeout_s, 120, 0); /* each case's */
 	KT_NEAR(o.pipeline.compile.timeout_s, 60, 0);
 	KT_EQ_INT(o.pipeline.compile.memory_mb, 8192);
 	KT_ASSERT(o.pipeline.compile.jobs >= 1);
@@ -120,6 +120,28 @@ static void test_bad_values_are_usage_errors(void)
 		ks_scoreopts_init(&o);
 		KT_EQ_INT(ks_scoreopts_parse(&o, 'o', "out"), 0);
 	}
+}
+
+static void test_baseline_reference_names_a_folder(void)
+{
+	ks_scoreopts o;
+	char *file[] = { "x", "--baseline=golden.json", NULL }, *ref[] = { "x", "--baseline=reference=refs/tb", NULL };
+	char *bare[] = { "x", "--baseline=reference", NULL }, *dot[] = { "x", "--baseline=./reference", NULL };
+	char *both[] = { "x", "--baseline=reference=R", "--baseline", NULL };
+	KT_EQ_INT(run(&o, 2, file), 1);
+	KT_ASSERT(o.pipeline.use_baseline && o.pipeline.reference_dir == NULL);
+	KT_EQ_STR(o.pipeline.baseline, "golden.json");
+	KT_EQ_INT(run(&o, 2, ref), 1);
+	KT_ASSERT(!o.pipeline.use_baseline && o.pipeline.baseline == NULL);
+	KT_EQ_STR(o.pipeline.reference_dir, "refs/tb");
+	KT_EQ_INT(run(&o, 2, bare), KS_EINVALID);
+	KT_CONTAINS(ks_error_msg(), "--baseline reference=DIR");
+	/* a stored baseline file of that name */
+	KT_EQ_INT(run(&o, 2, dot), 1);
+	KT_ASSERT(o.pipeline.use_baseline && o.pipeline.reference_dir == NULL);
+	/* the last --baseline wins, as for every option */
+	KT_EQ_INT(run(&o, 3, both), 1);
+	KT_ASSERT(o.pipeline.use_baseline && o.pipeline.reference_dir == NULL);
 }
 
 /* One option with one value; returns ks_scoreopts_parse's result. */
@@ -441,6 +463,6 @@ static const kt_test tests[] = {
 	KT(test_defaults), KT(test_values_are_parsed), KT(test_bad_values_are_usage_errors),
 	KT(test_arch_must_be_a_real_architecture), KT(test_numbers_are_strict),
 	KT(test_pass_at_k_list), KT(test_max_scratch), KT(test_devices),
-	KT(test_sanitize_and_profile_options), KT(test_help_shows_the_init_defaults), { 0 }
+	KT(test_sanitize_and_profile_options), KT(test_help_shows_the_init_defaults), KT(test_baseline_reference_names_a_folder), { 0 }
 };
 KT_MAIN("scoreopts", tests)

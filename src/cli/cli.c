@@ -84,3 +84,25 @@ int ks_cli_color_use(int choice, int fd)
 		return choice;
 	return isatty(fd) && !(nc && *nc);
 }
+
+void ks_cli_join_optional(int *argc, char **argv, const char *opt, const char *word)
+{
+	static char joined[KS_CLI_MAX_JOINED][4224];
+	static int used;
+	size_t wl = strlen(word);
+	int i, k;
+
+	for (i = 1; i + 1 < *argc && used < KS_CLI_MAX_JOINED; i++) {
+		const char *v = argv[i + 1];
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (strcmp(argv[i], opt) != 0 || strncmp(v, word, wl) != 0 || (v[wl] && v[wl] != '='))
+			continue;
+		if ((size_t)snprintf(joined[used], sizeof(joined[used]), "%s=%s", opt, v) >= sizeof(joined[used]))
+			continue;
+		argv[i] = joined[used++];
+		for (k = i + 1; k + 1 < *argc; k++)
+			argv[k] = argv[k + 1];
+		argv[--*argc] = NULL;
+	}
+}

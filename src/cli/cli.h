@@ -13,6 +13,14 @@
 #include "util/version.h"
 
 
+/* An option whose argument is optional takes it only as "--opt=value" in getopt_long; for the
+ * values that start with `word` ("--baseline reference=DIR"), "--opt value" is joined into
+ * "--opt=value" in argv, before getopt_long sees it (argc shrinks by one for each). The joined
+ * elements live in static storage (KS_CLI_MAX_JOINED of them; a longer one is left alone, and
+ * getopt then reports it as it is). Stops at "--". */
+#define KS_CLI_MAX_JOINED 4
+void ks_cli_join_optional(int *argc, char **argv, const char *opt, const char *word);
+
 /* Prints "<prog>: <message>" and "Try '<prog> --help'." to stderr; returns KS_EXIT_USAGE. */
 int ks_cli_usage_error(const char *prog, const char *fmt, ...) KS_PRINTF(2, 3);
 

@@ -149,6 +149,7 @@ int ks_batch_main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	ks_scoreopts_init(&o.so);
 	o.out = KS_BATCH_DEFAULT_OUT;
+	ks_cli_join_optional(&argc, argv, "--baseline", "reference");
 	o.name_from = -1;
 	memcpy(args, argv, (size_t)argc * sizeof(*argv));
 	optind = 1;

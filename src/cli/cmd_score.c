@@ -142,7 +142,7 @@ static void print_table(const ks_kernel_result *r, size_t n, int gpu)
 static int check_outs(const options *o, int argc, char **argv, const char *refs, const char *cache)
 {
 	const char *extra[] = { refs, cache, o->so.pipeline.config, o->so.pipeline.baseline, o->so.upload_config,
-				o->so.up.token_file, o->so.up.ca_bundle };
+				o->so.up.token_file, o->so.up.ca_bundle, o->so.pipeline.reference_dir };
 	size_t nin = (size_t)(argc - optind) + sizeof(extra) / sizeof(extra[0]), i;
 	const char **in = ks_calloc(nin, sizeof(*in));
 	ks_outdir_options oo = KS_OUTDIR_OPTIONS_INIT;
@@ -430,6 +430,7 @@ int ks_score_main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	ks_scoreopts_init(&o.so);
 	o.color = -1;
+	ks_cli_join_optional(&argc, argv, "--baseline", "reference");
 	while ((c = getopt_long(argc, argv, "t:o:qhV" KS_SCOREOPTS_SHORTOPTS, lopts, NULL)) != -1) {
 		int r = ks_scoreopts_parse(&o.so, c, optarg);
 		if (r < 0) {

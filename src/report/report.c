@@ -209,6 +209,15 @@ cJSON *ks_report_record(const ks_report *rep)
 	ks_json_add_str(x, "arch", rep->arch);
 	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)rep->seed);
 	cJSON_AddStringToObject(o, "seed", seed);
+	/* which baseline the speedups and the score are over (timed runs only) */
+	if (rep->baseline)
+		cJSON_AddItemToObject(o, "baseline", cJSON_Duplicate(rep->baseline, 1));
+	else if (rep->golden_source) {
+		x = cJSON_AddObjectToObject(o, "baseline");
+		cJSON_AddStringToObject(x, "kind", "golden");
+		cJSON_AddStringToObject(x, "text", rep->golden_source);
+	} else
+		cJSON_AddNullToObject(o, "baseline");
 
 	sum = cJSON_AddObjectToObject(o, "summary");
 	ks_metrics_file(&fm, rep->results, rep->nresults);
@@ -429,8 +438,16 @@ static int write_perf_files(const ks_report *rep, const char *dir)
 	else
 		ks_buf_printf(&txt, "no measured ceilings: no roofline verdicts\n");
 	ks_buf_printf(&txt, "suspicious when faster than the roofline floor by more than %.0f%%, faster than "
-		      "%.3g us, or a speedup above %.3gx\n\n", 100 * rep->config->roofline_margin,
+		      "%.3g us, or a speedup above %.3gx over the golden kernel\n", 100 * rep->config->roofline_margin,
 		      rep->config->timer_floor_us, rep->config->max_speedup);
+	if (rep->baseline) {
+		const char *what = NULL;
+		if (ks_json_str(&what, rep->baseline, "text", 1) != 0)
+			what = "the reference implementations";
+		ks_buf_printf(&txt, "speedups and score over %s (the golden kernel's beside them)\n\n", what);
+	}
+	else
+		ks_buf_printf(&txt, "speedups and score over the golden kernel\n\n");
 	for (i = 0; i < s->npasses && rc == 0; i++) {
 		cJSON *o = cJSON_CreateObject(), *sp = cJSON_AddArrayToObject(o, "speed_up"),
 		      *ef = cJSON_AddArrayToObject(o, "efficiency"), *kn = cJSON_AddArrayToObject(o, "kernels"),
@@ -445,7 +462,11 @@ static int write_perf_files(const ks_report *rep, const char *dir)
 			if (r->timed)
 				ks_buf_printf(&txt, ", speedup %.3fx (geomean %.3fx), %.1f%% of roofline, score %.3f",
 					      r->speedup, r->speedup_geomean, 100 * r->roofline_fraction, r->score);
+			if (r->timed && r->over_reference)
+				ks_buf_printf(&txt, " (over the reference; %.3fx over the golden kernel)", r->speedup_golden);
 			ks_buf_printf(&txt, "\n");
+			if (r->reference_note)
+				ks_buf_printf(&txt, "   baseline: %s\n", r->reference_note);
 			if (r->reason != KS_REASON_OK)
 				ks_buf_printf(&txt, "   %s: %s\n", ks_reason_name(r->reason), r->detail ? r->detail : "");
 			if (r->timing_error)
@@ -467,14 +488,15 @@ static int write_perf_files(const ks_report *rep, const char *dir)
 			ks_nvtool_text(&txt, r);
 			if (r->nperf)
 				ks_buf_printf(&txt, "   %-34s %10s %10s %8s %9s %9s %10s %7s %s\n", "case", "ms",
-					      "golden ms", "speedup", "GB/s", "TFLOP/s", "floor ms", "roof%",
-					      "runs / verified / checked");
+					      r->over_reference ? "ref ms" : "golden ms", "speedup", "GB/s", "TFLOP/s",
+					      "floor ms", "roof%", "runs / verified / checked");
 			cases = cJSON_CreateArray();
 			for (c = 0; c < r->nperf; c++) {
 				const ks_perf_result *pc = &r->perf[c];
 				cJSON *e = cJSON_CreateObject();
 				ks_buf_printf(&txt, "   %-34.34s %10.4f %10.4f %8.3f %9.1f %9.2f %10.4f %7.1f %zu+%zu/%d/%d%s%s\n",
-					      pc->label, pc->ms, pc->golden_ms, pc->speedup, pc->gbps, pc->tflops,
+					      pc->label, pc->ms, r->over_reference ? pc->reference_ms : pc->golden_ms,
+					      pc->speedup, pc->gbps, pc->tflops,
 					      pc->floor_ms, 100 * pc->roofline_fraction, pc->runs, pc->golden_runs,
 					      pc->verified, pc->checked, pc->suspicious ? "  SUSPICIOUS: " : "",
 					      pc->suspicious ? pc->why : "");
@@ -482,6 +504,10 @@ static int write_perf_files(const ks_report *rep, const char *dir)
 				ks_json_add_num(e, "ms", pc->ms);
 				ks_json_add_num(e, "golden_ms", pc->golden_ms);
 				ks_json_add_num(e, "speedup", pc->speedup);
+				if (r->over_reference) {
+					ks_json_add_num(e, "reference_ms", pc->reference_ms > 0 ? pc->reference_ms : NAN);
+					ks_json_add_num(e, "speedup_golden", pc->speedup_golden);
+				}
 				ks_json_add_num(e, "GB/s", pc->gbps);
 				ks_json_add_num(e, "TFLOPS", pc->tflops);
 				ks_json_add_num(e, "floor_ms", pc->floor_ms);

@@ -54,6 +54,9 @@ typedef struct {
 	const ks_config *config;          /* the timing and roofline settings used (NULL: not timed) */
 	cJSON *status_start, *status_end; /* device clocks/temperature before and after timing */
 	const char *golden_source;        /* live co-run, or the stored baseline used */
+	/* what the speedups are over, when not the golden kernel: the "baseline" record
+	 * (session/refbase.h's ks_refbase_json); NULL: the golden kernel (golden_source) */
+	const cJSON *baseline;
 	const ks_report_lane *lanes;      /* the run's lanes (none without a GPU) */
 	size_t nlanes;
 	const int *kernel_lane;           /* per result: the lane that timed it, else the one that checked

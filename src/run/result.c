@@ -51,6 +51,7 @@ void ks_kernel_result_clear(ks_kernel_result *r)
 	ks_free(r->perf);
 	ks_free(r->timing_error);
 	ks_free(r->suspicious_why);
+	ks_free(r->reference_note);
 	cJSON_Delete(r->sanitizer);
 	cJSON_Delete(r->profile);
 	ks_free(r->device_output);
@@ -116,6 +117,11 @@ cJSON *ks_kernel_result_json(const ks_kernel_result *r)
 	/* an untimed kernel's numbers are null, whatever the struct holds */
 	ks_json_add_num(o, "speedup", r->timed ? r->speedup : NAN);
 	ks_json_add_num(o, "speedup_geomean", r->timed ? r->speedup_geomean : NAN);
+	if (r->over_reference) {
+		/* the speedups above are over the reference; the golden kernel's beside them */
+		ks_json_add_num(o, "speedup_golden", r->timed ? r->speedup_golden : NAN);
+		ks_json_add_str(o, "reference_note", r->reference_note);
+	}
 	ks_json_add_num(o, "roofline_fraction", r->timed ? r->roofline_fraction : NAN);
 	cJSON_AddBoolToObject(o, "suspicious", r->suspicious);
 	ks_json_add_str(o, "suspicious_why", r->suspicious_why);
@@ -148,6 +154,10 @@ cJSON *ks_kernel_result_json(const ks_kernel_result *r)
 		ks_json_add_num(k, "golden_ms_stdev", pc->golden_stdev);
 		cJSON_AddNumberToObject(k, "golden_runs", (double)pc->golden_runs);
 		ks_json_add_num(k, "speedup", pc->speedup);
+		if (r->over_reference) {
+			ks_json_add_num(k, "reference_ms", pc->reference_ms > 0 ? pc->reference_ms : NAN);
+			ks_json_add_num(k, "speedup_golden", pc->speedup_golden);
+		}
 		ks_json_add_num(k, "bytes", pc->bytes);
 		ks_json_add_num(k, "flops", pc->flops);
 		ks_json_add_num(k, "gbps", pc->gbps);

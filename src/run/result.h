@@ -72,7 +72,11 @@ typedef struct {
 	double golden_ms, golden_min, golden_max, golden_stdev;
 	size_t golden_runs;
 	double golden_rel_error;
-	double speedup;                          /* golden median / candidate median */
+	double speedup;                          /* baseline median / candidate median (the baseline:
+						  * the golden kernel, or the reference, refbase.h) */
+	double reference_ms;                     /* the reference's median (--baseline reference);
+						  * 0: none (no reference baseline, or it has no time here) */
+	double speedup_golden;                   /* golden median / candidate median */
 	double bytes, flops;                     /* the spec's minimum bytes and FLOPs */
 	double gbps, tflops;                     /* achieved by the candidate */
 	double floor_ms;                         /* roofline floor; 0 when there are no ceilings */
@@ -122,7 +126,11 @@ typedef struct {
 	char *timing_error;         /* timing could not be done, for a reason not the kernel's */
 	ks_perf_result *perf;
 	size_t nperf;
-	double speedup;             /* sum of golden medians / sum of candidate medians (GEAK's rule) */
+	double speedup;             /* sum of baseline medians / sum of candidate medians (GEAK's rule),
+				     * over the cases the baseline has a time for */
+	int over_reference;         /* the baseline is the reference implementation (session/refbase.h) */
+	char *reference_note;       /* over_reference, and the reference has no time: why */
+	double speedup_golden;      /* sum of golden medians / sum of candidate medians */
 	double speedup_geomean;     /* geometric mean of the per-case speedups */
 	double roofline_fraction;   /* sum of floors / sum of candidate medians */
 	int suspicious;

@@ -207,6 +207,8 @@ static ks_lane_outcome stage_time(ks_pipeline *p, pl_lane *L, size_t t, job *j, 
 	}
 	output_clear(&out);
 	note_status(j, run, 0);
+	if (p->refbase)
+		ks_refbase_apply(p->refbase, r);
 	ks_judge_kernel(r, q, L->g->have_ceil ? &L->g->ceil : NULL, &p->cfg);
 	/* after every timed number is taken: profiling changes none of them */
 	if (p->nvtool && ks_nvtool_wants_profile(p->nvtool, r)) {
@@ -319,6 +321,7 @@ static int write_job(ks_pipeline *p, job *j, ks_scored *sc)
 		rep.ceilings = p->first->g->have_ceil ? &p->first->g->ceil : NULL;
 		rep.config = &p->cfg;
 		rep.golden_source = p->first->g->golden_source;
+		rep.baseline = p->refbase_json;
 	}
 	if (gpu) {
 		rl = ks_calloc(p->nlanes + 1, sizeof(*rl));
@@ -382,9 +385,10 @@ static int write_job(ks_pipeline *p, job *j, ks_scored *sc)
 	for (i = 0; i < j->sub->npasses; i++)
 		if (j->sub->passes[i].error)
 			sc->bad_input = 1;
-	sc->out_dir = ks_strdup(j->out_dir);
+	sc->out_dir = j->out_dir ? ks_strdup(j->out_dir) : NULL;
 	rep.results = sc->results;
-	rc = ks_report_write(&rep, &sc->summary);
+	/* the references of --baseline reference are scored for their times alone: no folder */
+	rc = j->out_dir ? ks_report_write(&rep, &sc->summary) : 0;
 	if (rc < 0)
 		ks_error_wrap(rc, "writing results");
 	cJSON_Delete(nvjson);
@@ -426,7 +430,7 @@ int ks_pipeline_submit(ks_pipeline *p, const ks_submission *sub, const char *tea
 	j->p = p;
 	j->sub = sub;
 	j->team = team ? ks_strdup(team) : NULL;
-	j->out_dir = ks_strdup(out_dir);
+	j->out_dir = out_dir ? ks_strdup(out_dir) : NULL;
 	j->done = done;
 	j->ud = ud;
 	j->t0 = pl_now();
@@ -529,6 +533,39 @@ void ks_scored_clear(ks_scored *s)
 }
 
 /* ---- session */
+
+/* --baseline reference=DIR: the references, scored before any answer in this session (same
+ * lanes, same protocol), give each answer's baseline times. Without timing there is nothing to
+ * take: a warning, and the golden kernel stays the baseline of the checks' records. */
+static int score_references(ks_pipeline *p)
+{
+	ks_submission *sub = NULL;
+	ks_scored sc;
+	char *missing = NULL;
+	int rc;
+
+	memset(&sc, 0, sizeof(sc));
+	if ((rc = ks_refbase_submission(&sub, &missing, p->problems, p->opts.reference_dir)) < 0)
+		return rc;
+	if (!p->timing) {
+		fprintf(stderr, "score: warning: --baseline reference: nothing is timed in this run (%s): the "
+			"references are not scored\n", p->first ? "--no-timing" : "no GPU");
+		goto done;
+	}
+	if (p->opts.progress)
+		fprintf(stderr, "score: scoring the reference implementations in %s first (the baseline)\n",
+			p->opts.reference_dir);
+	if ((rc = ks_pipeline_score(p, &sc, sub, "reference", NULL)) < 0)
+		goto done;
+	p->refbase = ks_refbase_new(p->opts.reference_dir, sc.results, sc.nresults, missing);
+	p->refbase_json = ks_refbase_json(p->refbase);
+	fprintf(stderr, "score: baseline: %s\n", ks_refbase_describe(p->refbase));
+done:
+	ks_scored_clear(&sc);
+	ks_submission_free(sub);
+	ks_free(missing);
+	return rc;
+}
 
 int ks_pipeline_new(ks_pipeline **out, const ks_pipeline_options *o)
 {
@@ -636,6 +673,8 @@ int ks_pipeline_new(ks_pipeline **out, const ks_pipeline_options *o)
 	if ((rc = ks_runq_new(&p->runq, p->first ? p->lanes : NULL, &ops)) < 0 ||
 	    (rc = ks_prepare_new(&p->prep, p->goldens, p->first != NULL, &p->co, entry_prepared, p)) < 0)
 		goto fail;
+	if (o->reference_dir && (rc = score_references(p)) < 0)
+		goto fail;
 	*out = p;
 	return 0;
 fail:
@@ -681,6 +720,8 @@ void ks_pipeline_free(ks_pipeline *p)
 	ks_free(p->config_path);
 	ks_nvtool_free(p->nvtool);
 	cJSON_Delete(p->start_json);
+	ks_refbase_free(p->refbase);
+	cJSON_Delete(p->refbase_json);
 	pthread_mutex_destroy(&p->mu);
 	pthread_cond_destroy(&p->cv);
 	ks_free(p);

@@ -52,6 +52,10 @@ typedef struct {
 	int recalibrate;              /* measure the ceilings even if cached */
 	int use_baseline;             /* golden times from a stored baseline (score baseline) */
 	const char *baseline;         /* its file; NULL: the device's default file in the cache */
+	/* --baseline reference=DIR: speedups and the score over the problems' reference
+	 * implementations in DIR, scored first in the session (refbase.h); NULL: over the golden
+	 * kernel */
+	const char *reference_dir;
 	int device;                   /* the one lane's GPU when ndevices is 0 */
 	int devices[KS_PIPELINE_MAX_LANES]; /* --devices: one lane per ordinal (repeats allowed) */
 	size_t ndevices;

@@ -16,6 +16,7 @@
 #include "run/goldcache.h"
 #include "session/lanes.h"
 #include "session/prepare.h"
+#include "session/refbase.h"
 #include "session/runq.h"
 #include "time/timing.h"
 
@@ -85,6 +86,8 @@ struct ks_pipeline {
 	double ready_s;                 /* until the last lane was released (-1: not yet) */
 	size_t calibrating;             /* GPUs whose ceilings are still being taken */
 	cJSON *start_json;              /* score.json's "start", once ready */
+	ks_refbase *refbase;            /* --baseline reference: the references' times, once scored */
+	cJSON *refbase_json;            /* its "baseline" record */
 	/* the run's queue */
 	int timing;                     /* kernels that pass are timed */
 	ks_check_options co;

@@ -247,8 +247,21 @@ int ks_scoreopts_parse(ks_scoreopts *o, int code, const char *arg)
 		po->config = arg;
 		return 1;
 	case KS_SO_BASELINE:
+		/* "reference[=DIR]": the references' times (refbase.h); any other value names a file of
+		 * stored golden times (./reference for a file of that name) */
+		if (arg && !strncmp(arg, "reference", 9) && (!arg[9] || arg[9] == '=')) {
+			if (!arg[9] || !arg[10])
+				return ks_error_set(KS_EINVALID, "--baseline reference needs the folder of the "
+						    "reference implementations: --baseline reference=DIR (a "
+						    "TritonBench-G folder as GEAK-eval ships it: reference/<problem>.py)");
+			po->reference_dir = arg + 10;
+			po->use_baseline = 0;
+			po->baseline = NULL;
+			return 1;
+		}
 		po->use_baseline = 1;
 		po->baseline = arg;
+		po->reference_dir = NULL;
 		return 1;
 	case KS_SO_RECALIBRATE:
 		po->recalibrate = 1;
@@ -374,6 +387,9 @@ void ks_scoreopts_usage(FILE *f)
 	      "      --recalibrate         measure the GPU's ceilings again instead of using the cache\n"
 	      "      --baseline[=FILE]     use golden times stored by `score baseline` instead of timing\n"
 	      "                            the golden kernel live (default file: the device's, in the cache)\n"
+	      "      --baseline reference=DIR  speedups and score over the problems' reference\n"
+	      "                            implementations in DIR (a TritonBench-G folder), scored first\n"
+	      "                            in the same run by the same protocol\n"
 	      "      --upload              upload each result to the leaderboard (see score upload --help)\n"
 	      "      --endpoint URL        leaderboard endpoint (default: from the upload config)\n"
 	      "      --upload-mode MODE    native or gradio\n"
