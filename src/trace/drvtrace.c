@@ -499,7 +499,12 @@ static int record(rd *r, const cJSON *o)
 		if (strcmp(f->valuestring, FORMAT) != 0)
 			return ks_error_set(KS_EINVALID, "format \"%.64s\", not \"%s\"", f->valuestring, FORMAT);
 		r->recording = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(o, "recording"));
-		t->pid = (uint64_t)ks_json_num_or(o, "pid", 0);
+		{
+			int64_t pid = 0;
+			if (ks_json_d2i(&pid, ks_json_num_or(o, "pid", 0), 0, INT32_MAX) < 0)
+				return ks_error_wrap(KS_EINVALID, "\"pid\"");
+			t->pid = (uint64_t)pid;
+		}
 		return 0;
 	}
 	if (t->stopped && strcmp(k->valuestring, "end") != 0)
