@@ -205,6 +205,11 @@ $(GPU_TEST_BIN): build/gpu/%: tests/%.c tests/ktest.h tests/gputest.h tests/pass
 	@mkdir -p build/gpu
 	$(QLD)$(CC) $(CFLAGS_KS) -Itests $(LDFLAGS_KS) -o $@ $< build/libkscore.a $(LIBS_KS)
 
+# the driver-level tracer's checker for tests/gpu/drvtrace.sh (with build/libkscore-cupti.so)
+build/gpu/drvtrace_check: tests/drvtrace_check.c build/libkscore.a
+	@mkdir -p build/gpu
+	$(QLD)$(CC) $(CFLAGS_KS) $(LDFLAGS_KS) -o $@ $< build/libkscore.a $(LIBS_KS)
+
 gpu-test: all $(GPU_TEST_BIN)
 	sh tests/gpu/run.sh
 

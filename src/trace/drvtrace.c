@@ -67,8 +67,9 @@ static int hexnum(uint64_t *out, const cJSON *o, const char *key)
 
 static int u64(uint64_t *out, const cJSON *o, const char *key, uint64_t hi)
 {
-	int64_t v;
+	int64_t v = 0;
 	int rc = ks_json_int_in(&v, o, key, 1, 0, (int64_t)(hi > (uint64_t)INT64_MAX ? INT64_MAX : hi));
+	*out = 0;
 	if (rc == 0)
 		*out = (uint64_t)v;
 	return rc < 0 ? rc : 0;
