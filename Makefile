@@ -34,7 +34,10 @@ HDRS        := $(wildcard src/*/*.h src/*/*/*.h web_export/*.h include/*.h inclu
 WORKER_SRC  := $(wildcard src/worker/worker_*.c)
 WORKER_OBJ  := $(patsubst src/%.c,build/obj/%.o,$(WORKER_SRC))
 MAINS        = src/cli/main.c src/lang/cuda/compile_main.c $(WORKER_SRC)
-LIB_SRC     := $(filter-out $(MAINS),$(ALL_SRC))
+# the CUPTI injection library's driver side: only in libkscore-cupti.so (its core, drvrec, drvmap
+# and drvsha, is in the library too: the reader and the tests use it)
+CUPTI_MAIN   = src/trace/cupti/inject.c
+LIB_SRC     := $(filter-out $(MAINS) $(CUPTI_MAIN),$(ALL_SRC))
 LIB_OBJ     := $(patsubst src/%.c,build/obj/%.o,$(LIB_SRC)) \
                $(patsubst web_export/%.c,build/obj/web_export/%.o,$(WEB_SRC)) build/obj/web_export/ks_assets.o
 TEST_SRC    := $(wildcard tests/test_*.c)
@@ -60,7 +63,7 @@ QCC =
 QLD =
 endif
 
-all: build/score build/kscore-compile build/kscore-worker build/kscore-triton lib
+all: build/score build/kscore-compile build/kscore-worker build/kscore-triton build/libkscore-cupti.so lib
 
 # The library's objects are position-independent, so the same objects make libkscore.a and
 # libkscore.so (the public API, include/kscore.h).
@@ -79,6 +82,20 @@ build/kscore-compile: build/obj/lang/cuda/compile_main.o build/libkscore.a
 
 build/kscore-worker: $(WORKER_OBJ) build/libkscore.a
 	$(QLD)$(CC) $(LDFLAGS_KS) -o $@ $^ $(LIBS_KS)
+
+# The driver-level tracer (docs/drvtrace.md): a CUPTI injection library the driver loads through
+# CUDA_INJECTION64_PATH. Self-contained (libc, pthread, dl: CUPTI and the driver are dlopen'd), its
+# symbols hidden but InitializeInjection and kscore_drvtrace_mark (src/trace/cupti/export.map).
+CUPTI_SRC    = $(CUPTI_MAIN) src/trace/cupti/drvrec.c src/trace/cupti/drvmap.c src/trace/cupti/drvsha.c
+CUPTI_OBJ   := $(patsubst src/%.c,build/cupti/obj/%.o,$(CUPTI_SRC))
+
+build/cupti/obj/%.o: src/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) $(CFLAGS_KS) -fPIC -fvisibility=hidden -c $< -o $@
+
+build/libkscore-cupti.so: $(CUPTI_OBJ) src/trace/cupti/export.map
+	$(QLD)$(CC) -shared -Wl,--version-script=src/trace/cupti/export.map -Wl,--no-undefined \
+		-Wl,--as-needed $(LDFLAGS) -o $@ $(CUPTI_OBJ) -pthread -ldl
 
 # The library for programs that embed the scorer: include/kscore.h is its public API (docs/api.md).
 # The shared library exports the kscore_ names alone (include/kscore.map); its soname changes with
@@ -188,6 +205,11 @@ $(GPU_TEST_BIN): build/gpu/%: tests/%.c tests/ktest.h tests/gputest.h tests/pass
 	@mkdir -p build/gpu
 	$(QLD)$(CC) $(CFLAGS_KS) -Itests $(LDFLAGS_KS) -o $@ $< build/libkscore.a $(LIBS_KS)
 
+# the driver-level tracer's checker for tests/gpu/drvtrace.sh (with build/libkscore-cupti.so)
+build/gpu/drvtrace_check: tests/drvtrace_check.c build/libkscore.a
+	@mkdir -p build/gpu
+	$(QLD)$(CC) $(CFLAGS_KS) $(LDFLAGS_KS) -o $@ $< build/libkscore.a $(LIBS_KS)
+
 gpu-test: all $(GPU_TEST_BIN)
 	sh tests/gpu/run.sh
 
@@ -202,7 +224,7 @@ build/bench/ctx-probe: bench/ctx-probe.c
 # ---- fuzzing (docs/fuzzing.md): libFuzzer targets built by clang with ASan and UBSan. The library
 # is compiled again for them into build/fuzz/obj/ (coverage instrumentation, no libFuzzer main).
 FUZZ_CC      ?= clang
-FUZZ_TARGETS  = submission extract expr plan problem manifest trace nvlog proto pyset
+FUZZ_TARGETS  = submission extract expr plan problem manifest trace nvlog proto pyset drvtrace
 FUZZ_SECONDS ?= 600
 FUZZ_CFLAGS   = -std=c11 -pthread $(WARN) -O1 -g -fno-strict-aliasing $(CPPFLAGS_KS) \
                 -fsanitize=address,undefined -fno-omit-frame-pointer

@@ -17,7 +17,7 @@
 cd "$(dirname "$0")/.." || exit 2
 mode=${1:-smoke}
 [ $# -gt 0 ] && shift
-targets=${*:-"submission extract expr plan problem manifest trace nvlog proto pyset"}
+targets=${*:-"submission extract expr plan problem manifest trace nvlog proto pyset drvtrace"}
 B=build/fuzz
 
 max_len() {
@@ -28,6 +28,7 @@ max_len() {
 	problem) echo 32768 ;;
 	trace) echo 262144 ;;
 	nvlog|proto|pyset) echo 65536 ;;
+	drvtrace) echo 131072 ;;
 	*) echo 4096 ;;
 	esac
 }

@@ -21,7 +21,7 @@ import sys
 # each target's -max_len, also used by fuzz/run.sh
 MAX_LEN = {"submission": 65536, "extract": 65536, "expr": 4200, "plan": 16384, "trace": 262144,
            "problem": 32768, "manifest": 16384, "nvlog": 65536,
-           "proto": 65536, "pyset": 65536}
+           "proto": 65536, "pyset": 65536, "drvtrace": 131072}
 
 seeds = {t: set() for t in MAX_LEN}
 
@@ -209,6 +209,14 @@ def main():
     # the Triton answers and Python references it ships
     for f in sorted(glob.glob("tests/fixtures/sets/*/*/*.py")) + sorted(glob.glob("reference_tests/*/*/reference.py")):
         add("pyset", read(f))
+
+    # driver-level traces: the fixtures, whole and cut after each line
+    for f in sorted(glob.glob("tests/fixtures/drvtrace/*/trace-*.jsonl")):
+        data = read(f)
+        add("drvtrace", data)
+        lines = data.split(b"\n")
+        for i in range(1, len(lines)):
+            add("drvtrace", b"\n".join(lines[:i]) + b"\n")
 
     for t, s in seeds.items():
         d = os.path.join(out, t, "seeds")

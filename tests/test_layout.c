@@ -129,7 +129,7 @@ static const struct {
 	int rank;
 } parts[] = {
 	{ "util", 0 }, { "load", 1 }, { "load/sets", 1 }, { "lang", 2 }, { "lang/cuda", 2 }, { "lang/triton", 2 },
-	{ "run", 3 }, { "worker", 4 }, { "time", 5 }, { "judge", 6 }, { "nvtool", 7 },
+	{ "trace", 2 }, { "trace/cupti", 2 }, { "run", 3 }, { "worker", 4 }, { "time", 5 }, { "judge", 6 }, { "nvtool", 7 },
 	{ "report", 8 }, { "upload", 9 }, { "session", 10 }, { "refs", 11 }, { "batch", 12 },
 	{ "web_export", 13 }, { "api", 14 }, { "cli", 15 },
 };
