@@ -202,7 +202,8 @@ static void team_clear(ks_export_team *t)
 			  &t->file, &t->deadline, &t->deadline_given, &t->fetched_at, &t->fetch_warning, &t->created,
 			  &t->scorer_version, &t->seed, &t->submission_path, &t->submission_sha256,
 			  &t->no_gpu_reason, &t->device_name, &t->device_uuid, &t->driver_cuda,
-			  &t->compute_capability, &t->arch, &t->nvrtc, &t->golden_times, &t->unscored_note };
+			  &t->compute_capability, &t->arch, &t->nvrtc, &t->golden_times, &t->unscored_note,
+			  &t->baseline_kind, &t->baseline_text };
 	for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		ks_free(*strs[i]);
 	for (i = 0; i < t->nlater; i++) {
@@ -293,6 +294,9 @@ static void score_record(ks_export_team *t, const cJSON *s)
 	c = cJSON_GetObjectItemCaseSensitive(s, "ceilings");
 	if (cJSON_IsObject(c))
 		t->ceilings = cJSON_Duplicate(c, 1);
+	c = cJSON_GetObjectItemCaseSensitive(s, "baseline");
+	t->baseline_kind = ks_json_strdup(c, "kind");
+	t->baseline_text = ks_json_strdup(c, "text");
 	if (cJSON_IsObject(tim)) {
 		t->golden_times = ks_json_strdup(tim, "golden_times");
 		t->protocol = cJSON_CreateObject();

@@ -85,6 +85,8 @@ typedef struct {
 	cJSON *ceilings;               /* the score.json "ceilings" object, or NULL */
 	cJSON *protocol;               /* timing.protocol and timing.roofline, or NULL */
 	char *golden_times;
+	char *baseline_kind;           /* score.json's baseline: "golden" or "reference"; NULL: none */
+	char *baseline_text;           /* what it says of it */
 	ks_export_kernel *kernels;
 	size_t nk;
 	int code_found;                /* kernels with code attached */

@@ -177,6 +177,40 @@ static const char ranking_rule[] =
 	"results are not ranked by accuracy (it counts only what the host could check: without a GPU no Triton "
 	"answer runs); then the earlier scored commit; then the team name. No two teams share a rank.";
 
+/* What the speedups are over: kscore's golden kernels, or (score --baseline reference) the
+ * problems' reference implementations, as the hackathon ranked. Said once, for every team; a
+ * leaderboard whose teams were scored over different baselines says that instead. */
+static void baseline_lead(ks_html *h, const ks_export_model *m)
+{
+	size_t i, ref = 0, gold = 0;
+	const char *text = NULL;
+	for (i = 0; i < m->nteams; i++) {
+		const ks_export_team *t = &m->teams[i];
+		if (!t->has_result || !t->gpu || !t->baseline_kind)
+			continue;
+		if (!strcmp(t->baseline_kind, "reference")) {
+			ref++;
+			text = text ? text : t->baseline_text;
+		} else
+			gold++;
+	}
+	if (!ref && !gold)
+		return;
+	ks_html_raw(h, "<p class=\"rule\" id=\"baseline\">");
+	if (ref && gold)
+		ks_html_rawf(h, "Teams were scored over different baselines: %zu over the reference implementations, "
+			     "%zu over the golden kernels (the Provenance page says which): their scores do not "
+			     "compare.", ref, gold);
+	else if (ref) {
+		ks_html_raw(h, "Speedups and scores are over the problems' reference implementations, timed in the "
+			    "same run by the same protocol (");
+		ks_html_text(h, text ? text : "score --baseline reference");
+		ks_html_raw(h, "); each kernel's speedup over the golden kernel is in score.json.");
+	} else
+		ks_html_raw(h, "Speedups and scores are over kscore's golden kernels, timed beside each kernel.");
+	ks_html_raw(h, "</p>\n");
+}
+
 static int any_gpu(const ks_export_model *m)
 {
 	size_t i;
@@ -340,6 +374,7 @@ void ks_export_page_leaderboard(ks_html *h, const ks_export_model *m)
 	ks_html_raw(h, ".</p>\n<p class=\"rule\" id=\"ranking-rule\">");
 	ks_html_text(h, ranking_rule);
 	ks_html_raw(h, "</p>\n");
+	baseline_lead(h, m);
 	unscored_lead(h, m);
 	ks_html_raw(h, "<p class=\"tools\" hidden><label>Filter teams <input type=\"search\" "
 		    "data-filter=\"leaderboard\" placeholder=\"team name\"></label></p>\n"
@@ -353,8 +388,8 @@ void ks_export_page_leaderboard(ks_html *h, const ks_export_model *m)
 	ks_export_th(h, "Exec", "num", "exec accuracy: every correctness case passed");
 	ks_export_th(h, "Call", "num", "call accuracy: compiled, loaded and ran");
 	ks_export_th(h, "Compile", "num", "compile accuracy");
-	ks_export_th(h, "fast_1", "num", "fraction of kernels correct and faster than the golden kernel");
-	ks_export_th(h, "fast_2", "num", "fraction of kernels correct and twice as fast as the golden kernel");
+	ks_export_th(h, "fast_1", "num", "fraction of kernels correct and faster than the baseline");
+	ks_export_th(h, "fast_2", "num", "fraction of kernels correct and twice as fast as the baseline");
 	ks_export_th(h, "Geomean", "num", "geometric mean speedup of the timed kernels");
 	ks_export_th(h, "Roofline", "num", "fraction of the measured roofline reached");
 	ks_export_th(h, "Kernels", "num", NULL);

@@ -35,6 +35,7 @@ static void runs_table(ks_html *h, const ks_export_model *m)
 	ks_export_th(h, "Scorer", "text", NULL);
 	ks_export_th(h, "Seed", "text", "base seed of every input: --seed reproduces them");
 	ks_export_th(h, "Golden times", "text", NULL);
+	ks_export_th(h, "Speedups over", "text", "the baseline of the speedups and the score");
 	ks_export_th(h, "Seconds", "num", "wall time of the scoring run");
 	ks_html_raw(h, "</tr></thead><tbody>\n");
 	for (i = 0; i < m->nteams; i++) {
@@ -52,6 +53,8 @@ static void runs_table(ks_html *h, const ks_export_model *m)
 		ks_export_td_text(h, t->scorer_version);
 		ks_export_td_text(h, t->seed);
 		ks_export_td_text(h, t->golden_times);
+		ks_export_td_text(h, t->baseline_kind && !strcmp(t->baseline_kind, "reference")
+					     ? t->baseline_text : t->baseline_kind ? "the golden kernel" : NULL);
 		ks_export_td_num(h, t->wall_seconds, 4, NULL);
 		ks_html_raw(h, "</tr>\n");
 	}

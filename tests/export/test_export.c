@@ -500,6 +500,67 @@ static void test_site_of_the_recorded_gpu_batch(void)
 
 /* What a kernel printed (score.json's device_output object) and the profile stage's diagnosis
  * reach the team page, as text. */
+/* Gives the score.json at rel (under the test's folder) a baseline record. */
+static void set_baseline(const char *rel, const char *kind, const char *text)
+{
+	cJSON *j = NULL, *b;
+	char *t = fx_read(rel);
+	KT_ASSERT_MSG(t && ks_json_parse(&j, t, strlen(t), 64, rel) == 0, "%s", rel);
+	ks_free(t);
+	cJSON_DeleteItemFromObject(j, "baseline");
+	b = cJSON_AddObjectToObject(j, "baseline");
+	cJSON_AddStringToObject(b, "kind", kind);
+	cJSON_AddStringToObject(b, "text", text);
+	t = ks_json_print(j, 1);
+	kt_write(rel, t, strlen(t));
+	ks_free(t);
+	cJSON_Delete(j);
+}
+
+/* score --baseline reference: the leaderboard says the speedups are over the references, the
+ * Provenance page says it per team, and a leaderboard of mixed baselines says they do not compare. */
+static void test_the_baseline_is_said(void)
+{
+	char *fx = ks_asprintf("%s/web_export/fixtures/gpu-batch/results", fx_root()), *cmd, *sp, *index, *prov;
+	const char *in[1];
+	const char *teams[] = { "Team_Alpha", "bravo" };
+	char *mixed;
+	ks_export_stats st;
+	size_t i;
+
+	cmd = ks_asprintf("cp -r '%s' '%s'", fx, fx_tmp("mixed"));
+	KT_EQ_INT(system(cmd), 0);
+	ks_free(cmd);
+	in[0] = mixed = ks_strdup(fx_tmp("mixed")); /* fx_tmp's buffer is reused */
+	/* results written before score.json had a baseline record say nothing of it */
+	KT_EQ_INT(export_to(in, 1, fx_tmp("site-old"), &st, 0), 0);
+	index = fx_read("site-old/index.html");
+	KT_NOT_CONTAINS(index, "id=\"baseline\"");
+	ks_free(index);
+	for (i = 0; i < 2; i++) {
+		sp = ks_asprintf("mixed/%s/score.json", teams[i]);
+		set_baseline(sp, i == 0 ? "reference" : "golden",
+			     i == 0 ? "the reference implementations in tb-g: 10 of 10 timed" : "live: timed in the same session");
+		ks_free(sp);
+	}
+	KT_EQ_INT(export_to(in, 1, fx_tmp("site-mixed"), &st, 0), 0);
+	index = fx_read("site-mixed/index.html");
+	KT_CONTAINS(index, "Teams were scored over different baselines: 1 over the reference implementations, 1 over");
+	prov = fx_read("site-mixed/provenance.html");
+	KT_CONTAINS(prov, "the reference implementations in tb-g: 10 of 10 timed");
+	KT_CONTAINS(prov, "the golden kernel");
+	ks_free(index);
+	ks_free(prov);
+	/* every team over the references: said once, with what the run said of them */
+	set_baseline("mixed/bravo/score.json", "reference", "the reference implementations in tb-g");
+	KT_ASSERT_MSG(export_to(in, 1, fx_tmp("site-ref"), &st, 0) == 0, "%s", ks_error_msg());
+	index = fx_read("site-ref/index.html");
+	KT_CONTAINS(index, "Speedups and scores are over the problems' reference implementations");
+	ks_free(index);
+	ks_free(mixed);
+	ks_free(fx);
+}
+
 static void test_device_output_and_diagnosis_on_the_team_page(void)
 {
 	char *fx = ks_asprintf("%s/web_export/fixtures/gpu-batch/results", fx_root());
@@ -843,7 +904,7 @@ static const kt_test tests[] = {
 	KT(test_site_folder_rule),
 	KT(test_cli_usage),
 	KT(test_single_run_export),
-	KT(test_batch_writes_the_site), KT(test_deadline_shown_as_given),
+	KT(test_batch_writes_the_site), KT(test_deadline_shown_as_given), KT(test_the_baseline_is_said),
 	{ NULL, NULL },
 };
 
