@@ -195,8 +195,9 @@ def record_kernel(kernel):
         attrs = [[list(path), [[str(a), _jsonable(b)] for a, b in v]] for path, v in (src.attrs or {}).items()]
         md = kernel.metadata
         t = md.target
-        target = {"backend": str(t.backend), "arch": t.arch if isinstance(t.arch, int) else str(t.arch),
-                  "warp_size": int(t.warp_size)}
+        t = t if isinstance(t, dict) else {k: getattr(t, k) for k in ("backend", "arch", "warp_size")}
+        target = {"backend": str(t["backend"]), "arch": t["arch"] if isinstance(t["arch"], int) else str(t["arch"]),
+                  "warp_size": int(t["warp_size"])}
         return {"name": str(fn.__name__), "line": def_line(fn), "signature": sig, "constexprs": constexprs,
                 "attrs": attrs, "options": _options(md), "target": target}
     except Exception as e:

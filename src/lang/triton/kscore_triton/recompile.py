@@ -24,7 +24,8 @@ import sys
 from . import confine, limits
 from .provenance import MODULE_NAME, VIRTUAL_FILE, decode_value
 
-OPTIONS_DROPPED = ("extern_libs",)  # the default libdevice only: a library path is not the answer's source
+# the defaults only: a library path or an IR file given at launch is not the answer's source
+OPTIONS_DROPPED = ("extern_libs", "ir_override")
 
 
 def _lookup(path):
@@ -82,6 +83,15 @@ def _tuples(v):
 
 def triton_compile(ns, jit):
     """The CUBIN Triton compiles for one record, in the namespace `ns`."""
+    kernel = compile_kernel(ns, jit)
+    cubin = kernel.asm.get("cubin") if hasattr(kernel.asm, "get") else None
+    if not isinstance(cubin, (bytes, bytearray)):
+        raise ValueError("Triton produced no CUBIN")
+    return bytes(cubin)
+
+
+def compile_kernel(ns, jit):
+    """The CompiledKernel Triton makes for one record (the GPU script compares its stages)."""
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
@@ -97,11 +107,7 @@ def triton_compile(ns, jit):
     options = {k: _tuples(v) for k, v in jit["options"].items() if k not in OPTIONS_DROPPED}
     t = jit["target"]
     src = ASTSource(fn, dict(jit["signature"]), constexprs, attrs)
-    kernel = triton.compile(src, target=GPUTarget(t["backend"], t["arch"], t["warp_size"]), options=options)
-    cubin = kernel.asm.get("cubin") if hasattr(kernel.asm, "get") else None
-    if not isinstance(cubin, (bytes, bytearray)):
-        raise ValueError("Triton produced no CUBIN")
-    return bytes(cubin)
+    return triton.compile(src, target=GPUTarget(t["backend"], t["arch"], t["warp_size"]), options=options)
 
 
 def _describe(e):
