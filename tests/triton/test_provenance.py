@@ -311,11 +311,11 @@ class Recompile(unittest.TestCase):
 
         def raises(ns, jit):
             raise RuntimeError("CompilationError at 17:4")
-        for fn, words in ((dies, "was killed by SIGKILL"), (hangs, "ran past its 2 s limit"),
+        for fn, words in ((dies, "was killed by SIGKILL"), (hangs, "ran past the trace's limit (2 s"),
                           (lies, "malformed reply"), (raises, "CompilationError at 17:4")):
             with self.subTest(fn.__name__):
                 t0 = time.monotonic()
-                reason, _ = self.verifier(fn).verify(Req(SIN, timeout_s=2), self.honest())
+                reason, _ = self.verifier(fn).verify(Req(SIN, timeout_s=2), self.honest(), time.monotonic() + 2)
                 self.assertIn(words, reason)
                 self.assertLess(time.monotonic() - t0, 10)
                 self.assertEqual([n for n in os.listdir(self.workdir) if n.startswith("compile-")], [])
@@ -336,12 +336,12 @@ class ServerProvenance(unittest.TestCase):
             else:
                 sys.modules[k] = v
 
-    def serve(self, reply, provenance=fake_cubin):
+    def serve(self, reply, provenance=fake_cubin, timeout_s=20):
         def runner(req, tree, notes, ctx, wfd):
             os.write(wfd, encode(reply))
             os._exit(0)
         r = common.fixture_json("sin_kernel.request.json")
-        r["timeout_s"] = 20
+        r["timeout_s"] = timeout_s
         rfd, wfd = os.pipe()
         server = Server("serve", wfd, allow_unsandboxed=True, runner=runner, provenance=provenance)
         server.versions = {"python": "x", "torch": "x", "triton": "3.6.0"}
@@ -378,6 +378,18 @@ class ServerProvenance(unittest.TestCase):
         out = self.serve(reply)
         self.assertEqual(out["status"], "error")
         self.assertIn("kernels[0].jit", out["reason"])
+
+    def test_the_recompile_ends_within_the_trace_limit_and_its_grace(self):
+        from kscore_triton import limits
+        old, limits.PROVENANCE_GRACE_S = limits.PROVENANCE_GRACE_S, 1
+        try:
+            t0 = time.monotonic()
+            out = self.serve(self.honest(), provenance=lambda ns, jit: time.sleep(60), timeout_s=2)
+        finally:
+            limits.PROVENANCE_GRACE_S = old
+        self.assertLess(time.monotonic() - t0, 6, "kscore waits timeout_s + 30 s for the whole answer")
+        self.assertEqual(out["status"], "untraceable")
+        self.assertIn("ran past the trace's limit", out["reason"])
 
     def test_without_provenance_the_records_are_still_removed(self):
         out = self.serve(self.honest(), provenance=False)

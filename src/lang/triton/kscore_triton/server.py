@@ -234,14 +234,15 @@ class Server:
             fds.remove(wfd)
             os.close(wfd)
             data, timed_out, status, stopped = collect(rfd, child, t0 + req.timeout_s, lambda: disk_problem(private))
-            out = self._reply(req, data, timed_out, status, log_fd, stopped)
+            out = self._reply(req, data, timed_out, status, log_fd, stopped,
+                              deadline=t0 + req.timeout_s + limits.PROVENANCE_GRACE_S)
         finally:
             for fd in fds:
                 os.close(fd)
         out["seconds"] = dict(out.get("seconds") or {}, total=round(time.monotonic() - t0, 4))
         return out
 
-    def _reply(self, req, data, timed_out, status, log_fd, stopped=None):
+    def _reply(self, req, data, timed_out, status, log_fd, stopped=None, deadline=None):
         if stopped:
             return response(req.id, "error", reason=stopped, stderr=_log_head(log_fd))
         if timed_out:
@@ -259,20 +260,20 @@ class Server:
                                                                % problem, limits.MAX_REASON),
                             stderr=_log_head(log_fd))
         if obj["status"] == "ok":
-            refused = self._provenance(req, obj)
+            refused = self._provenance(req, obj, deadline)
             if refused is not None:
                 return refused
         return dict([("id", req.id), ("status", obj["status"])] + [(k, obj[k]) for k in schema.FIELDS
                                                                     if k in obj and k != "status"])
 
 
-    def _provenance(self, req, obj):
+    def _provenance(self, req, obj, deadline=None):
         """Recompiles the ok reply's kernels (verify.py): None when they are the answer's, else the
         untraceable response. The `jit` records are the server's alone: removed from what it
         passes on."""
         t0 = time.monotonic()
         if self.verifier is not None:
-            problem = self.verifier.verify(req, obj)
+            problem = self.verifier.verify(req, obj, deadline)
             if problem is not None:
                 keep = {k: obj[k] for k in ("versions", "confinement", "notes", "stdout", "stderr") if k in obj}
                 return response(req.id, "untraceable", reason=clean_text(problem[0], limits.MAX_REASON), **keep)

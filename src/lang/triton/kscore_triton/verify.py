@@ -83,9 +83,11 @@ class Verifier:
 
     # ---- verifying one reply ----
 
-    def verify(self, req, reply):
+    def verify(self, req, reply, deadline=None):
         """None when every kernel of the ok `reply` is what Triton compiles from req.source, else
-        (reason, seconds): the answer is untraceable."""
+        (reason, seconds): the answer is untraceable. The recompile ends by `deadline` (monotonic;
+        default: req.timeout_s from now)."""
+        deadline = time.monotonic() + req.timeout_s if deadline is None else deadline
         t0 = time.monotonic()
         kernels = reply.get("kernels") or []
         records = []
@@ -106,7 +108,7 @@ class Verifier:
             if self._cached(key) is None and key not in want:
                 want[key] = jit
         if want:
-            results, problem = self._compile(req, job_plan, list(want.values()))
+            results, problem = self._compile(req, job_plan, list(want.values()), deadline)
             if problem:
                 return problem, time.monotonic() - t0
             for (key, jit), res in zip(want.items(), results):
@@ -124,7 +126,7 @@ class Verifier:
                         time.monotonic() - t0)
         return None
 
-    def _compile(self, req, job_plan, records):
+    def _compile(self, req, job_plan, records, deadline):
         """Runs one recompile worker for `records`. Returns (results, None) or (None, problem)."""
         from .server import collect, disk_problem, describe_status  # server imports this module
         job = dict(job_plan, source=req.source, kernels=records)
@@ -145,8 +147,7 @@ class Verifier:
                 return None, clean_text("the kernels cannot be recompiled: %s" % e, limits.MAX_REASON)
             fds.remove(wfd)
             os.close(wfd)
-            t0 = time.monotonic()
-            data, timed_out, status, stopped = collect(rfd, child, t0 + req.timeout_s, lambda: disk_problem(private),
+            data, timed_out, status, stopped = collect(rfd, child, deadline, lambda: disk_problem(private),
                                                        cap=MAX_WORKER_REPLY)
         finally:
             for fd in fds:
@@ -155,7 +156,8 @@ class Verifier:
         if stopped:
             return None, "the recompile of the answer's kernels was stopped: %s" % stopped
         if timed_out:
-            return None, "the recompile of the answer's kernels ran past its %g s limit" % req.timeout_s
+            return None, ("the recompile of the answer's kernels ran past the trace's limit (%g s, and %g s more "
+                          "for the recompile)" % (req.timeout_s, limits.PROVENANCE_GRACE_S))
         if not data:
             return None, "the recompile process %s without a reply" % describe_status(status)
         return _check_worker_reply(data, len(records))
