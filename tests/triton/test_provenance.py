@@ -206,6 +206,30 @@ class Plan(unittest.TestCase):
             with self.subTest(b=str(b)[:60]):
                 self.assertIsNotNone(provenance.check_record(b))
 
+    def test_mutated_records_never_raise(self):
+        import random
+        from kscore_triton import schema
+        rng = random.Random(34)
+        odd = [None, True, -1, 1 << 70, 1.5, float("nan"), "", "x" * 5000, [], {}, [[]], {"a": []}, ["t"],
+               ["i", "1"], [[0], ["n"]], [[-1], ["n"]]]
+        jit = record("sin_kernel", SIN_LINE)
+        cubin = b"\x7fELF"
+        for _ in range(2000):
+            j = json.loads(json.dumps(jit))
+            for _ in range(rng.randint(1, 3)):
+                key = rng.choice(list(j) + ["extra"])
+                target = j.get(key)
+                if isinstance(target, list) and target and rng.random() < 0.5:
+                    target[rng.randrange(len(target))] = rng.choice(odd)
+                elif isinstance(target, dict) and target and rng.random() < 0.5:
+                    target[rng.choice(list(target))] = rng.choice(odd)
+                else:
+                    j[key] = rng.choice(odd)
+            problem = provenance.check_record(j)
+            self.assertTrue(problem is None or isinstance(problem, str))
+            reply = ok_reply([kernel_entry(cubin, j if isinstance(j, dict) else jit)])
+            self.assertTrue(schema.check_reply(reply) is None or isinstance(schema.check_reply(reply), str))
+
     def test_values_round_trip(self):
         for v in (None, True, 3, -(1 << 70), 0.1, float("inf"), "s", (1, (2.5, None))):
             enc = json.loads(json.dumps(provenance.encode_value(v)))

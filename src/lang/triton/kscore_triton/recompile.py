@@ -22,6 +22,7 @@ import os
 import sys
 
 from . import confine, limits
+from .child import ChildContext, _environment, _redirect_fds, _write_all
 from .provenance import MODULE_NAME, VIRTUAL_FILE, decode_value
 
 # the defaults only: a library path or an IR file given at launch is not the answer's source
@@ -129,50 +130,16 @@ def compile_job(job, compile_fn):
     return out
 
 
-def _environment(private):
-    paths = {k: os.path.join(private, k) for k in ("cache", "tmp", "home")}
-    for p in paths.values():
-        os.makedirs(p, exist_ok=True)
-    os.environ.update(TRITON_CACHE_DIR=paths["cache"], TRITON_HOME=paths["home"], TMPDIR=paths["tmp"],
-                      HOME=paths["home"])
-    os.environ.setdefault("USER", "kscore")
-    os.environ.setdefault("LOGNAME", "kscore")
-    import tempfile
-    tempfile.tempdir = paths["tmp"]
-    try:
-        import triton
-        knobs = getattr(triton, "knobs", None)
-        if knobs is not None and hasattr(knobs, "cache"):
-            knobs.cache.dir = paths["cache"]
-    except Exception:  # without triton (the tests' stand-in compiler), or an old Triton
-        pass
-
-
-def _redirect(log_fd, keep_fd):
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.close(null)
-    os.dup2(log_fd, 1)
-    os.dup2(log_fd, 2)
-    os.closerange(3, keep_fd)
-    os.closerange(keep_fd + 1, 1 << 20)
-
-
-def _write_all(fd, data):
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
 def make_runner(compile_fn=None):
     """The compile template's runner: `runner(fields, data, wfd, log_fd)`, never returns."""
     def runner(fields, data, wfd, log_fd):
         code = 70
         try:
             confine.process_setup()
-            _redirect(log_fd, wfd)
             private = fields["private"]
-            _environment(private)
+            ctx = ChildContext(private, None, bool(fields.get("allow_unsandboxed")), (), log_fd)
+            _redirect_fds(ctx, wfd)  # as a trace child: the same folders, environment and Triton cache
+            _environment(ctx)
             confine.set_rlimits(4 * int(fields["timeout_s"]) + limits.CHILD_CPU_EXTRA_S, limits.CHILD_FSIZE,
                                 limits.CHILD_NOFILE)
             confined = confine.confine_child(sys, private, list(fields.get("read_exec") or ()))
