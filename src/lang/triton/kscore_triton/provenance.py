@@ -13,8 +13,9 @@ compares the CUBIN's SHA-256. This module holds the pieces that need no torch:
   records, the jit functions they call and the module-level names they read, which must be
   imports of triton or math, or literals (refused otherwise, with the reason). The result is a
   skeleton of the source (the needed definitions on their own lines, every other line blank, so
-  that line numbers, which Triton writes into the CUBIN's line table, are the answer's) and the
-  names to bind before it runs;
+  that line numbers, which Triton writes into the CUBIN's line table, are the answer's; a
+  dropped autotune or heuristics decorator becomes `@_kscore_dropped`, the identity, on its
+  first line) and the names to bind before it runs;
 - `cache_key(...)`: the key a verdict is cached under.
 
 Both the trace child and the recompile see the answer under one file name, VIRTUAL_FILE, served
@@ -32,6 +33,9 @@ from . import limits
 
 VIRTUAL_FILE = "/kscore/answer.py"
 MODULE_NAME = "kscore_answer"
+# what stands for a dropped decorator (autotune, heuristics) on its first line: the identity,
+# so that the kernel's code starts on the line it starts on in the answer (Triton counts from it)
+DROPPED = "_kscore_dropped"
 
 # what the recompile may import for the answer's names: Triton and math, nothing else
 ALLOWED_ROOTS = ("triton", "math")
@@ -470,7 +474,8 @@ class _Planner:
         self.index = _Index(tree)
         self.defs = {}  # name -> FunctionDef node (jit functions taken)
         self.bindings = {}  # name -> ["import", path] | ["literal"/"constexpr", value] | ["attr", path]
-        self.blank = set()  # line numbers of dropped decorators
+        self.blank = set()  # line numbers of dropped decorators' continuation lines
+        self.stand_in = set()  # first lines of dropped decorators: `@_kscore_dropped` there
 
     def take_kernel(self, name, line):
         bs = self.index.names.get(name, [])
@@ -515,7 +520,10 @@ class _Planner:
             if self._decorator_path(other) not in DROPPED_DECORATORS:
                 raise Untraceable("%s: the decorator on line %d is neither triton.jit, triton.autotune nor "
                                   "triton.heuristics" % (where, other.lineno))
-            self.blank.update(range(other.lineno, other.end_lineno + 1))
+            if not self.lines[other.lineno - 1].startswith("@") or other.end_lineno is None:
+                raise Untraceable("%s: the decorator on line %d does not start its line" % (where, other.lineno))
+            self.stand_in.add(other.lineno)
+            self.blank.update(range(other.lineno + 1, other.end_lineno + 1))
 
     def _decorator_path(self, d):
         return self.index.resolve(_dotted(d.func if isinstance(d, ast.Call) else d))
@@ -552,7 +560,11 @@ class _Planner:
             start = min([node.lineno] + [d.lineno for d in node.decorator_list])
             keep.update(range(start, node.end_lineno + 1))
         keep -= self.blank
-        return "".join(line if i + 1 in keep else "\n" for i, line in enumerate(self.lines))
+        out = []
+        for i, line in enumerate(self.lines):
+            n = i + 1
+            out.append("@%s\n" % DROPPED if n in self.stand_in else line if n in keep else "\n")
+        return "".join(out)
 
 
 def plan(source, kernels):

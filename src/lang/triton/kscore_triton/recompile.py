@@ -23,7 +23,7 @@ import sys
 
 from . import confine, limits
 from .child import ChildContext, _environment, _redirect_fds, _write_all
-from .provenance import MODULE_NAME, VIRTUAL_FILE, decode_value
+from .provenance import DROPPED, MODULE_NAME, VIRTUAL_FILE, decode_value
 
 # the defaults only: a library path or an IR file given at launch is not the answer's source
 OPTIONS_DROPPED = ("extern_libs", "ir_override")
@@ -64,6 +64,7 @@ def namespace(job):
             ns[name] = tl.constexpr(decode_value(value, _dtype, _no_jit))
         else:
             raise ValueError("binding %s of kind %s" % (name, kind))
+    ns[DROPPED] = _identity
     source = job["source"]
     linecache.cache[VIRTUAL_FILE] = (len(source), None, source.splitlines(True), VIRTUAL_FILE)
     flags = 0
@@ -72,6 +73,10 @@ def namespace(job):
         flags = __future__.annotations.compiler_flag
     exec(compile(job["skeleton"], VIRTUAL_FILE, "exec", flags, dont_inherit=True), ns)
     return ns
+
+
+def _identity(fn):
+    return fn
 
 
 def _no_jit(name, line):
