@@ -128,7 +128,7 @@ class Verifier:
 
     def _compile(self, req, job_plan, records, deadline):
         """Runs one recompile worker for `records`. Returns (results, None) or (None, problem)."""
-        from .server import collect, disk_problem, describe_status  # server imports this module
+        from .server import _log_head, collect, disk_problem, describe_status  # server imports this module
         job = dict(job_plan, source=req.source, kernels=records)
         private = tempfile.mkdtemp(prefix="compile-", dir=self.workdir)
         os.chmod(private, 0o711)
@@ -149,6 +149,7 @@ class Verifier:
             os.close(wfd)
             data, timed_out, status, stopped = collect(rfd, child, deadline, lambda: disk_problem(private),
                                                        cap=MAX_WORKER_REPLY)
+            log = _log_head(fds[0]).strip()[-600:]
         finally:
             for fd in fds:
                 os.close(fd)
@@ -159,7 +160,8 @@ class Verifier:
             return None, ("the recompile of the answer's kernels ran past the trace's limit (%g s, and %g s more "
                           "for the recompile)" % (req.timeout_s, limits.PROVENANCE_GRACE_S))
         if not data:
-            return None, "the recompile process %s without a reply" % describe_status(status)
+            return None, clean_text("the recompile process %s without a reply%s" % (
+                describe_status(status), " (its output ends: %s)" % log if log else ""), limits.MAX_REASON)
         return _check_worker_reply(data, len(records))
 
 
