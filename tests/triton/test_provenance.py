@@ -126,11 +126,11 @@ class Plan(unittest.TestCase):
         lines = p["skeleton"].split("\n")
         self.assertEqual(len(lines), len(SIN.split("\n")), "the skeleton keeps every line number")
         self.assertEqual(lines[SIN_LINE - 1], SIN.split("\n")[SIN_LINE - 1])
-        self.assertEqual(lines[12], "@triton.jit")
-        self.assertEqual(lines[5], "@_kscore_dropped", "the autotuner's first line: the identity stands for it")
-        self.assertTrue(all(not ln for ln in lines[:5] + lines[6:12]), "imports and the autotuner's configs are blank")
+        self.assertEqual(lines[5], "@_kscore_jit", "the first decorator's line: triton.jit stands for them all")
+        self.assertTrue(all(not ln for ln in lines[:5] + lines[6:13]), "imports and the decorators are blank")
         self.assertNotIn("call_kernel", p["skeleton"])
-        self.assertEqual(p["bindings"], {"triton": ["import", "triton"], "tl": ["import", "triton.language"]})
+        self.assertEqual(p["bindings"], {"tl": ["import", "triton.language"]})
+        self.assertEqual(p["jit_options"], {"sin_kernel": {}})
 
     def test_takes_called_jit_functions_and_literal_constants(self):
         src = ("import triton\nimport triton.language as tl\nimport math\nSCALE = 0.5\nBLOCK = tl.constexpr(64)\n"
@@ -145,6 +145,22 @@ class Plan(unittest.TestCase):
         self.assertEqual(p["bindings"]["math"], ["import", "math"])
         self.assertIn("def helper", p["skeleton"])
         self.assertNotIn("other", p["skeleton"])
+        self.assertEqual(p["jit_options"], {"k": {"do_not_specialize": ["n"]}, "helper": {}})
+
+    def test_what_honest_references_write(self):
+        src = ("import triton\nfrom triton import language as tl\ntry:\n"
+               "    from triton.language.extra.cuda.libdevice import pow as _pow\nexcept ImportError:\n"
+               "    from triton.language.math import pow as _pow\n\n"
+               "def meta(grid, kernel, args):\n    return {}\n\n"
+               "MODE = tl.constexpr(3)\n"
+               "@triton.jit(launch_metadata=meta)\ndef k(x_ptr, n: int, ACC: tl.constexpr = tl.int32,\n"
+               "      M: tl.constexpr = MODE):\n"
+               "    return _pow(tl.load(x_ptr), 2.0)\n")
+        p = plan(src, [record("k", 13)])
+        self.assertEqual(p["bindings"]["MODE"], ["constexpr", ["i", "3"]])
+        self.assertEqual(p["bindings"]["_pow"], ["imports", ["triton.language.extra.cuda.libdevice.pow",
+                                                            "triton.language.math.pow"]])
+        self.assertEqual(p["jit_options"], {"k": {}}, "launch_metadata is the launch's, not the CUBIN's")
 
     def refused(self, src, line, words, name="k"):
         with self.assertRaises(Untraceable) as cm:
@@ -154,15 +170,18 @@ class Plan(unittest.TestCase):
     def test_refusals(self):
         head = "import triton\nimport triton.language as tl\nimport torch\nimport math\n"
         cases = [
-            ("a decorator argument that is a call", "@triton.jit(repr=str(1))\ndef k(x):\n    pass\n", 6,
+            ("a decorator argument that is a call", "@triton.jit(noinline=bool(1))\ndef k(x):\n    pass\n", 6,
              "not a literal keyword"),
-            ("a positional decorator argument", "@triton.jit(1)\ndef k(x):\n    pass\n", 6, "not a literal keyword"),
+            ("an unknown decorator argument", "@triton.jit(extra=1)\ndef k(x):\n    pass\n", 6, "not a literal keyword"),
+            ("a positional decorator argument", "@triton.jit(1)\ndef k(x):\n    pass\n", 6, "positional argument"),
             ("another decorator", "import functools\n@functools.lru_cache\n@triton.jit\ndef k(x):\n    pass\n", 8,
              "neither triton.jit"),
             ("jit not innermost", "@triton.jit\n@triton.heuristics({})\ndef k(x):\n    pass\n", 7,
              "innermost decorator"),
             ("a default that is not a literal", "N = 4\n@triton.jit\ndef k(x, B: tl.constexpr = N * 2):\n    pass\n",
              7, "default value on line 7 is not a literal"),
+            ("a default that is a computed global", "N = math.sqrt(4)\n@triton.jit\ndef k(x, B=N):\n    pass\n",
+             7, "N (line 7), which is a value computed at import"),
             ("a computed global", "SCALE = math.sqrt(2.0)\n@triton.jit\ndef k(x):\n    return x * SCALE\n", 7,
              "SCALE (line 8), which is a value computed at import"),
             ("a plain function", "def f(x):\n    return x\n@triton.jit\ndef k(x):\n    return f(x)\n", 8,
@@ -172,6 +191,8 @@ class Plan(unittest.TestCase):
             ("a kernel in a function", "def make():\n    @triton.jit\n    def k(x):\n        pass\n    return k\n",
              7, "not a @triton.jit function at the top level"),
             ("a name bound twice", "@triton.jit\ndef k(x):\n    pass\nk = 3\n", 6, "more than once"),
+            ("a global bound twice", "S = 1\nS = 2\n@triton.jit\ndef k(x):\n    return x * S\n", 8,
+             "more than once"),
             ("an annotation that is a call", "@triton.jit\ndef k(x: tl.pointer_type(tl.float32)):\n    pass\n", 6,
              "annotation on line 6"),
             ("a global bound in a try block", "try:\n    S = 2\nexcept Exception:\n    pass\n"
@@ -183,7 +204,7 @@ class Plan(unittest.TestCase):
 
     def test_locals_hide_globals(self):
         src = "import triton\nSCALE = object()\n@triton.jit\ndef k(x, SCALE):\n    y = SCALE\n    return y\n"
-        self.assertEqual(plan(src, [record("k", 4)])["bindings"], {"triton": ["import", "triton"]})
+        self.assertEqual(plan(src, [record("k", 4)])["bindings"], {}, "SCALE is the parameter")
 
     def test_a_kernel_passed_as_a_constexpr_is_taken(self):
         src = ("import triton\n@triton.jit\ndef act(x):\n    return x\n@triton.jit\ndef k(x, F):\n"

@@ -14,8 +14,9 @@ compares the CUBIN's SHA-256. This module holds the pieces that need no torch:
   imports of triton or math, or literals (refused otherwise, with the reason). The result is a
   skeleton of the source (the needed definitions on their own lines, every other line blank, so
   that line numbers, which Triton writes into the CUBIN's line table, are the answer's; a
-  dropped autotune or heuristics decorator becomes `@_kscore_dropped`, the identity, on its
-  first line) and the names to bind before it runs;
+  function's decorators become `@_kscore_jit` on the line of the first, triton.jit with the
+  answer's literal options, autotune and heuristics dropped) and the names to bind before it
+  runs;
 - `cache_key(...)`: the key a verdict is cached under.
 
 Both the trace child and the recompile see the answer under one file name, VIRTUAL_FILE, served
@@ -33,9 +34,10 @@ from . import limits
 
 VIRTUAL_FILE = "/kscore/answer.py"
 MODULE_NAME = "kscore_answer"
-# what stands for a dropped decorator (autotune, heuristics) on its first line: the identity,
-# so that the kernel's code starts on the line it starts on in the answer (Triton counts from it)
-DROPPED = "_kscore_dropped"
+# what stands for a taken function's decorators, on the line of the first: triton.jit with the
+# answer's literal options (autotune and heuristics dropped), so that the function's code starts
+# on the line it starts on in the answer (Triton counts the kernel's lines from it)
+JIT_STAND_IN = "_kscore_jit"
 
 # what the recompile may import for the answer's names: Triton and math, nothing else
 ALLOWED_ROOTS = ("triton", "math")
@@ -44,6 +46,7 @@ DROPPED_DECORATORS = frozenset({"triton.autotune", "triton.heuristics", "triton.
                                 "triton.runtime.heuristics", "triton.runtime.autotuner.autotune",
                                 "triton.runtime.autotuner.heuristics"})
 JIT_KEYWORDS = frozenset({"do_not_specialize", "do_not_specialize_on_alignment", "debug", "noinline"})
+JIT_IGNORED = frozenset({"launch_metadata", "repr"})  # the launch's and the profiler's, not the CUBIN's
 CONSTEXPR_CALLS = frozenset({"triton.language.constexpr", "triton.language.core.constexpr"})
 
 MAX_RECORD_ITEMS = 1024  # constexprs, attributes or options of one record
@@ -316,6 +319,14 @@ def _literal(node):
     return True, v
 
 
+def _json_ok(v):
+    try:
+        json.dumps(v)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def _any_literal(node):
     """True for any Python literal (lists and sets too: `do_not_specialize=["n"]`)."""
     try:
@@ -474,8 +485,9 @@ class _Planner:
         self.index = _Index(tree)
         self.defs = {}  # name -> FunctionDef node (jit functions taken)
         self.bindings = {}  # name -> ["import", path] | ["literal"/"constexpr", value] | ["attr", path]
-        self.blank = set()  # line numbers of dropped decorators' continuation lines
-        self.stand_in = set()  # first lines of dropped decorators: `@_kscore_dropped` there
+        self.blank = set()  # line numbers of decorators, blank in the skeleton
+        self.stand_in = set()  # first decorator lines: `@_kscore_jit` there
+        self.jit_options = {}  # function name -> the literal keywords of its triton.jit
 
     def take_kernel(self, name, line):
         bs = self.index.names.get(name, [])
@@ -495,7 +507,12 @@ class _Planner:
         self._decorators(node, where)
         a = node.args
         for d in a.defaults + [x for x in a.kw_defaults if x is not None]:
-            if not _literal(d)[0]:
+            path = self.index.resolve(_dotted(d))
+            if path is not None and path.split(".")[0] == "triton":  # `ACC: tl.constexpr = tl.float32`
+                self._take_name(_dotted(d).split(".")[0], where, d.lineno)
+            elif isinstance(d, ast.Name) and d.id in self.index.names:  # `MODE: tl.constexpr = _MEAN`
+                self._take_name(d.id, where, d.lineno)
+            elif not _literal(d)[0]:
                 raise Untraceable("%s: the default value on line %d is not a literal" % (where, d.lineno))
         for arg in a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x]:
             self._annotation(arg.annotation, where)
@@ -511,19 +528,29 @@ class _Planner:
         if len(jit) != 1 or node.decorator_list[-1] is not jit[0]:
             raise Untraceable("%s: @triton.jit must be its innermost decorator, once" % where)
         d = jit[0]
-        if isinstance(d, ast.Call):
-            if d.args or any(k.arg not in JIT_KEYWORDS or not _any_literal(k.value) for k in d.keywords):
+        options = {}
+        for k in d.keywords if isinstance(d, ast.Call) else ():
+            if k.arg in JIT_IGNORED:
+                continue
+            value = ast.literal_eval(k.value) if k.arg in JIT_KEYWORDS and _any_literal(k.value) else None
+            if isinstance(value, tuple):
+                value = list(value)
+            if value is None or not isinstance(value, (bool, list)) or not _json_ok(value):
                 raise Untraceable("%s: the decorator on line %d takes an argument that is not a literal keyword "
                                   "(%s)" % (where, d.lineno, ", ".join(sorted(JIT_KEYWORDS))))
-        self._take_name(_dotted(d.func if isinstance(d, ast.Call) else d).split(".")[0], where, d.lineno)
+            options[k.arg] = value
+        if isinstance(d, ast.Call) and d.args:
+            raise Untraceable("%s: the decorator on line %d takes a positional argument" % (where, d.lineno))
         for other in node.decorator_list[:-1]:
             if self._decorator_path(other) not in DROPPED_DECORATORS:
                 raise Untraceable("%s: the decorator on line %d is neither triton.jit, triton.autotune nor "
                                   "triton.heuristics" % (where, other.lineno))
-            if not self.lines[other.lineno - 1].startswith("@") or other.end_lineno is None:
-                raise Untraceable("%s: the decorator on line %d does not start its line" % (where, other.lineno))
-            self.stand_in.add(other.lineno)
-            self.blank.update(range(other.lineno + 1, other.end_lineno + 1))
+        for x in node.decorator_list:
+            if not self.lines[x.lineno - 1].startswith("@") or x.end_lineno is None:
+                raise Untraceable("%s: the decorator on line %d does not start its line" % (where, x.lineno))
+            self.blank.update(range(x.lineno, x.end_lineno + 1))
+        self.stand_in.add(node.decorator_list[0].lineno)
+        self.jit_options[node.name] = options
 
     def _decorator_path(self, d):
         return self.index.resolve(_dotted(d.func if isinstance(d, ast.Call) else d))
@@ -531,6 +558,8 @@ class _Planner:
     def _annotation(self, ann, where):
         if ann is None or (isinstance(ann, ast.Constant) and isinstance(ann.value, str)):
             return
+        if isinstance(ann, ast.Name) and ann.id not in self.index.names:
+            return  # a builtin (`n: int`)
         path = self.index.resolve(_dotted(ann))
         if path is None or path.split(".")[0] != "triton":
             raise Untraceable("%s: the annotation on line %d is not a name from triton" % (where, ann.lineno))
@@ -540,6 +569,11 @@ class _Planner:
         bs = self.index.names.get(name)
         if not bs:
             return  # a builtin, or a name Triton itself will refuse
+        if len(bs) > 1 and all(b.kind == "import" for b in bs):
+            # `try: from triton.language.extra.cuda import libdevice / except ImportError: ...`:
+            # the recompile takes the first that imports, as the chain does
+            self.bindings[name] = ["imports", [b.value for b in bs]]
+            return
         if len(bs) != 1:
             raise Untraceable("%s reads %s (line %d), which the answer binds more than once" % (where, name, line))
         b = bs[0]
@@ -563,13 +597,14 @@ class _Planner:
         out = []
         for i, line in enumerate(self.lines):
             n = i + 1
-            out.append("@%s\n" % DROPPED if n in self.stand_in else line if n in keep else "\n")
+            out.append("@%s\n" % JIT_STAND_IN if n in self.stand_in else line if n in keep else "\n")
         return "".join(out)
 
 
 def plan(source, kernels):
     """What the recompile runs for the answer `source` and the records `kernels` (checked `jit`
-    records). Returns {"skeleton", "bindings", "future_annotations"}; raises Untraceable."""
+    records). Returns {"skeleton", "bindings", "jit_options",
+    "future_annotations"}; raises Untraceable."""
     try:
         tree = ast.parse(source, VIRTUAL_FILE)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
@@ -582,4 +617,5 @@ def plan(source, kernels):
                 p.take_kernel(name, line)
     except RecursionError:
         raise Untraceable("the answer's kernels nest too deeply") from None
-    return {"skeleton": p.skeleton(), "bindings": p.bindings, "future_annotations": p.index.future_annotations}
+    return {"skeleton": p.skeleton(), "bindings": p.bindings, "jit_options": p.jit_options,
+            "future_annotations": p.index.future_annotations}

@@ -23,7 +23,7 @@ import sys
 
 from . import confine, limits
 from .child import ChildContext, _environment, _redirect_fds, _write_all
-from .provenance import DROPPED, MODULE_NAME, VIRTUAL_FILE, decode_value
+from .provenance import JIT_STAND_IN, MODULE_NAME, VIRTUAL_FILE, decode_value
 
 # the defaults only: a library path or an IR file given at launch is not the answer's source
 OPTIONS_DROPPED = ("extern_libs", "ir_override")
@@ -57,6 +57,8 @@ def namespace(job):
     for name, (kind, value) in sorted(job["bindings"].items()):
         if kind in ("import", "attr"):
             ns[name] = _lookup(value)
+        elif kind == "imports":
+            ns[name] = _first_import(value)
         elif kind == "literal":
             ns[name] = decode_value(value, _dtype, _no_jit)
         elif kind == "constexpr":
@@ -64,7 +66,7 @@ def namespace(job):
             ns[name] = tl.constexpr(decode_value(value, _dtype, _no_jit))
         else:
             raise ValueError("binding %s of kind %s" % (name, kind))
-    ns[DROPPED] = _identity
+    ns[JIT_STAND_IN] = _jit_stand_in(job.get("jit_options") or {})
     source = job["source"]
     linecache.cache[VIRTUAL_FILE] = (len(source), None, source.splitlines(True), VIRTUAL_FILE)
     flags = 0
@@ -75,8 +77,21 @@ def namespace(job):
     return ns
 
 
-def _identity(fn):
-    return fn
+def _jit_stand_in(options):
+    """What `@_kscore_jit` calls: triton.jit with the function's literal options."""
+    def stand_in(fn):
+        import triton
+        return triton.jit(fn, **options.get(fn.__name__, {}))
+    return stand_in
+
+
+def _first_import(paths):
+    for path in paths:
+        try:
+            return _lookup(path)
+        except (ImportError, AttributeError):
+            continue
+    raise ImportError("none of %s imports" % ", ".join(paths))
 
 
 def _no_jit(name, line):
