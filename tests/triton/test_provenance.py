@@ -445,3 +445,42 @@ class ServerProvenance(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class References(unittest.TestCase):
+    """Every @triton.jit function of TritonBench-G's references that the static check admits can
+    be planned for the recompile, but those listed with the rule that refuses them."""
+
+    REFUSED = {
+        ("uniform_sampling.py", "uniform_kernel"): "binds more than once",  # a helper bound in an if/else
+    }
+
+    def test_references_plan(self):
+        import ast
+        import test_check_references as refs
+        from kscore_triton.check import Refusal, check_source
+        if not os.path.isdir(refs.REFERENCES):
+            self.skipTest("no TritonBench-G references at ../shared/problem-sets/tritonbench-g/reference")
+        planned = 0
+        for name in sorted(os.listdir(refs.REFERENCES)):
+            if not name.endswith(".py"):
+                continue
+            with open(os.path.join(refs.REFERENCES, name), encoding="utf-8", errors="replace") as f:
+                src = refs.kernel_part(f.read())
+            try:
+                check_source(src)
+            except Refusal:
+                continue
+            for node in ast.parse(src).body:
+                if not isinstance(node, ast.FunctionDef) or not any("jit" in ast.unparse(d) for d in node.decorator_list):
+                    continue
+                want = self.REFUSED.get((name, node.name))
+                with self.subTest(reference=name, kernel=node.name):
+                    try:
+                        plan(src, [{"name": node.name, "line": node.lineno, "constexprs": []}])
+                        self.assertIsNone(want, "planned, but listed as refused")
+                        planned += 1
+                    except Untraceable as e:
+                        self.assertIsNotNone(want, str(e))
+                        self.assertIn(want, str(e))
+        self.assertGreater(planned, 200)
