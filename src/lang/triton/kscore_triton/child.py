@@ -14,6 +14,7 @@ import time
 
 from . import confine, limits
 from .protocol import clean_text, encode
+from .provenance import MODULE_NAME, VIRTUAL_FILE
 from .record import Recording, compare, finalize
 from .spec import build_tensors, entry_arguments, torch_dtype
 from . import trace
@@ -154,14 +155,19 @@ def _confine(ctx):
 
 # ---- the answer ----
 
-def _load_answer(tree, ctx):
-    """Executes the checked module. Returns (namespace, None) or (None, failure)."""
+def _load_answer(tree, source):
+    """Executes the checked module under provenance.VIRTUAL_FILE, its source served from
+    linecache (Triton reads a kernel's source through inspect, and writes the file name into the
+    CUBIN's line table: a name that is the same in every request lets the recompile match it).
+    Returns (namespace, None) or (None, failure)."""
+    import linecache
     import types
-    module = types.ModuleType("kscore_answer")
-    module.__file__ = ctx.answer_path
-    sys.modules["kscore_answer"] = module
+    module = types.ModuleType(MODULE_NAME)
+    module.__file__ = VIRTUAL_FILE
+    sys.modules[MODULE_NAME] = module
+    linecache.cache[VIRTUAL_FILE] = (len(source), None, source.splitlines(True), VIRTUAL_FILE)
     try:
-        code = compile(tree, ctx.answer_path, "exec")
+        code = compile(tree, VIRTUAL_FILE, "exec")
         exec(code, module.__dict__)
     except BaseException as e:
         return None, ("error", trace.describe_exception(e), trace.exception_line(e))
@@ -318,11 +324,11 @@ def trace_request(req, tree, notes, ctx, progress=None):
         return reply
     trace.STATE.torch = torch
     trace.STATE.device = req.device
-    trace.STATE.answer_file = ctx.answer_path
+    trace.STATE.answer_file = VIRTUAL_FILE
     trace.install_hooks()
     mode_cls = trace.make_mode()
     t1 = time.monotonic()
-    namespace, failure = _load_answer(tree, ctx)
+    namespace, failure = _load_answer(tree, req.source)
     times["import"] = time.monotonic() - t1
     if failure is None:
         fn = namespace.get(req.entry.name)

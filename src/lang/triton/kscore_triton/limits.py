@@ -34,6 +34,9 @@ MAX_REASON = 2048  # bytes of a reason (an exception's type and message)
 MAX_NOTES = 16  # notes per case
 MAX_CHILD_REPLY = 64 << 20  # bytes the server reads back from a trace child
 CHILD_EXIT_GRACE_S = 5  # seconds a child may take to exit after writing its reply
+# seconds the recompile of an answer's kernels may take past the trace's own timeout_s (kscore
+# waits timeout_s + 30 s for the whole answer: tracer.h, KS_TRACER_DEFAULT_GRACE)
+PROVENANCE_GRACE_S = 20
 
 # confinement of a trace child (rlimits)
 CHILD_FSIZE = 1 << 30  # bytes one file may grow to (the private Triton cache, temporary files)

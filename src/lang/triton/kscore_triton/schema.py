@@ -12,6 +12,7 @@ import hashlib
 
 from . import limits
 from .protocol import DTYPES, STATUSES
+from .provenance import check_record
 
 BUFFER_KINDS = ("input", "output", "scratch")
 _MAX_GRID = ((1 << 31) - 1, 65535, 65535)
@@ -86,6 +87,9 @@ def _kernel(k, i):
     params = k.get("params")
     _need(isinstance(params, list) and len(params) <= limits.MAX_PARAMS
           and all(isinstance(p, str) and 0 < len(p) <= 64 for p in params), where + ".params")
+    if "jit" in k:  # the record the server recompiles the kernel from (provenance.py)
+        problem = check_record(k["jit"])
+        _need(problem is None, "%s.jit: %s" % (where, problem))
     return len(cubin)
 
 

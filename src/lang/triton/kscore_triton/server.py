@@ -20,17 +20,22 @@ import sys
 import tempfile
 import time
 
-from . import confine, limits, schema, warm
+from . import confine, limits, recompile, schema, warm
 from .check import Refusal, check_source
 from .protocol import BadRequest, clean_text, encode, parse_request, response
 from .template import Template, TemplateError, request_memfd
+from .verify import Verifier
 
 
 class Server:
     """One helper process. `runner(req, tree, notes, ctx, wfd)` runs in the forked child and must
-    never return (child.run_child by default; the tests pass stand-ins)."""
+    never return (child.run_child by default; the tests pass stand-ins). `provenance` is the
+    recompile workers' compile function (recompile.triton_compile once torch and triton load;
+    the tests pass stand-ins), False to trust the trace's CUBINs, None for the default;
+    `cache_dir` a folder for recompile results that outlive the process."""
 
-    def __init__(self, mode, proto_out, allow_unsandboxed=False, runner=None, workdir=None):
+    def __init__(self, mode, proto_out, allow_unsandboxed=False, runner=None, workdir=None, provenance=None,
+                 cache_dir=None):
         self.mode = mode
         self.out = proto_out
         self.allow_unsandboxed = allow_unsandboxed
@@ -43,6 +48,9 @@ class Server:
         self.warm_s = None
         self.stub_cache = None
         self.template = None
+        self.provenance = provenance
+        self.cache_dir = cache_dir
+        self.verifier = None
         self.package_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
     # ---- start-up ----
@@ -69,6 +77,8 @@ class Server:
                              "triton": str(triton.__version__)}
             if self.runner is None:
                 self.runner = child.run_child
+            if self.provenance is None:
+                self.provenance = recompile.triton_compile
         except BaseException as e:  # ImportError, or a broken installation raising anything
             self.unavailable = clean_text("torch and triton cannot be imported by %s: %s: %s"
                                           % (sys.executable, type(e).__name__, e), limits.MAX_REASON)
@@ -94,6 +104,10 @@ class Server:
             return
         try:
             self.template = Template(self.runner)
+            if self.provenance:
+                self.verifier = Verifier(recompile.make_runner(self.provenance), self.workdir,
+                                         (self.versions or {}).get("triton", "?"), self.allow_unsandboxed,
+                                         [self.package_dir], self.cache_dir)
         except OSError as e:
             self.unavailable = "the trace template process cannot start: %s" % e
 
@@ -106,6 +120,9 @@ class Server:
             if self.template is not None:
                 self.template.close()
                 self.template = None
+            if self.verifier is not None:
+                self.verifier.close()
+                self.verifier = None
 
     def _loop(self, inp):
         while True:
@@ -217,15 +234,16 @@ class Server:
             fds.remove(wfd)
             os.close(wfd)
             data, timed_out, status, stopped = collect(rfd, child, t0 + req.timeout_s, lambda: disk_problem(private),
-                                                       req.case_timeout_s)
-            out = self._reply(req, data, timed_out, status, log_fd, stopped)
+                                                       case_s=req.case_timeout_s)
+            out = self._reply(req, data, timed_out, status, log_fd, stopped,
+                              deadline=t0 + req.timeout_s + limits.PROVENANCE_GRACE_S)
         finally:
             for fd in fds:
                 os.close(fd)
         out["seconds"] = dict(out.get("seconds") or {}, total=round(time.monotonic() - t0, 4))
         return out
 
-    def _reply(self, req, data, timed_out, status, log_fd, stopped=None):
+    def _reply(self, req, data, timed_out, status, log_fd, stopped=None, deadline=None):
         if stopped:
             return response(req.id, "error", reason=stopped, stderr=_log_head(log_fd))
         if timed_out:
@@ -239,15 +257,35 @@ class Server:
             return response(req.id, "error", reason="the trace process sent more than %d bytes"
                             % limits.MAX_CHILD_REPLY)
         if not data:
-            return response(req.id, "error", reason="the trace process %s without a reply" % _describe_status(status),
+            return response(req.id, "error", reason="the trace process %s without a reply" % describe_status(status),
                             stderr=_log_head(log_fd))
         obj, problem = parse_reply(data)
         if problem:
             return response(req.id, "error", reason=clean_text("the trace process sent a malformed reply: %s"
                                                                % problem, limits.MAX_REASON),
                             stderr=_log_head(log_fd))
+        if obj["status"] == "ok":
+            refused = self._provenance(req, obj, deadline)
+            if refused is not None:
+                return refused
         return dict([("id", req.id), ("status", obj["status"])] + [(k, obj[k]) for k in schema.FIELDS
                                                                     if k in obj and k != "status"])
+
+
+    def _provenance(self, req, obj, deadline=None):
+        """Recompiles the ok reply's kernels (verify.py): None when they are the answer's, else the
+        untraceable response. The `jit` records are the server's alone: removed from what it
+        passes on."""
+        t0 = time.monotonic()
+        if self.verifier is not None:
+            problem = self.verifier.verify(req, obj, deadline)
+            if problem is not None:
+                keep = {k: obj[k] for k in ("versions", "confinement", "notes", "stdout", "stderr") if k in obj}
+                return response(req.id, "untraceable", reason=clean_text(problem[0], limits.MAX_REASON), **keep)
+            obj["seconds"] = dict(obj.get("seconds") or {}, provenance=round(time.monotonic() - t0, 4))
+        for k in obj["kernels"]:
+            k.pop("jit", None)
+        return None
 
 
 def parse_reply(data):
@@ -318,7 +356,7 @@ def disk_problem(private):
     return None
 
 
-def _describe_status(status):
+def describe_status(status):
     if status is None:
         return "ended"
     if os.WIFSIGNALED(status):
@@ -342,15 +380,16 @@ class CaseTimeout(int):
         return int(self) - 1
 
 
-def collect(rfd, child, deadline, watch=None, case_s=None):
+def collect(rfd, child, deadline, watch=None, case_s=None, cap=None):
     """Reads the child's reply (template.Child) until EOF or the deadline. Once the child has
     exited, its process group is killed, so nothing it started can hold the pipe open; the group is killed in every
     case and the child reaped. `watch()`, called about every DISK_CHECK_S seconds, returns a
     reason to stop the child (or None). With `case_s`, each case also has that long: the child
     writes a newline ahead of its reply as each case ends (child.run_child), and the case's window
     starts again there, within the whole `deadline`. Returns (data, timed_out, wait status, stop
-    reason): data is None when the reply was over the cap; timed_out is a CaseTimeout (naming the
-    case) when a case ran past its window."""
+    reason): data is None when the reply was over the cap (`cap` bytes, limits.MAX_CHILD_REPLY by
+    default); timed_out is a CaseTimeout (naming the case) when a case ran past its window."""
+    cap = limits.MAX_CHILD_REPLY if cap is None else cap
     chunks, size = [], 0
     timed_out = over = False
     stopped = None
@@ -378,7 +417,7 @@ def collect(rfd, child, deadline, watch=None, case_s=None):
         if not chunk:
             break
         size += len(chunk)
-        if size > limits.MAX_CHILD_REPLY:
+        if size > cap:
             over = True
             break
         if not in_reply:

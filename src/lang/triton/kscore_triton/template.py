@@ -33,9 +33,10 @@ class TemplateError(Exception):
 class Template:
     """The server's handle on its template process."""
 
-    def __init__(self, runner):
-        """Forks the template; `runner(req, tree, notes, ctx, wfd)` is what each child runs.
-        Raises OSError."""
+    def __init__(self, runner, raw=False):
+        """Forks the template; `runner(req, tree, notes, ctx, wfd)` is what each child runs (with
+        `raw`, `runner(fields, data, wfd, log_fd)` gets the memfd's bytes unparsed: the recompile
+        worker's job, verify.py). Raises OSError."""
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:
@@ -45,7 +46,7 @@ class Template:
                 keep = theirs.fileno()
                 os.closerange(3, keep)  # the protocol streams among them: it never reads a request
                 os.closerange(keep + 1, 1 << 20)
-                _template_loop(theirs, runner)
+                _template_loop(theirs, runner, _run_raw if raw else _run_child)
             except BaseException:
                 code = 75
             finally:
@@ -131,7 +132,7 @@ class Child:
 
 # ---- in the template ----
 
-def _template_loop(sock, runner):
+def _template_loop(sock, runner, child_main):
     from . import confine
     confine.parent_death_signal()
     children = set()
@@ -148,7 +149,7 @@ def _template_loop(sock, runner):
         except (ValueError, AttributeError):
             msg, op = {}, None
         if op == "fork" and len(fds) == 3:
-            answer, out_fds = _fork_child(sock, msg, fds, runner)
+            answer, out_fds = _fork_child(sock, msg, fds, runner, child_main)
             if "pid" in answer:
                 children.add(answer["pid"])
         elif op == "reap" and msg.get("pid") in children:
@@ -176,13 +177,13 @@ def _reap(pid):
         return None
 
 
-def _fork_child(sock, msg, fds, runner):
+def _fork_child(sock, msg, fds, runner, child_main):
     request_fd, reply_fd, log_fd = fds
     pid = os.fork()
     if pid == 0:
         try:
             sock.close()
-            _run_child(msg, request_fd, reply_fd, log_fd, runner)
+            child_main(msg, request_fd, reply_fd, log_fd, runner)
         finally:
             os._exit(72)  # a runner must not return
     try:
@@ -206,6 +207,14 @@ def _run_child(msg, request_fd, reply_fd, log_fd, runner):
     ctx = ChildContext(msg["private"], msg["answer"], bool(msg.get("allow_unsandboxed")),
                        list(msg.get("read_exec") or ()), log_fd)
     runner(req, tree, notes, ctx, reply_fd)
+
+
+def _run_raw(msg, request_fd, reply_fd, log_fd, runner):
+    """In a raw child: hands the memfd's bytes to the runner unparsed."""
+    size = os.fstat(request_fd).st_size
+    data = os.pread(request_fd, size, 0)
+    os.close(request_fd)
+    runner(msg, data, reply_fd, log_fd)
 
 
 def request_memfd(line):

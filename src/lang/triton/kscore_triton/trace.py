@@ -19,6 +19,7 @@ import traceback
 
 from . import limits
 from .protocol import clean_text
+from .provenance import record_kernel
 from .record import Region, TraceStop, dense
 from .spec import dtype_name
 
@@ -139,6 +140,7 @@ def kernel_info(kernel):
         "cooperative": bool(_meta(md, "launch_cooperative_grid", False)),
         "pdl": bool(_meta(md, "launch_pdl", False)),
         "params": [ty for _, ty in sig if ty != "constexpr"],
+        "jit": record_kernel(kernel),  # what the server recompiles it from (provenance.py)
         "_sig": sig,
     }
     if len(info["params"]) > limits.MAX_PARAMS:
