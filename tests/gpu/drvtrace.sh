@@ -35,8 +35,8 @@ trace() {
 
 if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
 	nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-	if "$nvcc" -arch=sm_90a -o "$out/progs-bin" tests/gpu/drvtrace/progs.cu -lcuda >"$out/nvcc.log" 2>&1; then
-		if trace progs 3 "$out/progs-bin"; then
+	if "$nvcc" -arch=sm_90a -o "${TMPDIR:-/tmp}/kscore-drvtrace-progs" tests/gpu/drvtrace/progs.cu -lcuda >"$out/nvcc.log" 2>&1; then
+		if trace progs 3 "${TMPDIR:-/tmp}/kscore-drvtrace-progs"; then
 			c=$(grep -c '^launch' "$out/progs.check")
 			[ "$c" -eq 3 ] && ok "progs: 3 launches" || no "progs: $c launches, expected 3"
 			grep -q '^launch 0 .*scale_struct.* ptrs 2' "$out/progs.check" && ok "progs: the struct's embedded pointer and the input classified" || no "progs: pointers of launch 0 (see $out/progs.check)"
