@@ -100,10 +100,16 @@ typedef struct {
 	int no_timing;         /* check correctness only */
 	int jobs;              /* parallel compiles; 0: one per CPU */
 	int quiet;             /* 1: no warnings on stderr about unreadable entries */
+	/* version 2: speedups and scores over the problems' reference implementations in this
+	 * TritonBench-G folder, scored first in the session (`score --baseline reference=DIR`);
+	 * NULL: over the golden kernel. Fails the open with KSCORE_EINVALID / KSCORE_ENOTFOUND when
+	 * the folder holds no reference of a loaded problem. */
+	const char *reference_dir;
 } kscore_session_options;
 
-#define KSCORE_SESSION_OPTIONS_VERSION 1
-#define KSCORE_SESSION_OPTIONS_INIT { KSCORE_SESSION_OPTIONS_VERSION, NULL, NULL, 0, 0, NULL, NULL, 0, 0, 0, 0, 0 }
+/* Version 1 (without reference_dir) is still accepted. */
+#define KSCORE_SESSION_OPTIONS_VERSION 2
+#define KSCORE_SESSION_OPTIONS_INIT { KSCORE_SESSION_OPTIONS_VERSION, NULL, NULL, 0, 0, NULL, NULL, 0, 0, 0, 0, 0, NULL }
 
 /* Opens a scoring session: loads the problems and, unless compile_only, starts the GPU workers of
  * the devices listed. Every submission scored in one session shares its golden results, compile

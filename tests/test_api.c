@@ -171,6 +171,33 @@ static void test_bad_session_options_are_named(void)
 	so.jobs = -3;
 	KT_EQ_INT(kscore_session_open(&s, &so), KSCORE_EINVALID);
 	KT_CONTAINS(kscore_error_message(), "jobs");
+	so.jobs = 0;
+	/* the reference baseline's folder is checked at open, as --baseline reference=DIR is */
+	so.reference_dir = "no-such-folder";
+	KT_ASSERT(kscore_session_open(&s, &so) < 0);
+	KT_ASSERT(s == NULL);
+	KT_CONTAINS(kscore_error_message(), "--baseline reference=no-such-folder");
+	ks_free(refs);
+}
+
+/* A program built against version 1 of the session options (no reference_dir) still opens a
+ * session: the library reads no field past the version's end. */
+static void test_version_1_session_options_still_open(void)
+{
+	struct {
+		unsigned version;
+		const char *refs, *suite;
+		int compile_only, require_gpu;
+		const char *devices, *cache_dir;
+		int no_cache;
+		unsigned long long seed;
+		int no_timing, jobs, quiet;
+	} v1 = { 1, NULL, NULL, 1, 0, NULL, NULL, 1, 0, 0, 0, 1 };
+	kscore_session *s = NULL;
+	char *refs = ks_asprintf("%s/reference_tests", root());
+	v1.refs = refs;
+	KT_EQ_INT(kscore_session_open(&s, (const kscore_session_options *)(const void *)&v1), KSCORE_OK);
+	kscore_session_close(s);
 	ks_free(refs);
 }
 
@@ -221,7 +248,7 @@ static const kt_test tests[] = {
 	KT(test_bad_session_options_are_named),
 	KT(test_result_open_refuses_what_is_not_a_score_record),
 	KT(test_export_writes_the_site_and_refuses_other_folders),
-	{ NULL, NULL }
+	KT(test_version_1_session_options_still_open), { NULL, NULL }
 };
 
 KT_MAIN("api", tests)

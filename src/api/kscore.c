@@ -226,13 +226,17 @@ int kscore_session_open(kscore_session **out, const kscore_session_options *opts
 	ks_error_clear();
 	if (!opts)
 		opts = &dflt;
-	if (check_version(opts->version, KSCORE_SESSION_OPTIONS_VERSION, "kscore_session_options") < 0)
+	/* version 1 ends before reference_dir: a program built against it keeps working */
+	if (opts->version != 1 &&
+	    check_version(opts->version, KSCORE_SESSION_OPTIONS_VERSION, "kscore_session_options") < 0)
 		return KS_EINVALID;
 	s = ks_calloc(1, sizeof(*s));
 	s->quiet = opts->quiet;
 	if ((rc = scoreopts_from(&s->so, opts->suite, opts->compile_only, opts->require_gpu, opts->devices,
 				 opts->cache_dir, opts->no_cache, opts->seed, opts->no_timing, opts->jobs)) < 0)
 		goto done;
+	if (opts->version >= 2 && opts->reference_dir)
+		s->so.pipeline.reference_dir = opts->reference_dir;
 	s->cache = open_cache(&s->so, s->quiet);
 	if ((rc = find_refs(&s->refs, opts->refs)) < 0)
 		goto done;
