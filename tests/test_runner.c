@@ -152,14 +152,14 @@ static void test_runner_trace_helper_sees_its_gpu_alone(void)
 	setenv("KSCORE_LIBEXEC", lib, 1); /* the helper is found when the first answer comes */
 	KT_EQ_INT(ks_problem_set_load(&s, "tests/fixtures/problems", NULL), 0);
 	cJSON_AddStringToObject(entry, "name", "vadd");
-	ks_runner_trace(run, &tr, ks_problem_set_find(s, "vadd"), entry, "gpu", NULL);
+	ks_runner_trace(run, &tr, ks_problem_set_find(s, "vadd"), entry, "gpu", NULL, 0);
 	KT_ASSERT_MSG(tr.message && strstr(tr.message, "CUDA_VISIBLE_DEVICES=7 ") && strstr(tr.message, "device=0"),
 		      "%s", tr.message ? tr.message : "(no message)");
 	ks_trace_clear(&tr);
 	/* a trace that measures nothing is untimed work; one that autotunes has the GPU alone */
 	KT_EQ_INT(g_enters, 1);
 	KT_EQ_INT(g_exclusive_enters, 0);
-	ks_runner_trace(run, &tr, ks_problem_set_find(s, "vadd"), entry, "gpu\n@triton.autotune(configs=[])", NULL);
+	ks_runner_trace(run, &tr, ks_problem_set_find(s, "vadd"), entry, "gpu\n@triton.autotune(configs=[])", NULL, 0);
 	KT_CONTAINS(tr.message, "device=0");
 	ks_trace_clear(&tr);
 	KT_EQ_INT(g_enters, 2);

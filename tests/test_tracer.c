@@ -78,6 +78,75 @@ static void test_a_server_traces_answer_after_answer(void)
 	ks_tracer_free(t);
 }
 
+static int cached(ks_tracer *t, ks_trace *out, const char *source, const char *dir, const char *salt)
+{
+	ks_problem_set *s = load();
+	cJSON *entry = cJSON_CreateObject();
+	int hit = -1;
+	cJSON_AddStringToObject(entry, "name", "vadd");
+	KT_EQ_INT(ks_tracer_trace_cached(t, out, &hit, ks_problem_set_find(s, "vadd"), entry, source, NULL, dir, salt), 0);
+	cJSON_Delete(entry);
+	ks_problem_set_free(s);
+	return hit;
+}
+
+static size_t entries(const char *dir)
+{
+	char cmd[4200], buf[64] = "";
+	FILE *f;
+	snprintf(cmd, sizeof(cmd), "ls '%s/traces' 2>/dev/null | wc -l", dir);
+	f = popen(cmd, "r");
+	if (f && fgets(buf, sizeof(buf), f) == NULL)
+		buf[0] = 0;
+	if (f)
+		pclose(f);
+	return (size_t)strtoul(buf, NULL, 10);
+}
+
+/* A trusted reference's trace is kept across runs: read back for the same request, helper, kscore
+ * and GPU model; traced again for another salt or a damaged entry; a failed trace is never kept. */
+static void test_a_references_trace_is_kept_and_read_back(void)
+{
+	ks_tracer_options o = fake();
+	ks_tracer *t = NULL;
+	ks_trace tr;
+	char *dir = ks_asprintf("%s/tcache", kt_tmpdir()), cmd[4300];
+	KT_EQ_INT(ks_tracer_start(&t, &o), 0);
+	KT_EQ_INT(cached(t, &tr, "ok", dir, "H200 sm_90"), 0);
+	KT_EQ_STR(ks_trace_status_name(tr.status), "ok");
+	KT_ASSERT(!tr.cached);
+	ks_trace_clear(&tr);
+	KT_EQ_INT(entries(dir), 1);
+	/* a later run: a fresh server of the same versions, and the entry is read back */
+	ks_tracer_free(t);
+	KT_EQ_INT(ks_tracer_start(&t, &o), 0);
+	KT_EQ_INT(cached(t, &tr, "ok", dir, "H200 sm_90"), 1);
+	KT_EQ_STR(ks_trace_status_name(tr.status), "ok");
+	KT_ASSERT(tr.cached);
+	KT_EQ_INT(tr.correctness[2].nkernels, 1);
+	ks_trace_clear(&tr);
+	/* another GPU model: its own entry */
+	KT_EQ_INT(cached(t, &tr, "ok", dir, "H100 sm_90"), 0);
+	ks_trace_clear(&tr);
+	KT_EQ_INT(entries(dir), 2);
+	/* a damaged entry is traced again and replaced */
+	snprintf(cmd, sizeof(cmd), "for f in '%s'/traces/*.json; do echo '{\"id\": 1, \"status\": \"ok\"' >\"$f\"; done",
+		 dir);
+	KT_EQ_INT(system(cmd), 0);
+	KT_EQ_INT(cached(t, &tr, "ok", dir, "H200 sm_90"), 0);
+	KT_EQ_STR(ks_trace_status_name(tr.status), "ok");
+	ks_trace_clear(&tr);
+	KT_EQ_INT(cached(t, &tr, "ok", dir, "H200 sm_90"), 1);
+	ks_trace_clear(&tr);
+	/* what failed is not kept */
+	KT_EQ_INT(cached(t, &tr, "garbage", dir, "H200 sm_90"), 0);
+	KT_EQ_STR(ks_trace_status_name(tr.status), "broken");
+	ks_trace_clear(&tr);
+	KT_EQ_INT(entries(dir), 2);
+	ks_tracer_free(t);
+	ks_free(dir);
+}
+
 /* Nothing of kscore's environment reaches the helper (an upload token least of all): only what it
  * is given, its home and temporary folder being a private folder of its own. */
 static void test_the_helper_gets_an_environment_of_its_own(void)
@@ -222,7 +291,7 @@ static const kt_test tests[] = {
 	KT(test_ready_waits_for_the_server_to_start),
 	KT(test_an_answer_that_measures_is_told_apart),
 	KT(test_the_static_check_runs_alone),
-	KT(test_python_is_found_or_named),
+	KT(test_a_references_trace_is_kept_and_read_back), KT(test_python_is_found_or_named),
 	{ 0 }
 };
 

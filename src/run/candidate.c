@@ -77,13 +77,14 @@ ks_reason ks_candidate_trace(char **detail, ks_candidate_image *img, ks_runner *
 		return KS_REASON_NOT_RUN;
 	}
 	t = ks_calloc(1, sizeof(*t));
-	ks_runner_trace(runner, t, img->problem, entry, img->source, lim);
+	ks_runner_trace(runner, t, img->problem, entry, img->source, lim, img->trusted);
 	why = reason_of(t->status);
 	r->compile_s = t->seconds;
 	if (t->versions || t->confinement)
-		r->compile_log = ks_asprintf("traced with %s%s%s; %zu compiled kernel%s", t->versions ? t->versions : "",
-					     t->confinement ? "; confinement: " : "", t->confinement ? t->confinement : "",
-					     t->nkernels, t->nkernels == 1 ? "" : "s");
+		r->compile_log = ks_asprintf("%straced with %s%s%s; %zu compiled kernel%s",
+					     t->cached ? "the reference's trace from the cache (an earlier run): " : "",
+					     t->versions ? t->versions : "", t->confinement ? "; confinement: " : "",
+					     t->confinement ? t->confinement : "", t->nkernels, t->nkernels == 1 ? "" : "s");
 	if (why == KS_REASON_OK &&
 	    ks_trace_image(&img->cubin, &img->len, &img->lowered, &img->nlowered, t) < 0) {
 		why = KS_REASON_TRACE_ERROR;

@@ -28,6 +28,8 @@ typedef struct {
 	const char *source;           /* Triton: the answer's Python (the entry's code) */
 	ks_trace *trace;              /* Triton: its trace once made (owned: ks_candidate_image_clear) */
 	int owned;                    /* cubin and lowered are the image's own (a trace's bundle) */
+	int trusted;                  /* the problem set's own reference (--baseline reference): its
+				       * trace may come from the cache (ks_runner_trace) */
 } ks_candidate_image;
 
 /* Frees what the image owns: a trace and its bundle. A CUDA image of a batch or a store is a view

@@ -754,7 +754,7 @@ void ks_runner_free(ks_runner *r)
 }
 
 void ks_runner_trace(ks_runner *r, ks_trace *out, const ks_problem *p, const cJSON *entry, const char *source,
-		     const ks_plan_limits *lim)
+		     const ks_plan_limits *lim, int trusted)
 {
 	const ks_worker_gate *g = r->opts.gate;
 	int exclusive;
@@ -787,7 +787,13 @@ void ks_runner_trace(ks_runner *r, ks_trace *out, const ks_problem *p, const cJS
 		ks_error_clear(); /* the trace itself says what is wrong with the helper */
 	if (g)
 		g->enter(g->ud, exclusive);
-	ks_tracer_trace(r->tracer, out, p, entry, source, lim);
+	if (trusted && r->opts.compile.cache_dir) {
+		char salt[sizeof(r->dev.name) + 32];
+		int hit;
+		snprintf(salt, sizeof(salt), "%s sm_%d%d", r->dev.name, r->dev.cc_major, r->dev.cc_minor);
+		ks_tracer_trace_cached(r->tracer, out, &hit, p, entry, source, lim, r->opts.compile.cache_dir, salt);
+	} else
+		ks_tracer_trace(r->tracer, out, p, entry, source, lim);
 	if (g)
 		g->leave(g->ud, exclusive);
 }

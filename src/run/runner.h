@@ -49,13 +49,15 @@ typedef struct {
 	  .limits = KS_PLAN_LIMITS_INIT }
 
 /* Traces a Triton answer on the runner's GPU with the runner's own kscore-triton server
+ * (trusted: the problem set's own reference, whose trace is kept in the compile cache folder across
+ * runs, ks_tracer_trace_cached; never an answer's)
  * (lang/triton/tracer.h), started on first use, which sees that GPU alone, as its device 0. The
  * trace runs behind the lane's gate: alone on the GPU, as a timed request, when the answer
  * autotunes (ks_tracer_measures: what it picks is scored), as untimed work otherwise. Always fills
  * *out (caller clears); a server that cannot start gives KS_TRACE_UNAVAILABLE, for this answer and
  * every later one of the runner. */
 void ks_runner_trace(ks_runner *r, ks_trace *out, const ks_problem *p, const cJSON *entry, const char *source,
-		     const ks_plan_limits *lim);
+		     const ks_plan_limits *lim, int trusted);
 
 /* Starts the golden worker on the device (probing it), compiles the harness for the device's own
  * architecture and loads it. Fails with KS_EUNSUPPORTED (message says why) where there is no GPU. */

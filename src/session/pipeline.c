@@ -41,6 +41,7 @@ typedef struct {
 	time_t started;
 	ks_pipeline_done_fn done;
 	void *ud;
+	int trusted;                      /* the references of --baseline reference (refbase.h) */
 } job;
 
 /* ---- the progress line (a terminal): the whole run's */
@@ -161,6 +162,7 @@ static ks_lane_outcome stage_check(ks_pipeline *p, pl_lane *L, size_t t, job *j,
 	ks_candidate_image *img = ks_prepare_image(j->set, i);
 	const ks_problem *q = img->problem;
 
+	img->trusted = j->trusted; /* a reference's trace may come from the cache */
 	ks_check_entry(r, img, run, p->goldens, &p->co);
 	if ((!ks_runner_candidate_worker(run) || worker_died(r->reason) ||
 	     (r->reason == KS_REASON_PROBLEM_INVALID && r->ran)) &&
@@ -421,13 +423,14 @@ static void job_complete(void *ud, void *jp)
 	pthread_mutex_unlock(&p->mu);
 }
 
-int ks_pipeline_submit(ks_pipeline *p, const ks_submission *sub, const char *team, const char *out_dir,
-		       ks_pipeline_done_fn done, void *ud)
+static int submit(ks_pipeline *p, const ks_submission *sub, const char *team, const char *out_dir,
+		  ks_pipeline_done_fn done, void *ud, int trusted)
 {
 	job *j = ks_calloc(1, sizeof(*j));
 	size_t i, k, n = 0;
 
 	j->p = p;
+	j->trusted = trusted;
 	j->sub = sub;
 	j->team = team ? ks_strdup(team) : NULL;
 	j->out_dir = out_dir ? ks_strdup(out_dir) : NULL;
@@ -459,6 +462,12 @@ int ks_pipeline_submit(ks_pipeline *p, const ks_submission *sub, const char *tea
 	if (n)
 		ks_prepare_add(&j->set, p->prep, j->results, j->entries, j->pass, n, j);
 	return 0;
+}
+
+int ks_pipeline_submit(ks_pipeline *p, const ks_submission *sub, const char *team, const char *out_dir,
+		       ks_pipeline_done_fn done, void *ud)
+{
+	return submit(p, sub, team, out_dir, done, ud, 0);
 }
 
 void ks_pipeline_hold_compiles(ks_pipeline *p, int held)
@@ -502,15 +511,15 @@ static void one_done(void *ud, ks_scored *sc, int rc, const char *err)
 	pthread_mutex_unlock(&w->p->mu);
 }
 
-int ks_pipeline_score(ks_pipeline *p, ks_scored *out, const ks_submission *sub, const char *team,
-		      const char *out_dir)
+static int score_one(ks_pipeline *p, ks_scored *out, const ks_submission *sub, const char *team,
+		     const char *out_dir, int trusted)
 {
 	one_wait w;
 	memset(out, 0, sizeof(*out));
 	memset(&w, 0, sizeof(w));
 	w.p = p;
 	w.out = out;
-	ks_pipeline_submit(p, sub, team, out_dir, one_done, &w);
+	submit(p, sub, team, out_dir, one_done, &w, trusted);
 	pthread_mutex_lock(&p->mu);
 	while (!w.finished)
 		pthread_cond_wait(&p->cv, &p->mu);
@@ -519,6 +528,12 @@ int ks_pipeline_score(ks_pipeline *p, ks_scored *out, const ks_submission *sub, 
 		ks_error_set(w.rc, "%s", w.err ? w.err : "writing results");
 	ks_free(w.err);
 	return w.rc;
+}
+
+int ks_pipeline_score(ks_pipeline *p, ks_scored *out, const ks_submission *sub, const char *team,
+		      const char *out_dir)
+{
+	return score_one(p, out, sub, team, out_dir, 0);
 }
 
 void ks_scored_clear(ks_scored *s)
@@ -555,7 +570,7 @@ static int score_references(ks_pipeline *p)
 	if (p->opts.progress)
 		fprintf(stderr, "score: scoring the reference implementations in %s first (the baseline)\n",
 			p->opts.reference_dir);
-	if ((rc = ks_pipeline_score(p, &sc, sub, "reference", NULL)) < 0)
+	if ((rc = score_one(p, &sc, sub, "reference", NULL, 1)) < 0)
 		goto done;
 	p->refbase = ks_refbase_new(p->opts.reference_dir, sc.results, sc.nresults, missing);
 	p->refbase_json = ks_refbase_json(p->refbase);

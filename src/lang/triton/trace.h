@@ -74,6 +74,7 @@ typedef struct {
 	char *output;           /* what the answer printed while traced (capped) */
 	char *confinement;      /* how the helper was confined ("landlock, seccomp") */
 	double seconds;         /* the helper's own time for the trace */
+	int cached;             /* read back from the trusted references' cache (tracer.h) */
 } ks_trace;
 
 /* The longest a whole trace may be given (the helper's own cap on a request, limits.py). */

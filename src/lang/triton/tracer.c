@@ -2,10 +2,12 @@
 #include "util/buf.h"
 #include "util/errors.h"
 #include "util/fsutil.h"
+#include "util/hash.h"
 #include "util/jsonutil.h"
 #include "util/mem.h"
 #include "util/sandbox.h"
 #include "util/utf8.h"
+#include "util/version.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +31,7 @@ struct ks_tracer {
 	int in, out;              /* the server's stdin (we write) and stdout (we read) */
 	uint64_t next_id;
 	int ready;                /* the running server has answered: its imports are over */
+	char *versions;           /* its protocol, Python, torch and Triton versions (compact JSON) */
 	ks_buf pending;           /* bytes read past the last line */
 };
 
@@ -249,6 +252,7 @@ void ks_tracer_free(ks_tracer *t)
 	ks_free(t->dir);
 	ks_free(t->python);
 	ks_free(t->helper);
+	ks_free(t->versions);
 	ks_free(t->visible);
 	ks_buf_free(&t->pending);
 	ks_free(t);
@@ -370,6 +374,23 @@ int ks_tracer_ready(ks_tracer *t)
 		stop_server(t); /* the next trace starts a fresh one and says what is wrong */
 		return rc;
 	}
+	{
+		/* what a cached trace depends on (ks_tracer_trace_cached); never the start-up costs */
+		cJSON *v = NULL, *keep = cJSON_CreateObject();
+		if (ks_json_parse(&v, line, strlen(line), 16, "the Triton helper's version") == 0) {
+			const cJSON *x = cJSON_GetObjectItemCaseSensitive(v, "versions");
+			const cJSON *proto = cJSON_GetObjectItemCaseSensitive(v, "protocol");
+			if (x)
+				cJSON_AddItemToObject(keep, "versions", cJSON_Duplicate(x, 1));
+			if (proto)
+				cJSON_AddItemToObject(keep, "protocol", cJSON_Duplicate(proto, 1));
+		} else
+			ks_error_clear();
+		ks_free(t->versions);
+		t->versions = ks_json_print(keep, 0);
+		cJSON_Delete(v);
+		cJSON_Delete(keep);
+	}
 	ks_free(line);
 	t->ready = 1;
 	return 0;
@@ -377,8 +398,9 @@ int ks_tracer_ready(ks_tracer *t)
 
 static atomic_ulong kept_seq; /* numbers the kept files of all lanes */
 
-int ks_tracer_trace(ks_tracer *t, ks_trace *out, const ks_problem *p, const cJSON *entry, const char *source,
-		    const ks_plan_limits *lim)
+/* ks_tracer_trace, and with keep the response line as the helper sent it (caller frees). */
+static int trace_impl(ks_tracer *t, ks_trace *out, const ks_problem *p, const cJSON *entry, const char *source,
+		      const ks_plan_limits *lim, char **keep_line)
 {
 	cJSON *req = NULL, *resp = NULL;
 	unsigned long kept = 0;
@@ -434,12 +456,83 @@ int ks_tracer_trace(ks_tracer *t, ks_trace *out, const ks_problem *p, const cJSO
 		goto done;
 	}
 	ks_trace_read(out, resp, p, lim);
+	if (keep_line) {
+		*keep_line = line;
+		line = NULL;
+	}
 done:
 	ks_free(line);
 	free(text);
 	cJSON_Delete(req);
 	cJSON_Delete(resp);
 	return 0;
+}
+
+int ks_tracer_trace(ks_tracer *t, ks_trace *out, const ks_problem *p, const cJSON *entry, const char *source,
+		    const ks_plan_limits *lim)
+{
+	return trace_impl(t, out, p, entry, source, lim, NULL);
+}
+
+int ks_tracer_trace_cached(ks_tracer *t, ks_trace *out, int *hit, const ks_problem *p, const cJSON *entry,
+			   const char *source, const ks_plan_limits *lim, const char *cache_dir, const char *salt)
+{
+	cJSON *req = NULL, *resp = NULL;
+	char *text = NULL, *path = NULL, *cached = NULL, *line = NULL, hex[65];
+	ks_sha256 *h;
+	int rc;
+
+	*hit = 0;
+	if (!cache_dir || strlen(source) > KS_TRACER_MAX_SOURCE || ks_tracer_ready(t) < 0) {
+		ks_error_clear();
+		return ks_tracer_trace(t, out, p, entry, source, lim);
+	}
+	/* the key: everything the trace is a function of (the request but its id: the source, the
+	 * cases' shapes and values, the limits), the helper's versions, kscore's, and the caller's
+	 * salt (the GPU model: an autotuner's pick depends on it) */
+	if (ks_trace_request(&req, p, entry, source, t->o.device, t->o.timeout_s, 0, lim) < 0) {
+		ks_error_clear();
+		return ks_tracer_trace(t, out, p, entry, source, lim);
+	}
+	cJSON_DeleteItemFromObject(req, "id");
+	text = ks_json_print(req, 0);
+	h = ks_sha256_new();
+	ks_sha256_update_str(h, "kscore-trace-cache/1\n" KS_VERSION "\n");
+	ks_sha256_update_str(h, salt ? salt : "");
+	ks_sha256_update_str(h, "\n");
+	ks_sha256_update_str(h, t->versions ? t->versions : "");
+	ks_sha256_update_str(h, "\n");
+	ks_sha256_update_str(h, text);
+	ks_sha256_final(h, hex);
+	path = ks_asprintf("%s/traces/%s.json", cache_dir, hex);
+	memset(out, 0, sizeof(*out));
+	if (ks_fs_read(&cached, NULL, path, KS_TRACER_MAX_RESPONSE) == 0 &&
+	    ks_json_parse(&resp, cached, strlen(cached), 64, path) == 0) {
+		ks_trace_read(out, resp, p, lim);
+		if (out->status == KS_TRACE_OK) {
+			*hit = out->cached = 1;
+			rc = 0;
+			goto done;
+		}
+		ks_trace_clear(out); /* a stale or damaged entry: traced again, and replaced */
+	}
+	ks_error_clear();
+	rc = trace_impl(t, out, p, entry, source, lim, &line);
+	if (out->status == KS_TRACE_OK && line) {
+		char *dir = ks_asprintf("%s/traces", cache_dir);
+		/* only what traced: a failure may be the host's (a busy GPU, a timeout) */
+		if (ks_fs_mkdir_p(dir, 0755) < 0 || ks_fs_write_atomic(path, line, strlen(line)) < 0)
+			ks_error_clear(); /* no cache: the next run traces again */
+		ks_free(dir);
+	}
+done:
+	cJSON_Delete(req);
+	cJSON_Delete(resp);
+	ks_free(text);
+	ks_free(path);
+	ks_free(cached);
+	ks_free(line);
+	return rc;
 }
 
 int ks_tracer_check(int *ok, char **reason, int *line, const ks_tracer_options *o, const char *source)

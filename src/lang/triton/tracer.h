@@ -79,6 +79,16 @@ int ks_tracer_ready(ks_tracer *t);
 int ks_tracer_trace(ks_tracer *t, ks_trace *out, const ks_problem *p, const cJSON *entry, const char *source,
 		    const ks_plan_limits *lim);
 
+/* ks_tracer_trace for trusted code only (the problem set's references of --baseline reference):
+ * a trace that succeeded is kept in cache_dir/traces/, keyed by everything it is a function of
+ * (the request but its id, the helper's Python, torch and Triton versions, kscore's version, and
+ * salt: the GPU model, on which an autotuner's pick depends), and a later run reads it back
+ * instead of tracing (*hit = 1). An answer's trace is never cached: what it does when traced is
+ * its own. cache_dir NULL: ks_tracer_trace. A damaged or stale entry is traced again and
+ * replaced; a cache that cannot be written leaves the trace as it is. */
+int ks_tracer_trace_cached(ks_tracer *t, ks_trace *out, int *hit, const ks_problem *p, const cJSON *entry,
+			   const char *source, const ks_plan_limits *lim, const char *cache_dir, const char *salt);
+
 /* Stops the server and removes its temporary folder. */
 void ks_tracer_free(ks_tracer *t);
 
