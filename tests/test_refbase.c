@@ -42,7 +42,7 @@ static void test_the_references_become_one_triton_pass(void)
 	char *missing = NULL;
 	const ks_entry *e;
 
-	KT_EQ_INT(ks_refbase_submission(&sub, &missing, s, "tests/fixtures/refbase"), 0);
+	KT_EQ_INT(ks_refbase_submission(&sub, &missing, s, "tests/fixtures/refbase", NULL, 0), 0);
 	KT_EQ_INT(sub->npasses, 1);
 	KT_EQ_INT(sub->passes[0].nentries, 1);
 	e = &sub->passes[0].entries[0];
@@ -62,19 +62,38 @@ static void test_the_references_become_one_triton_pass(void)
 	ks_problem_set_free(s);
 }
 
+/* Only the references of the problems a run's answers name are scored: the others are no one's
+ * baseline (int4_matmul's alone traces for minutes). */
+static void test_only_the_named_problems_references_are_taken(void)
+{
+	ks_problem_set *s = hackathon();
+	ks_submission *sub = NULL;
+	char *missing = NULL;
+	const char *one[] = { "sin_kernel" }, *none[] = { "int4_matmul", "matrix_transpose" };
+	KT_EQ_INT(ks_refbase_submission(&sub, &missing, s, "tests/fixtures/refbase", one, 1), 0);
+	KT_EQ_INT(sub->passes[0].nentries, 1);
+	KT_ASSERT(missing == NULL); /* the problems not named are not missing: not asked for */
+	ks_submission_free(sub);
+	sub = NULL;
+	KT_ASSERT(ks_refbase_submission(&sub, &missing, s, "tests/fixtures/refbase", none, 2) < 0);
+	KT_CONTAINS(ks_error_msg(), "none of the 2 problems the answers name");
+	ks_error_clear();
+	ks_problem_set_free(s);
+}
+
 static void test_a_folder_without_references_is_refused(void)
 {
 	ks_problem_set *s = hackathon();
 	ks_submission *sub = NULL;
 	char *missing = NULL;
 	/* a TritonBench-G folder, but none of its files is a problem loaded */
-	KT_ASSERT(ks_refbase_submission(&sub, &missing, s, "tests/fixtures/sets/tritonbench-g") < 0);
+	KT_ASSERT(ks_refbase_submission(&sub, &missing, s, "tests/fixtures/sets/tritonbench-g", NULL, 0) < 0);
 	KT_CONTAINS(ks_error_msg(), "none of the");
 	KT_ASSERT(sub == NULL);
-	KT_ASSERT(ks_refbase_submission(&sub, &missing, s, "tests/fixtures/no-such-folder") < 0);
+	KT_ASSERT(ks_refbase_submission(&sub, &missing, s, "tests/fixtures/no-such-folder", NULL, 0) < 0);
 	KT_CONTAINS(ks_error_msg(), "--baseline reference=tests/fixtures/no-such-folder");
 	/* kscore's own problems are no set of references */
-	KT_ASSERT(ks_refbase_submission(&sub, &missing, s, "reference_tests") < 0);
+	KT_ASSERT(ks_refbase_submission(&sub, &missing, s, "reference_tests", NULL, 0) < 0);
 	ks_error_clear();
 	ks_problem_set_free(s);
 }
@@ -176,7 +195,8 @@ static void test_the_golden_baseline_is_unchanged(void)
 }
 
 static const kt_test tests[] = {
-	KT(test_the_references_become_one_triton_pass), KT(test_a_folder_without_references_is_refused),
+	KT(test_the_references_become_one_triton_pass), KT(test_only_the_named_problems_references_are_taken),
+	KT(test_a_folder_without_references_is_refused),
 	KT(test_answers_are_judged_over_the_reference), KT(test_the_golden_baseline_is_unchanged), { 0 }
 };
 KT_MAIN("refbase", tests)

@@ -218,8 +218,8 @@ static void warn_duplicates(const ks_pass *p)
 	ks_buf_free(&line);
 }
 
-/* Reads one input and queues it. Returns 0, or records why it cannot be read. */
-static void queue_one(const options *o, ks_pipeline *pl, file_job *f, int *bad_input)
+/* Reads one input (queue_one queues it). Records why it cannot be read. */
+static void load_one(const options *o, file_job *f, int *bad_input)
 {
 	ks_submission_limits lim = KS_SUBMISSION_LIMITS_INIT;
 	size_t i, j;
@@ -240,7 +240,36 @@ static void queue_one(const options *o, ks_pipeline *pl, file_job *f, int *bad_i
 		warn_duplicates(p);
 	}
 	f->out = o->out ? ks_strdup(o->out) : default_out(f->input);
-	ks_pipeline_submit(pl, f->sub, o->team, f->out, file_done, f);
+}
+
+static void queue_one(ks_pipeline *pl, const options *o, file_job *f)
+{
+	if (f->sub)
+		ks_pipeline_submit(pl, f->sub, o->team, f->out, file_done, f);
+}
+
+/* --baseline reference: the references of the problems the inputs name, scored first (the others
+ * are no one's baseline). */
+static void score_references(ks_pipeline *pl, const file_job *f, size_t n)
+{
+	const char **names = NULL;
+	size_t i, k, e, nn = 0, cap = 0;
+	for (i = 0; i < n; i++)
+		for (k = 0; f[i].sub && k < f[i].sub->npasses; k++)
+			for (e = 0; e < f[i].sub->passes[k].nentries; e++) {
+				const char *name = f[i].sub->passes[k].entries[e].problem;
+				if (!name)
+					continue;
+				names = ks_grow(names, sizeof(*names), &cap, nn + 1);
+				names[nn++] = name;
+			}
+	/* no entry names a problem: nothing to be the baseline of, and nothing is scored */
+	if (nn && ks_pipeline_score_references(pl, names, nn) < 0) {
+		fprintf(stderr, "score: warning: --baseline reference: %s; the speedups are over the golden kernel\n",
+			ks_error_msg());
+		ks_error_clear();
+	}
+	ks_free(names);
 }
 
 #define UNKNOWN_LINES 5 /* unknown problems warned about one by one; the rest in one line */
@@ -377,13 +406,17 @@ static int score_all(const options *o, ks_pipeline *pl, char **inputs, size_t n,
 
 	/* every input in one compile wave: the first file alone would leave most cores idle, and
 	 * the rest would wait for its slowest compile */
-	ks_pipeline_hold_compiles(pl, 1);
 	for (i = 0; i < n; i++) {
 		f[i].input = inputs[i];
 		f[i].mu = &mu;
 		f[i].cv = &cv;
-		queue_one(o, pl, &f[i], bad_input);
+		load_one(o, &f[i], bad_input);
 	}
+	if (o->so.pipeline.reference_dir)
+		score_references(pl, f, n);
+	ks_pipeline_hold_compiles(pl, 1);
+	for (i = 0; i < n; i++)
+		queue_one(pl, o, &f[i]);
 	ks_pipeline_end_input(pl);
 	ks_pipeline_hold_compiles(pl, 0);
 	for (i = 0; i < n; i++) {

@@ -44,6 +44,8 @@ typedef struct {
 	int trusted;                      /* the references of --baseline reference (refbase.h) */
 } job;
 
+static int score_references(ks_pipeline *p, const char *const *only, size_t nonly);
+
 /* ---- the progress line (a terminal): the whole run's */
 
 static void progress_locked(ks_pipeline *p, const char *what)
@@ -467,7 +469,19 @@ static int submit(ks_pipeline *p, const ks_submission *sub, const char *team, co
 int ks_pipeline_submit(ks_pipeline *p, const ks_submission *sub, const char *team, const char *out_dir,
 		       ks_pipeline_done_fn done, void *ud)
 {
+	/* --baseline reference: every loaded problem's reference, unless the caller named the ones
+	 * its answers need (ks_pipeline_score_references) */
+	if (p->opts.reference_dir && score_references(p, NULL, 0) < 0) {
+		fprintf(stderr, "score: warning: --baseline reference: %s; the speedups are over the golden "
+			"kernel\n", ks_error_msg());
+		ks_error_clear();
+	}
 	return submit(p, sub, team, out_dir, done, ud, 0);
+}
+
+int ks_pipeline_score_references(ks_pipeline *p, const char *const *problems, size_t n)
+{
+	return p->opts.reference_dir ? score_references(p, problems, n) : 0;
 }
 
 void ks_pipeline_hold_compiles(ks_pipeline *p, int held)
@@ -552,7 +566,7 @@ void ks_scored_clear(ks_scored *s)
 /* --baseline reference=DIR: the references, scored before any answer in this session (same
  * lanes, same protocol), give each answer's baseline times. Without timing there is nothing to
  * take: a warning, and the golden kernel stays the baseline of the checks' records. */
-static int score_references(ks_pipeline *p)
+static int score_references(ks_pipeline *p, const char *const *only, size_t nonly)
 {
 	ks_submission *sub = NULL;
 	ks_scored sc;
@@ -560,7 +574,13 @@ static int score_references(ks_pipeline *p)
 	int rc;
 
 	memset(&sc, 0, sizeof(sc));
-	if ((rc = ks_refbase_submission(&sub, &missing, p->problems, p->opts.reference_dir)) < 0)
+	pthread_mutex_lock(&p->mu);
+	rc = p->refbase_begun;
+	p->refbase_begun = 1;
+	pthread_mutex_unlock(&p->mu);
+	if (rc)
+		return 0; /* once a session */
+	if ((rc = ks_refbase_submission(&sub, &missing, p->problems, p->opts.reference_dir, only, nonly)) < 0)
 		return rc;
 	if (!p->timing) {
 		fprintf(stderr, "score: warning: --baseline reference: nothing is timed in this run (%s): the "
@@ -688,8 +708,17 @@ int ks_pipeline_new(ks_pipeline **out, const ks_pipeline_options *o)
 	if ((rc = ks_runq_new(&p->runq, p->first ? p->lanes : NULL, &ops)) < 0 ||
 	    (rc = ks_prepare_new(&p->prep, p->goldens, p->first != NULL, &p->co, entry_prepared, p)) < 0)
 		goto fail;
-	if (o->reference_dir && (rc = score_references(p)) < 0)
-		goto fail;
+	if (o->reference_dir) {
+		/* the folder is checked now; its references are scored before the first answer
+		 * (ks_pipeline_score_references) */
+		ks_submission *sub = NULL;
+		char *missing = NULL;
+		rc = ks_refbase_submission(&sub, &missing, p->problems, o->reference_dir, NULL, 0);
+		ks_submission_free(sub);
+		ks_free(missing);
+		if (rc < 0)
+			goto fail;
+	}
 	*out = p;
 	return 0;
 fail:

@@ -111,6 +111,13 @@ typedef void (*ks_pipeline_done_fn)(void *ud, ks_scored *sc, int rc, const char 
 int ks_pipeline_submit(ks_pipeline *p, const ks_submission *sub, const char *team, const char *out_dir,
 		       ks_pipeline_done_fn done, void *ud);
 
+/* With --baseline reference (reference_dir): scores the references of the named problems (all
+ * loaded ones when n is 0) as the baseline, and waits for them; call it before the first answer is
+ * submitted, with the problems the answers name, so that no other reference is scored. Without
+ * it, the first ks_pipeline_submit scores every loaded problem's reference. Once a session; later
+ * calls return 0 at once. Fails only when the folder cannot be read (message set). */
+int ks_pipeline_score_references(ks_pipeline *p, const char *const *problems, size_t n);
+
 /* Holds the compiles of what is queued (ks_prepare_hold) until the call with held = 0: around
  * the submission of several inputs at once, so that they are compiled in one wave. */
 void ks_pipeline_hold_compiles(ks_pipeline *p, int held);

@@ -26,7 +26,17 @@ struct ks_refbase {
 	char *describe;
 };
 
-int ks_refbase_submission(ks_submission **out, char **missing, const ks_problem_set *ps, const char *dir)
+static int named(const char *name, const char *const *only, size_t nonly)
+{
+	size_t i;
+	for (i = 0; i < nonly; i++)
+		if (only[i] && !strcmp(only[i], name))
+			return 1;
+	return nonly == 0;
+}
+
+int ks_refbase_submission(ks_submission **out, char **missing, const ks_problem_set *ps, const char *dir,
+			  const char *const *only, size_t nonly)
 {
 	ks_problem_source *src = NULL;
 	ks_submission *sub = NULL;
@@ -52,6 +62,8 @@ int ks_refbase_submission(ks_submission **out, char **missing, const ks_problem_
 		const ks_problem *p = ps->problems[i];
 		const ks_set_problem *sp = ks_set_find(src, p->name);
 		cJSON *e;
+		if (!named(p->name, only, nonly))
+			continue;
 		if (!sp || !sp->reference) {
 			ks_buf_printf(&miss, "%s%s", miss.len ? ", " : "", p->name);
 			continue;
@@ -69,7 +81,7 @@ int ks_refbase_submission(ks_submission **out, char **missing, const ks_problem_
 	}
 	if (!found) {
 		rc = ks_error_set(KS_EINVALID, "--baseline reference=%s holds a reference for none of the %zu "
-				  "problems loaded", dir, ps->n);
+				  "problems %s", dir, nonly ? nonly : ps->n, nonly ? "the answers name" : "loaded");
 		goto done;
 	}
 	text = cJSON_PrintUnformatted(arr);

@@ -22,9 +22,11 @@ typedef struct ks_refbase ks_refbase;
  * pass named for dir). dir is a TritonBench-G folder as GEAK-eval ships it (reference/<name>.py, or
  * the .py files themselves). *missing receives the names of ps's problems dir has no reference
  * for, comma-separated (caller frees; NULL when none). Fails with KS_ENOTFOUND / KS_EINVALID
- * (message names dir) when dir is not such a folder or holds none of ps's problems. Caller frees
- * *out with ks_submission_free. */
-int ks_refbase_submission(ks_submission **out, char **missing, const ks_problem_set *ps, const char *dir);
+ * (message names dir) when dir is not such a folder or holds none of ps's problems. With nonly > 0
+ * only the problems named in only are taken (those a run's answers name: a reference is scored
+ * only where it is a baseline). Caller frees *out with ks_submission_free. */
+int ks_refbase_submission(ks_submission **out, char **missing, const ks_problem_set *ps, const char *dir,
+			  const char *const *only, size_t nonly);
 
 /* The baseline from the references' results (r, n: the scored submission above): per problem,
  * the median time of each perf case that was timed, or why there is none (the reference's own
