@@ -42,6 +42,18 @@ void ks_linechild_stop(ks_linechild *c);
 /* Stops c and frees what it holds. */
 void ks_linechild_free(ks_linechild *c);
 
+/* The Python kscore's helpers run: given, else $KSCORE_PYTHON, else python3 found on PATH. Returns
+ * its path (caller frees), or NULL with KS_ENOTFOUND and a message saying what to set. */
+char *ks_linechild_python(const char *given);
+
+/* The environment of kscore's Python helpers (the Triton helper, the oracle; both run Triton
+ * code): nothing of kscore's (tokens, paths) but CUDA_VISIBLE_DEVICES (visible, else the run's
+ * own) and what KSCORE_TRITON_ENV names (comma-separated); HOME, TMPDIR and the Triton cache in
+ * dir; one hardware queue per CUDA context unless KSCORE_TRITON_ENV passes the variable. A
+ * NULL-terminated array; free with ks_linechild_env_free. */
+char **ks_linechild_env(const char *dir, const char *visible);
+void ks_linechild_env_free(char **env);
+
 /* CLOCK_MONOTONIC seconds. */
 double ks_linechild_now(void);
 

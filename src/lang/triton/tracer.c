@@ -33,88 +33,7 @@ struct ks_tracer {
 
 char *ks_tracer_find_python(const char *given)
 {
-	const char *env = getenv("KSCORE_PYTHON"), *path = getenv("PATH");
-	char *dup, *tok, *save = NULL, *found = NULL;
-	if (given && *given)
-		return access(given, X_OK) == 0 ? ks_strdup(given)
-						: (ks_error_set(KS_ENOTFOUND, "Python %s is not an executable", given), NULL);
-	if (env && *env) {
-		if (access(env, X_OK) == 0)
-			return ks_strdup(env);
-		ks_error_set(KS_ENOTFOUND, "KSCORE_PYTHON=%s is not an executable", env);
-		return NULL;
-	}
-	dup = ks_strdup(path && *path ? path : "/usr/bin:/bin");
-	for (tok = strtok_r(dup, ":", &save); tok && !found; tok = strtok_r(NULL, ":", &save)) {
-		char *c = ks_path_join(*tok ? tok : ".", "python3");
-		if (access(c, X_OK) == 0)
-			found = c;
-		else
-			ks_free(c);
-	}
-	ks_free(dup);
-	if (!found)
-		ks_error_set(KS_ENOTFOUND, "no python3 on PATH (Triton answers need the host's Python with torch "
-			     "and triton; set KSCORE_PYTHON to use another)");
-	return found;
-}
-
-/* 1 when the comma-separated list names `name`. */
-static int names(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-	const char *p = list;
-	while (p && *p) {
-		if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == 0))
-			return 1;
-		p = strchr(p, ',');
-		p = p ? p + 1 : NULL;
-	}
-	return 0;
-}
-
-/* The helper's environment: nothing of kscore's (tokens, paths) but CUDA_VISIBLE_DEVICES (`visible`,
- * else the run's own) and what KSCORE_TRITON_ENV names (comma-separated: for a host whose driver or
- * Python needs a variable); its home, temporary folder and Triton cache in its private folder; one
- * hardware queue per CUDA context (an answer runs on one stream, and a context with the driver's
- * default of eight is made and released about three times slower, under a lock the driver holds
- * for the whole host: docs/benchmarks.md, "Contexts"), unless KSCORE_TRITON_ENV passes the
- * variable. */
-static char **helper_env(const char *dir, const char *visible)
-{
-	const char *pass = getenv("KSCORE_TRITON_ENV"), *cvd = visible ? visible : getenv("CUDA_VISIBLE_DEVICES");
-	char **env = ks_calloc(16 + 64, sizeof(char *));
-	size_t n = 0;
-	env[n++] = ks_asprintf("HOME=%s", dir);
-	env[n++] = ks_asprintf("TMPDIR=%s", dir);
-	env[n++] = ks_asprintf("TRITON_CACHE_DIR=%s/triton-cache", dir);
-	env[n++] = ks_strdup("PATH=/usr/local/bin:/usr/bin:/bin");
-	env[n++] = ks_strdup("LANG=C.UTF-8");
-	env[n++] = ks_strdup("PYTHONDONTWRITEBYTECODE=1");
-	env[n++] = ks_strdup("PYTHONUNBUFFERED=1");
-	if (cvd)
-		env[n++] = ks_asprintf("CUDA_VISIBLE_DEVICES=%s", cvd);
-	if (!names(pass, "CUDA_DEVICE_MAX_CONNECTIONS") || !getenv("CUDA_DEVICE_MAX_CONNECTIONS"))
-		env[n++] = ks_strdup("CUDA_DEVICE_MAX_CONNECTIONS=1");
-	if (pass && *pass) {
-		char *dup = ks_strdup(pass), *tok, *save = NULL;
-		for (tok = strtok_r(dup, ",", &save); tok && n < 16 + 63; tok = strtok_r(NULL, ",", &save)) {
-			const char *v = getenv(tok);
-			if (v && strcmp(tok, "CUDA_VISIBLE_DEVICES") != 0)
-				env[n++] = ks_asprintf("%s=%s", tok, v);
-		}
-		ks_free(dup);
-	}
-	env[n] = NULL;
-	return env;
-}
-
-static void free_strv0(char **v)
-{
-	size_t i;
-	for (i = 0; v && v[i]; i++)
-		ks_free(v[i]);
-	ks_free(v);
+	return ks_linechild_python(given);
 }
 
 static void stop_server(ks_tracer *t)
@@ -132,12 +51,12 @@ static int spawn(ks_tracer *t, const char *mode)
 	ks_sandbox_limits lim = KS_SANDBOX_LIMITS_INIT;
 	char *log = ks_asprintf("%s/%s.log", t->dir, mode);
 	const char *argv[] = { t->python, "-I", "-B", t->helper, mode, NULL };
-	char **env = helper_env(t->dir, t->visible);
+	char **env = ks_linechild_env(t->dir, t->visible);
 	int rc;
 	lim.file_size_mb = 1024;
 	lim.max_files = 4096;
 	rc = ks_linechild_spawn(&t->proc, argv, (const char *const *)env, log, &lim);
-	free_strv0(env);
+	ks_linechild_env_free(env);
 	ks_free(log);
 	return rc;
 }
@@ -362,7 +281,7 @@ int ks_tracer_check(int *ok, char **reason, int *line, const ks_tracer_options *
 	cJSON_AddNumberToObject(rj, "id", 1);
 	ks_json_add_str(rj, "source", source);
 	req = cJSON_PrintUnformatted(rj);
-	env = helper_env(dir, NULL);
+	env = ks_linechild_env(dir, NULL);
 	argv[0] = python;
 	argv[1] = "-I";
 	argv[2] = "-B";
@@ -415,7 +334,7 @@ done:
 	cJSON_Delete(rj);
 	cJSON_Delete(resp);
 	free(req);
-	free_strv0(env);
+	ks_linechild_env_free(env);
 	if (dir) {
 		ks_fs_rm_rf(dir);
 		ks_free(dir);
