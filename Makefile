@@ -211,7 +211,7 @@ build/bench/ctx-probe: bench/ctx-probe.c
 # ---- fuzzing (docs/fuzzing.md): libFuzzer targets built by clang with ASan and UBSan. The library
 # is compiled again for them into build/fuzz/obj/ (coverage instrumentation, no libFuzzer main).
 FUZZ_CC      ?= clang
-FUZZ_TARGETS  = submission extract expr plan problem manifest trace nvlog proto pyset
+FUZZ_TARGETS  = submission extract expr plan problem manifest trace nvlog proto pyset oracle
 FUZZ_SECONDS ?= 600
 FUZZ_CFLAGS   = -std=c11 -pthread $(WARN) -O1 -g -fno-strict-aliasing $(CPPFLAGS_KS) \
                 -fsanitize=address,undefined -fno-omit-frame-pointer
