@@ -5,6 +5,7 @@
  * runs without torch: cases, the problem model they make (args, roles, dims, data inputs, refused
  * cases with their reasons), materialize into two folders, a test that raises. */
 #include "ktest.h"
+#include "clitest.h"
 #include "load/sets/oracle.h"
 #include "util/errors.h"
 #include "util/fsutil.h"
@@ -303,6 +304,43 @@ static void test_missing_helper_is_named(void)
 	KT_ASSERT(or == NULL);
 }
 
+/* `score problems --refs DIR --cases`: what an organizer runs first on a set */
+static void test_score_problems_cases(void)
+{
+	char *py = fake_python(), *dir = fx("tritonbench-g"), *args;
+	setenv("KSCORE_PYTHON", py, 1);
+	args = ks_asprintf("problems --refs '%s' --cases", dir);
+	KT_EQ_INT(score(args), 0);
+	KT_CONTAINS(g_out, "add_dict                             ok           1     4");
+	KT_CONTAINS(g_out, "add(float32[1000], float32[1000]) -> float32[1000]");
+	KT_CONTAINS(g_out, "its test code raised RuntimeError: feature dim too large");
+	KT_CONTAINS(g_out, "(1 of 5 cases refused: a1 is a strided view");
+	KT_CONTAINS(g_out, "6 problems: 4 with cases, 2 without");
+	ks_free(args);
+	args = ks_asprintf("problems --refs '%s' --cases --json --only raises,update_inplace --seed 5", dir);
+	KT_EQ_INT(score(args), 0);
+	KT_CONTAINS(g_out, "\"schema\":\t\"kscore.problem-cases/1\"");
+	KT_CONTAINS(g_out, "\"seed\":\t5");
+	KT_CONTAINS(g_out, "\"writes\":\t[\"a0\"]");
+	KT_CONTAINS(g_out, "\"with_cases\":\t1");
+	KT_NOT_CONTAINS(g_out, "add_dict");
+	ks_free(args);
+	args = ks_asprintf("problems --refs '%s' --cases --only nothing", dir);
+	KT_EQ_INT(score(args), 64);
+	KT_CONTAINS(g_err, "--only: nothing is not a problem");
+	ks_free(args);
+	args = ks_asprintf("problems --refs '%s' --cases --only raises", dir);
+	KT_EQ_INT(score(args), 65);
+	ks_free(args);
+	KT_EQ_INT(score("problems --seed 3"), 64);
+	KT_CONTAINS(g_err, "apply to --cases");
+	KT_EQ_INT(score("problems --cases"), 64);
+	KT_CONTAINS(g_err, "imported problem set");
+	unsetenv("KSCORE_PYTHON");
+	ks_free(dir);
+	ks_free(py);
+}
+
 static const kt_test tests[] = {
 	KT(test_reply_is_read),
 	KT(test_broken_replies_are_refused),
@@ -311,6 +349,7 @@ static const kt_test tests[] = {
 	KT(test_materialize_writes_two_folders),
 	KT(test_errors_name_file_and_reason),
 	KT(test_missing_helper_is_named),
+	KT(test_score_problems_cases),
 	{ NULL, NULL }
 };
 

@@ -110,9 +110,10 @@ static int tensor_ok(const ks_oval *v, char **why)
 		expect *= v->shape[i];
 	}
 	if (i != (size_t)-1 || v->offset != 0) {
-		*why = ks_asprintf("%s is a strided view (strides of a shape not laid out row-major, or a storage "
-				   "offset of %lld); kscore's problem model holds contiguous tensors", v->path,
-				   (long long)v->offset);
+		*why = v->offset ? ks_asprintf("%s is a view at storage offset %lld; kscore's problem model holds "
+					       "contiguous tensors", v->path, (long long)v->offset)
+				 : ks_asprintf("%s is a strided view (its strides are not its shape's row-major ones); "
+					       "kscore's problem model holds contiguous tensors", v->path);
 		return -1;
 	}
 	return 0;

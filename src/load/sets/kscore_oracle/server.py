@@ -64,8 +64,11 @@ def parse_request(line):
         raise BadRequest("id must be an integer from 0 to 2^53")
     if op in ("version", "quit"):
         return {"op": op, "id": rid}
-    out = {"op": op, "id": rid, "format": req.get("format"), "path": _str(req, "path"),
+    # paths are made absolute here: the child that runs the set's code works in its private folder
+    out = {"op": op, "id": rid, "format": req.get("format"), "path": os.path.abspath(_str(req, "path")),
            "perf_path": _str(req, "perf_path", required=False)}
+    if out["perf_path"]:
+        out["perf_path"] = os.path.abspath(out["perf_path"])
     if out["format"] not in FORMATS:
         raise BadRequest("format must be one of %s" % ", ".join(FORMATS))
     entries = req.get("entries", [])
@@ -83,8 +86,8 @@ def parse_request(line):
     out["timeout_s"] = float(t)
     out["confine"] = req.get("confine", True) is not False
     if op == "materialize":
-        out["inputs_dir"] = _str(req, "inputs_dir")
-        out["outputs_dir"] = _str(req, "outputs_dir")
+        out["inputs_dir"] = os.path.abspath(_str(req, "inputs_dir"))
+        out["outputs_dir"] = os.path.abspath(_str(req, "outputs_dir"))
         for key in ("inputs_dir", "outputs_dir"):
             if not os.path.isdir(out[key]):
                 raise BadRequest("%s %s is not a folder" % (key, out[key]))
