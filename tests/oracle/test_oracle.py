@@ -184,6 +184,21 @@ class OracleTest(unittest.TestCase):
                      inputs_dir=ins, outputs_dir=outs)
         self.assertEqual(r["status"], "ok", r)
 
+    def test_a_test_that_fixes_its_seed_gets_fresh_values(self):
+        path = self.write_ref("fixed", "def f(x):\n    return x\n",
+                              "def test_f():\n    torch.manual_seed(0)\n    return {'a': f(torch.rand(8))}\n"
+                              "result_gold = test_f()\n")
+        got = []
+        for seed in (1, 2, 1):
+            ins, outs = self.tmpdir(), self.tmpdir()
+            r = self.ask(op="materialize", format="tritonbench-g", path=path, entries=["f"], seed=seed,
+                         inputs_dir=ins, outputs_dir=outs)
+            self.assertEqual(r["status"], "ok", r)
+            with open(os.path.join(ins, "c0.a0.bin"), "rb") as fh:
+                got.append(fh.read())
+        self.assertNotEqual(got[0], got[1])
+        self.assertEqual(got[0], got[2])
+
     def test_timeout_and_exit(self):
         slow = self.write_ref("slow", "def f(x):\n    return x\n", "import time\ntime.sleep(30)\nresult_gold = f(1)\n")
         r = self.ask(op="cases", format="tritonbench-g", path=slow, entries=["f"], timeout_s=1)
