@@ -77,8 +77,8 @@ tb="$sets/tritonbench-g" kb="$sets/kernelbench/level1"
 ) &
 mpid=$!
 pids=$mpid
-if [ "$only" != kb ] && [ -d "$tb/reference" ]; then run_set tritonbench_g "$tb" 6 90 & pids="$pids $!"; fi
-if [ "$only" != tb ] && [ -d "$kb" ]; then run_set kernelbench_level1 "$kb" 5 60 & pids="$pids $!"; fi
+if [ "$only" != kb ] && [ -d "$tb/reference" ]; then run_set tritonbench_g "$tb" 8 90 & pids="$pids $!"; fi
+if [ "$only" != tb ] && [ -d "$kb" ]; then run_set kernelbench_level1 "$kb" 10 60 & pids="$pids $!"; fi
 wait $pids
 echo "== materialize" >>"$log"
 cat "$work/materialize.log" >>"$log" 2>/dev/null

@@ -144,9 +144,14 @@ def confine_child(req, private):
 
 def run_request(req, private):
     """The child's work: the reply object for one cases or materialize request."""
-    os.environ["TMPDIR"] = os.environ["HOME"] = private
-    os.environ["TRITON_CACHE_DIR"] = os.path.join(private, "triton-cache")
-    tempfile.tempdir = private
+    try:  # the Triton helper's child environment: home, temporary folder, Triton cache, user name
+        import types
+        from kscore_triton.child import _environment
+        _environment(types.SimpleNamespace(private_dir=private))
+    except Exception:  # no triton (the stand-in's tests): the folders alone
+        os.environ["TMPDIR"] = os.environ["HOME"] = private
+        os.environ["TRITON_CACHE_DIR"] = os.path.join(private, "triton-cache")
+        tempfile.tempdir = private
     os.chdir(private)
     reply = {"id": req["id"], "file": req["path"]}
     reply["confinement"] = confine_child(req, private) if req["confine"] else {"landlock": False,
@@ -195,6 +200,7 @@ class Server:
         self.workdir = tempfile.mkdtemp(prefix="kscore-oracle-")
         self.versions = None
         self.unavailable = None
+        self.stub_cache = None
 
     def load_torch(self):
         import platform
@@ -204,6 +210,33 @@ class Server:
             self.versions["torch"] = str(torch.__version__).split("+")[0]
         except BaseException as e:
             self.unavailable = clean("torch cannot be imported by %s: %s: %s" % (sys.executable, type(e).__name__, e))
+            return
+        self.warm()
+
+    def warm(self):
+        """What the Triton helper's server does once for its children (kscore_triton/warm.py),
+        best effort: triton imported, a user name in the environment (getpass reads it before
+        /etc/passwd, which the confined child cannot), Triton's host facts cached, its cuda_utils
+        compiled once into a stub cache each child's Triton cache starts as a copy of."""
+        try:
+            import triton
+            import triton.language  # noqa: F401
+            self.versions["triton"] = str(triton.__version__)
+            from kscore_triton import warm
+        except BaseException as e:
+            sys.stderr.write("kscore-oracle: no Triton warm-up: %s\n" % e)
+            return
+        warm._user_environment()
+        try:
+            warm._host_facts()
+        except Exception as e:
+            sys.stderr.write("kscore-oracle: warm-up of Triton's host facts failed: %s\n" % e)
+        stubs = os.path.join(self.workdir, "stubs")
+        try:
+            if warm._build_stubs(stubs):
+                self.stub_cache = stubs
+        except OSError as e:
+            sys.stderr.write("kscore-oracle: warm-up of Triton's cuda_utils failed: %s\n" % e)
 
     def respond(self, obj):
         view = memoryview(encode(obj))
@@ -253,6 +286,8 @@ class Server:
     def fork(self, req):
         """Runs the request in a fresh child and returns its reply (or why there is none)."""
         private = tempfile.mkdtemp(prefix="req-", dir=self.workdir)
+        if self.stub_cache:
+            shutil.copytree(self.stub_cache, os.path.join(private, "triton-cache"))
         rfd, wfd = os.pipe()
         t0 = time.monotonic()
         try:
