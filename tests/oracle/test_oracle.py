@@ -199,6 +199,15 @@ class OracleTest(unittest.TestCase):
         self.assertNotEqual(got[0], got[1])
         self.assertEqual(got[0], got[2])
 
+    def test_calls_past_the_cap_are_noted(self):
+        path = self.write_ref("loop", "def f(x):\n    return x\n",
+                              "def test_f():\n    x = torch.rand(2)\n    return [f(x) for _ in range(1030)]\n"
+                              "result_gold = test_f()\n")
+        r = self.ask(op="cases", format="tritonbench-g", path=path, entries=["f"])
+        self.assertEqual(r["status"], "ok", r.get("reason"))
+        self.assertEqual(len(r["cases"]), 1024)
+        self.assertIn("6 calls past the first 1024 were not recorded", r["notes"])
+
     def test_timeout_and_exit(self):
         slow = self.write_ref("slow", "def f(x):\n    return x\n", "import time\ntime.sleep(30)\nresult_gold = f(1)\n")
         r = self.ask(op="cases", format="tritonbench-g", path=slow, entries=["f"], timeout_s=1)

@@ -50,8 +50,15 @@ def tensor_bytes(t):
 
 
 def same_bytes(a, b):
-    """1 when the two tensors (of one shape and dtype) hold identical bytes (NaN payloads too)."""
-    return tensor_bytes(a) == tensor_bytes(b)
+    """True when the two tensors (of one shape and dtype) hold identical bytes (NaN payloads too),
+    compared where they are (on the GPU for GPU tensors) when torch can view them as bytes."""
+    try:
+        torch = _torch()
+        x = a.detach().contiguous().reshape(-1).view(torch.uint8)
+        y = b.detach().contiguous().reshape(-1).view(torch.uint8)
+        return bool(torch.equal(x, y))
+    except Exception:  # a dtype torch cannot view as bytes, or the stand-in torch of the tests
+        return tensor_bytes(a) == tensor_bytes(b)
 
 
 class Writer:
@@ -168,6 +175,7 @@ class Recorder:
         self.kind = "correctness"
         self.writer = writer
         self.error = None  # the first CaseError: the run stops there
+        self.dropped = 0  # calls past limits.MAX_CASES, not recorded
         self.called = set()
 
     def wrap(self, name, fn):
@@ -182,7 +190,8 @@ class Recorder:
                 ret = fn(*args, **kwargs)
             finally:
                 rec.depth -= 1
-            rec._after(pending, ret)
+            if pending is not None:
+                rec._after(pending, ret)
             return ret
 
         entry.__name__ = getattr(fn, "__name__", name)
@@ -199,7 +208,8 @@ class Recorder:
     def _before(self, name, args, kwargs):
         index = len(self.cases)
         if index >= limits.MAX_CASES:
-            raise self._fail(index, "the code calls its entries more than %d times" % limits.MAX_CASES)
+            self.dropped += 1  # a test that loops over its entry (a benchmark): the first calls are the cases
+            return None
         d = Describer()
         try:
             a = [d.value(v, "a%d" % i) for i, v in enumerate(args)]

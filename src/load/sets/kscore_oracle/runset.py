@@ -226,6 +226,8 @@ def run_tritonbench(req, writer=None):
         run.notes.append("never called: %s" % ", ".join(missing))
     if req.get("perf_path"):
         run_perf(run, req, mod, stem)
+    if run.rec.dropped:
+        run.notes.append("%d calls past the first %d were not recorded" % (run.rec.dropped, limits.MAX_CASES))
     return run
 
 
