@@ -182,6 +182,14 @@ static void test_cases_make_a_problem(void)
 	KT_EQ_STR(p->python.entry, "add");
 	KT_EQ_STR(p->python.returns, "r");
 	KT_EQ_INT((int)p->python.nargs, 2);
+	{
+		char *call = ks_pyentry_call_text(&p->python);
+		cJSON *e = ks_problem_python_json(p);
+		KT_EQ_STR(call, "add(a0, a1)");
+		KT_ASSERT(e && cJSON_GetArraySize(cJSON_GetObjectItem(e, "args")) == 2);
+		ks_free(call);
+		cJSON_Delete(e);
+	}
 	ks_problem_free(p);
 	ks_oracle_refusals_free(ref, nref);
 	ks_oracle_reply_clear(&r);
@@ -212,6 +220,11 @@ static void test_in_place_strided_and_refused_cases(void)
 	KT_EQ_INT((int)p->nperf, 3);
 	KT_EQ_INT(arg(p, "a0")->role, KS_ROLE_INOUT);
 	KT_EQ_INT(arg(p, "r_0")->role, KS_ROLE_OUT);
+	{
+		char *call = ks_pyentry_call_text(&p->python);
+		KT_EQ_STR(call, "update_(a0, a1)");
+		ks_free(call);
+	}
 	KT_EQ_STR(p->perf[2].dims[0], "32");
 	KT_EQ_STR(p->perf[2].dims[1], "8");
 	ks_problem_free(p);

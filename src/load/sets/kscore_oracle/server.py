@@ -320,6 +320,11 @@ def _child(runner, req, private, wfd):
     code = 0
     try:
         os.setpgid(0, 0)
+        try:  # dies with the server, confined or not
+            from kscore_triton import confine
+            confine.parent_death_signal()
+        except ImportError:
+            pass
         log = os.open(os.path.join(private, "output.log"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(log, 1)
         os.dup2(log, 2)
