@@ -179,6 +179,7 @@ static void test_cases_make_a_problem(void)
 	KT_EQ_STR(p->correctness[0].dist[1].file, "c0.a1.bin");
 	KT_EQ_STR(p->perf[0].dist[0].file, "c1.a0.bin");
 	KT_EQ_INT(p->correctness[0].dist[2].kind, KS_DIST_DEFAULT); /* the output's values are the oracle's */
+	KT_EQ_STR(p->correctness[0].dist[2].file, "c0.r.bin");
 	KT_EQ_STR(p->python.entry, "add");
 	KT_EQ_STR(p->python.returns, "r");
 	KT_EQ_INT((int)p->python.nargs, 2);
@@ -262,6 +263,39 @@ static void test_materialize_writes_two_folders(void)
 	f = ks_path_join(in, "c1.r.0.bin"); /* expected outputs never lie beside the inputs */
 	KT_ASSERT(stat(f, &st) != 0);
 	ks_free(f);
+	/* the problem model names the files; read back with the size its case's shape gives */
+	{
+		ks_problem *p = NULL;
+		ks_oracle_refusal *ref = NULL;
+		size_t nref = 0, n = 0;
+		void *buf = NULL;
+		int a1, r0, a0;
+		KT_EQ_INT(ks_oracle_problem(&p, &ref, &nref, &sp, KS_SET_TRITONBENCH_G, &r), 0);
+		a0 = ks_problem_arg_index(p, "a0");
+		a1 = ks_problem_arg_index(p, "a1");
+		r0 = ks_problem_arg_index(p, "r_0");
+		KT_EQ_STR(p->correctness[0].dist[r0].file, "c0.r.0.bin");
+		KT_EQ_INT(ks_oracle_read_tensor(&buf, &n, p, &p->correctness[0], (size_t)a1, in), 0);
+		KT_EQ_INT((int)n, 96);
+		ks_free(buf);
+		KT_EQ_INT(ks_oracle_read_tensor(&buf, &n, p, &p->correctness[0], (size_t)r0, out), 0);
+		KT_EQ_INT((int)n, 96);
+		ks_free(buf);
+		KT_ASSERT(ks_oracle_read_tensor(&buf, &n, p, &p->correctness[0], (size_t)r0, in) < 0);
+		KT_CONTAINS(ks_error_msg(), "c0.r.0.bin");
+		/* a file of another size, a link: refused, named */
+		f = ks_path_join(out, "c0.a0.bin");
+		KT_EQ_INT(ks_fs_write_atomic(f, "short", 5), 0);
+		KT_ASSERT(ks_oracle_read_tensor(&buf, &n, p, &p->correctness[0], (size_t)a0, out) < 0);
+		KT_CONTAINS(ks_error_msg(), "5 bytes where case");
+		unlink(f);
+		KT_EQ_INT(symlink("c0.r.0.bin", f), 0);
+		KT_ASSERT(ks_oracle_read_tensor(&buf, &n, p, &p->correctness[0], (size_t)a0, out) < 0);
+		KT_ASSERT(buf == NULL);
+		ks_free(f);
+		ks_problem_free(p);
+		ks_oracle_refusals_free(ref, nref);
+	}
 	ks_oracle_reply_clear(&m);
 	ks_oracle_reply_clear(&r);
 	tb_free(&sp);

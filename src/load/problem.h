@@ -32,7 +32,9 @@ typedef struct {
 	ks_dist_kind kind;
 	double a, b;
 	char *lo, *hi;       /* KS_DIST_INT: expressions */
-	char *file;          /* KS_DIST_DATA: the file's name ("c0.a1.bin"), row-major elements */
+	char *file;          /* an imported set's case: the oracle's file of this arg ("c0.a1.bin",
+			      * row-major elements), its values for an input (KS_DIST_DATA), its
+			      * expected values for an output (in another folder) */
 } ks_dist;
 
 typedef struct {

@@ -158,8 +158,8 @@ typedef struct {
  * the call wrote (inout) and returned ones (out); their shapes are dims `<arg>_d<axis>` whose values
  * each case gives; int arguments become scalars whose value is a dim `<arg>`; None, bools, floats,
  * strings and dtypes are constants of the Python entry (p->python). Each case's input tensors have
- * dist KS_DIST_DATA with the file materialize writes for them ("c<index>.<path>.bin"); p->oracle is
- * set, data_dir NULL. A case is refused (listed in *refused, caller frees with
+ * dist KS_DIST_DATA with the file materialize writes for them ("c<index>.<path>.bin"), and each
+ * output's dist names the file of its expected values the same way; p->oracle is set, data_dir NULL. A case is refused (listed in *refused, caller frees with
  * ks_oracle_refusals_free) when it calls another entry, has another argument list, another dtype or
  * constant, a strided or offset tensor, or a dtype kscore has not. Returns 0 with *out NULL when
  * every case is refused; KS_EINVALID when the reply is not ok. Caller frees *out with
@@ -168,5 +168,18 @@ int ks_oracle_problem(ks_problem **out, ks_oracle_refusal **refused, size_t *nre
 		      ks_set_format format, const ks_oracle_reply *r);
 
 void ks_oracle_refusals_free(ks_oracle_refusal *v, size_t n);
+
+/* The bytes of tensor arg `ai` of case c of an oracle problem, as the case's dims make it (its
+ * element count times its dtype's size). Returns 0, or KS_EINVALID (a scalar arg, a shape that does
+ * not evaluate) with a message. */
+int ks_oracle_arg_bytes(uint64_t *out, const ks_problem *p, const ks_case *c, size_t ai);
+
+/* Reads the file the oracle wrote for tensor arg `ai` of case c (its dist's file,
+ * `c<case>.<path>.bin`) from dir: the inputs folder for inputs, the outputs folder for expected outputs, which only
+ * the process that compares may read (DESIGN §4.4). The file is opened without following a link,
+ * must be a regular file, and must hold exactly the bytes the case's shape gives: anything else is
+ * KS_EINVALID naming the file. *out (caller frees) holds the row-major elements. */
+int ks_oracle_read_tensor(void **out, size_t *n, const ks_problem *p, const ks_case *c, size_t ai,
+			  const char *dir);
 
 #endif

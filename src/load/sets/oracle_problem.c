@@ -2,13 +2,18 @@
  * ks_oracle_problem). */
 #include "load/sets/oracle.h"
 #include "util/errors.h"
+#include "util/fsutil.h"
 #include "util/mem.h"
 
 #include <cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* One argument of a call as the problem model sees it: a tensor, an int scalar or a constant. */
 typedef struct {
@@ -323,10 +328,10 @@ static void build_case(ks_case *kc, const ks_problem *p, const leaves *l, const 
 		} else {
 			for (d = 0; d < x->v->ndim; d++)
 				kc->dims[nd++] = ks_asprintf("%lld", (long long)x->v->shape[d]);
-			if (x->role != KS_ROLE_OUT) {
+			/* an input's values, an output's expected values (in the outputs folder): one name */
+			kc->dist[na].file = ks_asprintf("c%zu.%s.bin", c->index, x->path);
+			if (x->role != KS_ROLE_OUT)
 				kc->dist[na].kind = KS_DIST_DATA;
-				kc->dist[na].file = ks_asprintf("c%zu.%s.bin", c->index, x->path);
-			}
 		}
 		na++;
 	}
@@ -410,5 +415,66 @@ done:
 	ks_free(all);
 	ks_free(reason); /* the reasons now belong to *refused */
 	leaves_clear(&base);
+	return rc;
+}
+
+int ks_oracle_arg_bytes(uint64_t *out, const ks_problem *p, const ks_case *c, size_t ai)
+{
+	ks_env env = KS_ENV_INIT;
+	uint64_t count = 0;
+	int rc;
+	*out = 0;
+	if (ai >= p->nargs || p->args[ai].role == KS_ROLE_SCALAR)
+		return ks_error_set(KS_EINVALID, "%s: argument %zu is not a tensor", p->name, ai);
+	if ((rc = ks_problem_env(&env, p, c)) == 0 && (rc = ks_problem_arg_count(&count, p, &p->args[ai], &env)) == 0)
+		*out = count * ks_dtype_size(p->args[ai].dtype);
+	ks_env_free(&env);
+	return rc;
+}
+
+int ks_oracle_read_tensor(void **out, size_t *n, const ks_problem *p, const ks_case *c, size_t ai,
+			  const char *dir)
+{
+	const char *file = ai < p->nargs ? c->dist[ai].file : NULL;
+	uint64_t want = 0;
+	char *path = NULL, *data = NULL;
+	struct stat st;
+	int fd = -1, rc = 0;
+	size_t got = 0;
+	*out = NULL;
+	*n = 0;
+	if (!file || strchr(file, '/') || file[0] == '.')
+		return ks_error_set(KS_EINVALID, "%s: argument %zu of case %s has no oracle file", p->name, ai, c->label);
+	if ((rc = ks_oracle_arg_bytes(&want, p, c, ai)) < 0)
+		return rc;
+	path = ks_path_join(dir, file);
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		rc = ks_error_set(KS_EINVALID, "%s: %s", path, fd < 0 ? strerror(errno) : "not a regular file");
+		goto done;
+	}
+	if ((uint64_t)st.st_size != want) {
+		rc = ks_error_set(KS_EINVALID, "%s: %lld bytes where case %s's shape gives %llu", path,
+				  (long long)st.st_size, c->label, (unsigned long long)want);
+		goto done;
+	}
+	data = ks_malloc(want ? (size_t)want : 1);
+	while (got < want) {
+		ssize_t r = read(fd, data + got, (size_t)want - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			rc = ks_error_set(KS_EIO, "%s: %s", path, r < 0 ? strerror(errno) : "shorter than it was");
+			goto done;
+		}
+		got += (size_t)r;
+	}
+	*out = data;
+	*n = got;
+	data = NULL;
+done:
+	if (fd >= 0)
+		close(fd);
+	ks_free(data);
+	ks_free(path);
 	return rc;
 }
