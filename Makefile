@@ -63,7 +63,7 @@ QCC =
 QLD =
 endif
 
-all: build/score build/kscore-compile build/kscore-worker build/kscore-triton build/libkscore-cupti.so lib
+all: build/score build/kscore-compile build/kscore-worker build/kscore-triton build/libkscore-cupti.so build/kscore-oracle lib
 
 # The library's objects are position-independent, so the same objects make libkscore.a and
 # libkscore.so (the public API, include/kscore.h).
@@ -130,6 +130,15 @@ build/kscore-triton: src/lang/triton/kscore-triton $(TRITON_PY)
 	@mkdir -p build
 	$(Q)rm -rf build/kscore_triton && mkdir -p build/kscore_triton && cp $(TRITON_PY) build/kscore_triton/
 	$(Q)cp src/lang/triton/kscore-triton $@ && chmod 755 $@
+
+# kscore-oracle, the trusted helper that runs an imported problem set's own code (Python:
+# src/load/sets/), installed the same way; it borrows kscore_triton's confinement from beside it.
+ORACLE_PY   := $(wildcard src/load/sets/kscore_oracle/*.py)
+
+build/kscore-oracle: src/load/sets/kscore-oracle $(ORACLE_PY) build/kscore-triton
+	@mkdir -p build
+	$(Q)rm -rf build/kscore_oracle && mkdir -p build/kscore_oracle && cp $(ORACLE_PY) build/kscore_oracle/
+	$(Q)cp src/load/sets/kscore-oracle $@ && chmod 755 $@
 
 build/gen/ks_assets.c: $(WEB_ASSETS) web_export/embed.sh
 	@mkdir -p build/gen
@@ -224,7 +233,7 @@ build/bench/ctx-probe: bench/ctx-probe.c
 # ---- fuzzing (docs/fuzzing.md): libFuzzer targets built by clang with ASan and UBSan. The library
 # is compiled again for them into build/fuzz/obj/ (coverage instrumentation, no libFuzzer main).
 FUZZ_CC      ?= clang
-FUZZ_TARGETS  = submission extract expr plan problem manifest trace nvlog proto pyset drvtrace
+FUZZ_TARGETS  = submission extract expr plan problem manifest trace nvlog proto pyset drvtrace oracle
 FUZZ_SECONDS ?= 600
 FUZZ_CFLAGS   = -std=c11 -pthread $(WARN) -O1 -g -fno-strict-aliasing $(CPPFLAGS_KS) \
                 -fsanitize=address,undefined -fno-omit-frame-pointer
@@ -293,6 +302,9 @@ install: all
 	install -m 755 build/kscore-compile build/kscore-worker build/kscore-triton $(DESTDIR)$(LIBEXECDIR)/
 	install -d $(DESTDIR)$(LIBEXECDIR)/kscore_triton
 	install -m 644 $(TRITON_PY) $(DESTDIR)$(LIBEXECDIR)/kscore_triton/
+	install -m 755 build/kscore-oracle $(DESTDIR)$(LIBEXECDIR)/
+	install -d $(DESTDIR)$(LIBEXECDIR)/kscore_oracle
+	install -m 644 $(ORACLE_PY) $(DESTDIR)$(LIBEXECDIR)/kscore_oracle/
 	cp -R reference_tests scoring $(DESTDIR)$(DATADIR)/
 	install -m 644 docs/score.1 $(DESTDIR)$(MANDIR)/score.1
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
@@ -306,6 +318,8 @@ uninstall:
 		$(DESTDIR)$(LIBDIR)/$(notdir $(SHLIB))
 	rm -f $(DESTDIR)$(LIBEXECDIR)/kscore-compile $(DESTDIR)$(LIBEXECDIR)/kscore-worker $(DESTDIR)$(LIBEXECDIR)/kscore-triton
 	rm -rf $(DESTDIR)$(LIBEXECDIR)/kscore_triton
+	rm -f $(DESTDIR)$(LIBEXECDIR)/kscore-oracle
+	rm -rf $(DESTDIR)$(LIBEXECDIR)/kscore_oracle
 	rm -rf $(DESTDIR)$(DATADIR)/reference_tests $(DESTDIR)$(DATADIR)/scoring $(DESTDIR)$(DATADIR)/compat
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
 	rmdir $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null || true

@@ -21,7 +21,7 @@ import sys
 # each target's -max_len, also used by fuzz/run.sh
 MAX_LEN = {"submission": 65536, "extract": 65536, "expr": 4200, "plan": 16384, "trace": 262144,
            "problem": 32768, "manifest": 16384, "nvlog": 65536,
-           "proto": 65536, "pyset": 65536, "drvtrace": 131072}
+           "proto": 65536, "pyset": 65536, "drvtrace": 131072, "oracle": 65536}
 
 seeds = {t: set() for t in MAX_LEN}
 
@@ -217,6 +217,38 @@ def main():
         lines = data.split(b"\n")
         for i in range(1, len(lines)):
             add("drvtrace", b"\n".join(lines[:i]) + b"\n")
+    # the oracle helper's replies (src/load/sets/kscore_oracle/): the kinds of values it describes
+    def tensor(path, shape, strides=None, dtype="float32"):
+        if strides is None:
+            strides, acc = [], 1
+            for n in reversed(shape):
+                strides.insert(0, acc)
+                acc *= n
+        return {"kind": "tensor", "path": path, "shape": shape, "dtype": dtype, "strides": strides, "offset": 0,
+                "device": "cuda:0", "contiguous": True}
+
+    def case(i, args, ret, kwargs=None, writes=(), kind="correctness", entry="f", files=False):
+        c = {"index": i, "kind": kind, "entry": entry, "args": args, "kwargs": kwargs or {}, "returns": ret,
+             "writes": list(writes), "signature": "%016x" % (i + 1)}
+        if files:
+            c["inputs"] = {a["path"]: {"file": "c%d.%s.bin" % (i, a["path"]), "bytes": 16}
+                           for a in args if a["kind"] == "tensor"}
+        return c
+    replies = [
+        {"status": "ok", "cases": [case(0, [tensor("a0", [4, 6]), {"kind": "float", "value": 0.5}], tensor("r", [4, 6])),
+                                   case(1, [tensor("a0", [8, 6]), {"kind": "float", "value": 0.5}], tensor("r", [8, 6]),
+                                        kind="perf", files=True)]},
+        {"status": "ok", "cases": [case(0, [tensor("a0", [3]), {"kind": "int", "value": 3}, {"kind": "none"}],
+                                        {"kind": "tuple", "items": [tensor("r.0", [3]), {"kind": "none"}]},
+                                        kwargs={"out": tensor("k.out", [3], dtype="bfloat16")}, writes=["k.out"]),
+                                   case(1, [tensor("a0", [3], [2])], {"kind": "none"}, entry="g")]},
+        {"status": "ok", "cases": [case(0, [{"kind": "list", "items": [tensor("a0.0", [2])]}],
+                                        {"kind": "dict", "items": {"x": tensor("r.x", [2])}})]},
+        {"status": "error", "file": "/s/raises.py", "reason": "its test code raised RuntimeError: x"},
+        {"status": "timeout", "reason": "the set's code ran past the 300 s limit"},
+    ]
+    for r in replies:
+        add("oracle", json.dumps(r))
 
     for t, s in seeds.items():
         d = os.path.join(out, t, "seeds")

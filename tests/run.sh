@@ -47,6 +47,8 @@ add_summary fuzz sh fuzz/run.sh smoke
 add_summary install sh tests/install.sh
 # the Triton helper's Python tests (tests using torch, triton or a GPU skip by name without them)
 add_summary triton_py python3 tests/triton/run.py
+# the oracle helper's Python tests (a stand-in torch: they need only Python)
+add_summary oracle_py python3 tests/oracle/run.py
 [ -n "$broken" ] && echo "test binaries that crashed or printed no summary:$broken"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -69,7 +69,7 @@ static void test_tritonbench_fixtures(void)
 	const ks_set_problem *p;
 	char *dir = fx("tritonbench-g");
 	KT_EQ_INT(ks_set_read(&s, dir, NULL), 0);
-	KT_EQ_INT((int)s->n, 4);
+	KT_EQ_INT((int)s->n, 6);
 	/* a dict-returning test, its perf script found in perf/ */
 	KT_ASSERT((p = ks_set_find(s, "add_dict.py")) != NULL);
 	KT_EQ_STR(p->suite, "tritonbench-g");
@@ -156,7 +156,7 @@ static void test_score_problems_lists_an_imported_set(void)
 	char *dir = fx("tritonbench-g");
 	KT_EQ_INT(cli_run("problems --refs '%s'", dir), 0);
 	KT_CONTAINS(g_out, "add_dict");
-	KT_CONTAINS(g_out, "4 problems (tritonbench-g), 3 files not used");
+	KT_CONTAINS(g_out, "6 problems (tritonbench-g), 3 files not used");
 	KT_CONTAINS(g_err, "no_test.py: not used: no test code");
 	KT_EQ_INT(cli_run("problems --refs '%s' --json", dir), 0);
 	KT_CONTAINS(g_out, "\"schema\":\t\"kscore.problem-source/1\"");

@@ -1,22 +1,49 @@
 /* score problems: lists the reference problems and exports their agent instructions
  * (src/cli/cmd.h). The listings are catalog.c's; this file is options and output. */
 #include "refs/catalog.h"
+#include "refs/setcases.h"
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "util/errors.h"
 #include "util/jsonutil.h"
 #include "util/mem.h"
+#include "util/numparse.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define PROG "score problems"
+
+/* `score problems --refs DIR --cases`: the oracle over the set (refs/setcases.h), listed or as
+ * JSON. Frees src. Returns 0 when some problem got cases, 65 when none did, 64 for a name --only
+ * does not know, 69 when the oracle cannot start. */
+static int list_cases(ks_problem_source *src, int json, const ks_setcases_options *o)
+{
+	cJSON *res = NULL;
+	char *t;
+	int rc = KS_EXIT_OK;
+	if (ks_setcases_run(&res, src, o) < 0) {
+		rc = o->only && strstr(ks_error_msg(), "--only") ? KS_EXIT_USAGE : KS_EXIT_UNAVAILABLE;
+		fprintf(stderr, PROG ": %s: %s\n", rc == KS_EXIT_USAGE ? "usage" : "error", ks_error_msg());
+		ks_set_free(src);
+		return rc;
+	}
+	t = json ? ks_json_print(res, 1) : ks_setcases_text(res);
+	printf("%s%s", t, json ? "\n" : "");
+	if (ks_json_num_or(cJSON_GetObjectItemCaseSensitive(res, "summary"), "with_cases", 0) == 0)
+		rc = KS_EXIT_DATAERR;
+	ks_free(t);
+	cJSON_Delete(res);
+	ks_set_free(src);
+	return rc;
+}
 
 /* `score problems --refs DIR` on a problem set read from its source (TritonBench-G, KernelBench):
  * what it holds and, for every file it could not use, why (docs/problem-format.md, "Imported
  * problem sets"). Returns an exit status: 0, or 65 when the set holds no usable problem. */
-static int list_source(const char *dir, int json)
+static int list_source(const char *dir, int json, const ks_setcases_options *cases)
 {
 	ks_problem_source *src = NULL;
 	size_t i;
@@ -24,6 +51,8 @@ static int list_source(const char *dir, int json)
 		fprintf(stderr, PROG ": error: %s\n", ks_error_msg());
 		return KS_EXIT_DATAERR;
 	}
+	if (cases)
+		return list_cases(src, json, cases);
 	if (json) {
 		cJSON *o = ks_catalog_source(src);
 		char *t = ks_json_print(o, 1);
@@ -60,7 +89,8 @@ static int write_json(const char *path, cJSON *o, int pretty)
 
 int ks_catalog_main(int argc, char **argv)
 {
-	enum { OPT_JSON = 1, OPT_EXPORT, OPT_PLANS, OPT_SM_COUNT, OPT_LANGUAGE };
+	enum { OPT_JSON = 1, OPT_EXPORT, OPT_PLANS, OPT_SM_COUNT, OPT_LANGUAGE, OPT_CASES, OPT_ONLY, OPT_SEED,
+	       OPT_ORACLE_TIMEOUT, OPT_UNCONFINED };
 	static const struct option lopts[] = {
 		KS_CLI_REFS_LONGOPTS,
 		{ "json", no_argument, 0, OPT_JSON },
@@ -68,6 +98,11 @@ int ks_catalog_main(int argc, char **argv)
 		{ "language", required_argument, 0, OPT_LANGUAGE },
 		{ "plans", required_argument, 0, OPT_PLANS },
 		{ "sm-count", required_argument, 0, OPT_SM_COUNT },
+		{ "cases", no_argument, 0, OPT_CASES },
+		{ "only", required_argument, 0, OPT_ONLY },
+		{ "seed", required_argument, 0, OPT_SEED },
+		{ "oracle-timeout", required_argument, 0, OPT_ORACLE_TIMEOUT },
+		{ "unconfined", no_argument, 0, OPT_UNCONFINED },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 }
 	};
@@ -77,7 +112,8 @@ int ks_catalog_main(int argc, char **argv)
 	ks_prompt_lang lang = KS_PROMPT_CUDA;
 	long sm_count = 0;
 	ks_problem_set *set = NULL;
-	int opt, json = 0, rc = KS_EXIT_OK;
+	ks_setcases_options co = KS_SETCASES_OPTIONS_INIT;
+	int opt, json = 0, rc = KS_EXIT_OK, cases = 0, oracle_opt = 0;
 	size_t i;
 
 	optind = 1;
@@ -93,6 +129,31 @@ int ks_catalog_main(int argc, char **argv)
 			break;
 		case OPT_PLANS:
 			plans = optarg;
+			break;
+		case OPT_CASES:
+			cases = 1;
+			break;
+		case OPT_ONLY:
+			co.only = optarg;
+			oracle_opt = 1;
+			break;
+		case OPT_SEED:
+			if (ks_numparse_u64(&co.seed, optarg, UINT64_MAX, 1) < 0)
+				return ks_cli_usage_error(PROG, "--seed: %s", ks_error_msg());
+			oracle_opt = 1;
+			break;
+		case OPT_ORACLE_TIMEOUT: {
+			char *end;
+			co.oracle.timeout_s = strtod(optarg, &end);
+			if (*end || end == optarg || !(co.oracle.timeout_s >= 1 && co.oracle.timeout_s <= 3600))
+				return ks_cli_usage_error(PROG, "--oracle-timeout takes 1 to 3600 seconds, not \"%s\"",
+							  optarg);
+			oracle_opt = 1;
+			break;
+		}
+		case OPT_UNCONFINED:
+			co.oracle.unconfined = 1;
+			oracle_opt = 1;
 			break;
 		case OPT_LANGUAGE:
 			language = optarg;
@@ -120,8 +181,16 @@ int ks_catalog_main(int argc, char **argv)
 			       "  --plans FILE           write the golden launch plans of every case, resolved\n"
 			       "                         (kscore.plans/1: shapes, buffers, launches, source)\n"
 			       "  --sm-count N           the sm_count the plans use (default %d, an H100's)\n"
-			       "Exit status: 0 ok, 64 usage, 65 no valid problem, 74 FILE not writable.\n",
-			       KS_PROBLEM_DEFAULT_SM_COUNT);
+			       "On an imported set (TritonBench-G, KernelBench):\n"
+			       "  --cases                run the set's own code in the oracle and list the cases\n"
+			       "                         it makes per problem (counts, shapes, dtypes) or why none\n"
+			       "  --only NAMES           those problems only (comma-separated)\n"
+			       "  --seed N               the seed the set's code runs under (default 0)\n"
+			       "  --oracle-timeout SEC   one file's run (default %.0f)\n"
+			       "  --unconfined           run the set's code without the oracle's Landlock view\n"
+			       "Exit status: 0 ok, 64 usage, 65 no valid problem (--cases: none got cases),\n"
+			       "69 the oracle cannot start, 74 FILE not writable.\n",
+			       KS_PROBLEM_DEFAULT_SM_COUNT, KS_ORACLE_DEFAULT_TIMEOUT);
 			return KS_EXIT_OK;
 		default:
 			return KS_EXIT_USAGE;
@@ -129,6 +198,8 @@ int ks_catalog_main(int argc, char **argv)
 	}
 	if (language && !export)
 		return ks_cli_usage_error(PROG, "--language applies to --export-prompts");
+	if (oracle_opt && !cases)
+		return ks_cli_usage_error(PROG, "--only, --seed, --oracle-timeout and --unconfined apply to --cases");
 	if (ro.refs) {
 		ks_set_format f;
 		if (ks_set_detect(&f, ro.refs) == 0 && f != KS_SET_KSCORE) {
@@ -136,9 +207,12 @@ int ks_catalog_main(int argc, char **argv)
 				return ks_cli_usage_error(PROG, "%s is a %s problem set: --export-prompts, --plans and "
 							  "--suite apply to kscore's own problems", ro.refs,
 							  ks_set_format_name(f));
-			return list_source(ro.refs, json);
+			return list_source(ro.refs, json, cases ? &co : NULL);
 		}
 	}
+	if (cases)
+		return ks_cli_usage_error(PROG, "--cases applies to an imported problem set (--refs DIR of "
+					  "TritonBench-G or KernelBench)");
 	if ((rc = ks_cli_refs_load(&set, &refs, &ro, PROG, 1)) != 0)
 		goto done;
 	for (i = 0; i < set->nerrors; i++)

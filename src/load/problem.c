@@ -109,6 +109,7 @@ static void dist_clear(ks_dist *d)
 {
 	ks_free(d->lo);
 	ks_free(d->hi);
+	ks_free(d->file);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -856,6 +857,7 @@ void ks_problem_free(ks_problem *p)
 	ks_free(p->peak);
 	ks_free(p->golden_src);
 	ks_free(p->instruction);
+	ks_free(p->data_dir);
 	ks_free(p);
 }
 

@@ -23,13 +23,18 @@ typedef enum {
 	KS_DIST_NORMAL,      /* a = mean, b = std */
 	KS_DIST_UNIFORM,     /* [a, b) */
 	KS_DIST_INT,         /* [lo, hi] inclusive; bounds may be expressions */
-	KS_DIST_BITS         /* random bit patterns */
+	KS_DIST_BITS,        /* random bit patterns */
+	KS_DIST_DATA         /* the values of a file the oracle wrote (an imported set's case; never
+			      * in a problem.json): `file`, beneath the problem's data_dir */
 } ks_dist_kind;
 
 typedef struct {
 	ks_dist_kind kind;
 	double a, b;
 	char *lo, *hi;       /* KS_DIST_INT: expressions */
+	char *file;          /* an imported set's case: the oracle's file of this arg ("c0.a1.bin",
+			      * row-major elements), its values for an input (KS_DIST_DATA), its
+			      * expected values for an output (in another folder) */
 } ks_dist;
 
 typedef struct {
@@ -82,6 +87,12 @@ typedef struct {
 	char *instruction;       /* instruction.md contents */
 	ks_python_entry python;  /* how a Triton answer's entry is called; entry NULL: none */
 	char sha256[65];         /* of problem.json and golden.cu: identifies the spec version */
+	/* An imported set's problem (load/sets/oracle.h): its cases' inputs are KS_DIST_DATA files
+	 * in data_dir (NULL until the oracle has written them) and its expected outputs are the
+	 * oracle's (the set's reference run on those inputs, files in another folder), not a golden
+	 * kernel's: golden_src is NULL. */
+	int oracle;
+	char *data_dir;
 	int64_t sm_count;        /* the `sm_count` of expressions: the device's, once one is known */
 } ks_problem;
 

@@ -105,6 +105,7 @@ static const char *dist_name(ks_dist_kind k)
 	case KS_DIST_UNIFORM: return "uniform";
 	case KS_DIST_INT: return "int";
 	case KS_DIST_BITS: return "bits";
+	case KS_DIST_DATA: return "data";
 	default: return "default";
 	}
 }

@@ -4,6 +4,7 @@
 #include "util/fsutil.h"
 #include "util/hash.h"
 #include "util/jsonutil.h"
+#include "util/linechild.h"
 #include "util/mem.h"
 #include "util/sandbox.h"
 #include "util/utf8.h"
@@ -27,172 +28,38 @@ extern char **environ;
 struct ks_tracer {
 	ks_tracer_options o;
 	char *python, *helper, *dir, *visible;
-	pid_t pid;
-	int in, out;              /* the server's stdin (we write) and stdout (we read) */
+	ks_linechild proc;        /* the server: its pipes, the bytes read past the last line */
 	uint64_t next_id;
 	int ready;                /* the running server has answered: its imports are over */
 	char *versions;           /* its protocol, Python, torch and Triton versions (compact JSON) */
-	ks_buf pending;           /* bytes read past the last line */
 };
 
 char *ks_tracer_find_python(const char *given)
 {
-	const char *env = getenv("KSCORE_PYTHON"), *path = getenv("PATH");
-	char *dup, *tok, *save = NULL, *found = NULL;
-	if (given && *given)
-		return access(given, X_OK) == 0 ? ks_strdup(given)
-						: (ks_error_set(KS_ENOTFOUND, "Python %s is not an executable", given), NULL);
-	if (env && *env) {
-		if (access(env, X_OK) == 0)
-			return ks_strdup(env);
-		ks_error_set(KS_ENOTFOUND, "KSCORE_PYTHON=%s is not an executable", env);
-		return NULL;
-	}
-	dup = ks_strdup(path && *path ? path : "/usr/bin:/bin");
-	for (tok = strtok_r(dup, ":", &save); tok && !found; tok = strtok_r(NULL, ":", &save)) {
-		char *c = ks_path_join(*tok ? tok : ".", "python3");
-		if (access(c, X_OK) == 0)
-			found = c;
-		else
-			ks_free(c);
-	}
-	ks_free(dup);
-	if (!found)
-		ks_error_set(KS_ENOTFOUND, "no python3 on PATH (Triton answers need the host's Python with torch "
-			     "and triton; set KSCORE_PYTHON to use another)");
-	return found;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* 1 when the comma-separated list names `name`. */
-static int names(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-	const char *p = list;
-	while (p && *p) {
-		if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == 0))
-			return 1;
-		p = strchr(p, ',');
-		p = p ? p + 1 : NULL;
-	}
-	return 0;
-}
-
-/* The helper's environment: nothing of kscore's (tokens, paths) but CUDA_VISIBLE_DEVICES (`visible`,
- * else the run's own) and what KSCORE_TRITON_ENV names (comma-separated: for a host whose driver or
- * Python needs a variable); its home, temporary folder and Triton cache in its private folder; one
- * hardware queue per CUDA context (an answer runs on one stream, and a context with the driver's
- * default of eight is made and released about three times slower, under a lock the driver holds
- * for the whole host: docs/benchmarks.md, "Contexts"), unless KSCORE_TRITON_ENV passes the
- * variable. */
-static char **helper_env(const char *dir, const char *visible)
-{
-	const char *pass = getenv("KSCORE_TRITON_ENV"), *cvd = visible ? visible : getenv("CUDA_VISIBLE_DEVICES");
-	char **env = ks_calloc(16 + 64, sizeof(char *));
-	size_t n = 0;
-	env[n++] = ks_asprintf("HOME=%s", dir);
-	env[n++] = ks_asprintf("TMPDIR=%s", dir);
-	env[n++] = ks_asprintf("TRITON_CACHE_DIR=%s/triton-cache", dir);
-	env[n++] = ks_strdup("PATH=/usr/local/bin:/usr/bin:/bin");
-	env[n++] = ks_strdup("LANG=C.UTF-8");
-	env[n++] = ks_strdup("PYTHONDONTWRITEBYTECODE=1");
-	env[n++] = ks_strdup("PYTHONUNBUFFERED=1");
-	if (cvd)
-		env[n++] = ks_asprintf("CUDA_VISIBLE_DEVICES=%s", cvd);
-	if (!names(pass, "CUDA_DEVICE_MAX_CONNECTIONS") || !getenv("CUDA_DEVICE_MAX_CONNECTIONS"))
-		env[n++] = ks_strdup("CUDA_DEVICE_MAX_CONNECTIONS=1");
-	if (pass && *pass) {
-		char *dup = ks_strdup(pass), *tok, *save = NULL;
-		for (tok = strtok_r(dup, ",", &save); tok && n < 16 + 63; tok = strtok_r(NULL, ",", &save)) {
-			const char *v = getenv(tok);
-			if (v && strcmp(tok, "CUDA_VISIBLE_DEVICES") != 0)
-				env[n++] = ks_asprintf("%s=%s", tok, v);
-		}
-		ks_free(dup);
-	}
-	env[n] = NULL;
-	return env;
-}
-
-static void free_strv0(char **v)
-{
-	size_t i;
-	for (i = 0; v && v[i]; i++)
-		ks_free(v[i]);
-	ks_free(v);
+	return ks_linechild_python(given);
 }
 
 static void stop_server(ks_tracer *t)
 {
-	if (t->in >= 0)
-		close(t->in);
-	if (t->out >= 0)
-		close(t->out);
-	t->in = t->out = -1;
-	if (t->pid > 0) {
-		kill(-t->pid, SIGKILL);
-		kill(t->pid, SIGKILL);
-		while (waitpid(t->pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	}
-	t->pid = -1;
+	ks_linechild_stop(&t->proc);
 	t->ready = 0;
-	ks_buf_reset(&t->pending);
 }
 
-/* Forks python -I <helper> <mode> with the helper's environment and limits; stdin and stdout are
+/* Starts python -I <helper> <mode> with the helper's environment and limits; stdin and stdout are
  * pipes, stderr goes to <dir>/<mode>.log. */
-static int spawn(pid_t *pid, int *in, int *out, const char *python, const char *helper, const char *dir,
-		 const char *mode, const char *visible)
+static int spawn(ks_tracer *t, const char *mode)
 {
-	int ip[2] = { -1, -1 }, op[2] = { -1, -1 }, rc = 0;
-	char *log = ks_asprintf("%s/%s.log", dir, mode);
-	const char *argv[] = { python, "-I", "-B", helper, mode, NULL };
-	char **env = helper_env(dir, visible);
-	if (pipe2(ip, O_CLOEXEC) < 0 || pipe2(op, O_CLOEXEC) < 0) {
-		rc = ks_error_set(KS_EIO, "pipe: %s", strerror(errno));
-		goto done;
-	}
-	*pid = fork();
-	if (*pid < 0) {
-		rc = ks_error_set(KS_EIO, "fork: %s", strerror(errno));
-		goto done;
-	}
-	if (*pid == 0) {
-		/* the CUDA driver needs an unlimited address space; the helper writes its Triton cache and
-		 * its log (a file-size cap), and its children write nothing outside the private folder */
-		ks_sandbox_limits lim = KS_SANDBOX_LIMITS_INIT;
-		int err = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		lim.file_size_mb = 1024;
-		lim.max_files = 4096;
-		if (err < 0 || dup2(ip[0], 0) < 0 || dup2(op[1], 1) < 0 || dup2(err, 2) < 0)
-			_exit(127);
-		if (ks_sandbox_child_setup(&lim, -1) < 0)
-			_exit(127);
-		execve(python, (char *const *)argv, env);
-		_exit(127);
-	}
-	*in = ip[1];
-	*out = op[0];
-	ip[1] = op[0] = -1;
-	fcntl(*out, F_SETFL, fcntl(*out, F_GETFL) | O_NONBLOCK);
-	signal(SIGPIPE, SIG_IGN);
-done:
-	if (ip[0] >= 0)
-		close(ip[0]);
-	if (ip[1] >= 0)
-		close(ip[1]);
-	if (op[0] >= 0)
-		close(op[0]);
-	if (op[1] >= 0)
-		close(op[1]);
-	free_strv0(env);
+	/* the CUDA driver needs an unlimited address space; the helper writes its Triton cache and
+	 * its log (a file-size cap), and its children write nothing outside the private folder */
+	ks_sandbox_limits lim = KS_SANDBOX_LIMITS_INIT;
+	char *log = ks_asprintf("%s/%s.log", t->dir, mode);
+	const char *argv[] = { t->python, "-I", "-B", t->helper, mode, NULL };
+	char **env = ks_linechild_env(t->dir, t->visible);
+	int rc;
+	lim.file_size_mb = 1024;
+	lim.max_files = 4096;
+	rc = ks_linechild_spawn(&t->proc, argv, (const char *const *)env, log, &lim);
+	ks_linechild_env_free(env);
 	ks_free(log);
 	return rc;
 }
@@ -206,9 +73,7 @@ int ks_tracer_start(ks_tracer **out, const ks_tracer_options *o)
 	t->o = *o;
 	t->visible = o->visible_devices ? ks_strdup(o->visible_devices) : NULL;
 	t->o.visible_devices = t->visible;
-	t->pid = -1;
-	t->in = t->out = -1;
-	ks_buf_init(&t->pending, KS_TRACER_MAX_RESPONSE + 1);
+	ks_linechild_init(&t->proc, KS_TRACER_MAX_RESPONSE);
 	*out = NULL;
 	if (!(t->python = ks_tracer_find_python(o->python)) ||
 	    !(t->helper = o->helper ? ks_strdup(o->helper) : ks_fs_find_helper("kscore-triton"))) {
@@ -228,7 +93,7 @@ int ks_tracer_start(ks_tracer **out, const ks_tracer_options *o)
 		rc = ks_error_set(KS_EIO, "cannot open the Triton helper's folder %s: %s", t->dir, strerror(errno));
 		goto done;
 	}
-	rc = spawn(&t->pid, &t->in, &t->out, t->python, t->helper, t->dir, "serve", t->visible);
+	rc = spawn(t, "serve");
 done:
 	if (rc < 0)
 		ks_tracer_free(t);
@@ -241,12 +106,11 @@ void ks_tracer_free(ks_tracer *t)
 {
 	if (!t)
 		return;
-	if (t->in >= 0) {
-		static const char quit[] = "{\"op\": \"quit\"}\n";
-		ssize_t w = write(t->in, quit, sizeof(quit) - 1);
-		(void)w; /* a server that is gone already is stopped below all the same */
+	if (t->proc.in >= 0) {
+		static const char quit[] = "{\"op\": \"quit\"}";
+		(void)ks_linechild_send(&t->proc, quit, sizeof(quit) - 1); /* one that is gone is stopped all the same */
 	}
-	stop_server(t);
+	ks_linechild_free(&t->proc);
 	if (t->dir)
 		ks_fs_rm_rf(t->dir); /* the folder ks_tracer_start made, and only that */
 	ks_free(t->dir);
@@ -254,62 +118,7 @@ void ks_tracer_free(ks_tracer *t)
 	ks_free(t->helper);
 	ks_free(t->versions);
 	ks_free(t->visible);
-	ks_buf_free(&t->pending);
 	ks_free(t);
-}
-
-static int write_all(int fd, const char *s, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, s, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* Reads one line (without its newline) into *line (caller frees), waiting until deadline.
- * KS_ETIMEOUT, KS_ECHILD (the server closed its output), KS_ELIMIT (a line over the cap). */
-static int read_line(ks_tracer *t, char **line, double deadline)
-{
-	char chunk[65536];
-	*line = NULL;
-	for (;;) {
-		char *nl = t->pending.len ? memchr(t->pending.ptr, '\n', t->pending.len) : NULL;
-		struct pollfd pf = { t->out, POLLIN, 0 };
-		double left;
-		ssize_t r;
-		if (nl) {
-			size_t n = (size_t)(nl - t->pending.ptr);
-			*line = ks_strndup(t->pending.ptr, n);
-			memmove(t->pending.ptr, nl + 1, t->pending.len - n - 1);
-			t->pending.len -= n + 1;
-			return 0;
-		}
-		if (t->pending.len > KS_TRACER_MAX_RESPONSE)
-			return ks_error_set(KS_ELIMIT, "the Triton helper's response passes %u bytes",
-					    KS_TRACER_MAX_RESPONSE);
-		left = deadline - now_s();
-		if (left <= 0)
-			return ks_error_set(KS_ETIMEOUT, "the Triton helper did not answer in time");
-		if (poll(&pf, 1, left > 3600 ? 3600000 : (int)(left * 1000) + 1) < 0 && errno != EINTR)
-			return ks_error_set(KS_EIO, "poll: %s", strerror(errno));
-		r = read(t->out, chunk, sizeof(chunk));
-		if (r == 0)
-			return ks_error_set(KS_ECHILD, "the Triton helper exited");
-		if (r < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				continue;
-			return ks_error_set(KS_EIO, "reading the Triton helper: %s", strerror(errno));
-		}
-		if (ks_buf_put(&t->pending, chunk, (size_t)r) < 0)
-			return ks_error_set(KS_ELIMIT, "the Triton helper's response passes %u bytes",
-					    KS_TRACER_MAX_RESPONSE);
-	}
 }
 
 /* KSCORE_TRITON_KEEP=DIR keeps a copy of every request and response (<problem>-<n>.request.json,
@@ -361,15 +170,15 @@ int ks_tracer_measures(const char *source)
 
 int ks_tracer_ready(ks_tracer *t)
 {
-	static const char version[] = "{\"op\": \"version\", \"id\": 0}\n";
+	static const char version[] = "{\"op\": \"version\", \"id\": 0}";
 	char *line = NULL;
 	int rc;
-	if (t->ready && t->pid > 0)
+	if (t->ready && t->proc.pid > 0)
 		return 0;
-	if (t->pid < 0 && (rc = spawn(&t->pid, &t->in, &t->out, t->python, t->helper, t->dir, "serve", t->visible)) < 0)
+	if (t->proc.pid < 0 && (rc = spawn(t, "serve")) < 0)
 		return rc;
-	if (write_all(t->in, version, sizeof(version) - 1) < 0 ||
-	    (rc = read_line(t, &line, now_s() + t->o.start_timeout_s + t->o.grace_s)) < 0) {
+	if (ks_linechild_send(&t->proc, version, sizeof(version) - 1) < 0 ||
+	    (rc = ks_linechild_recv(&t->proc, &line, ks_linechild_now() + t->o.start_timeout_s + t->o.grace_s, "the Triton helper")) < 0) {
 		rc = ks_error_set(KS_ECHILD, "the Triton helper did not start: %s", ks_error_msg());
 		stop_server(t); /* the next trace starts a fresh one and says what is wrong */
 		return rc;
@@ -417,7 +226,7 @@ static int trace_impl(ks_tracer *t, ks_trace *out, const ks_problem *p, const cJ
 		fail_trace(out, p, KS_TRACE_BROKEN, ks_error_msg());
 		return rc;
 	}
-	if (t->pid < 0 && spawn(&t->pid, &t->in, &t->out, t->python, t->helper, t->dir, "serve", t->visible) < 0) {
+	if (t->proc.pid < 0 && spawn(t, "serve") < 0) {
 		fail_trace(out, p, KS_TRACE_UNAVAILABLE, ks_error_msg());
 		goto done;
 	}
@@ -426,9 +235,9 @@ static int trace_impl(ks_tracer *t, ks_trace *out, const ks_problem *p, const cJ
 	keep(p->name, kept, "request", text);
 	/* the first answer of a server also waits for its imports */
 	/* the helper's own limit on the whole trace (the cases' limits within it are its to keep) */
-	deadline = now_s() + ks_json_num_or(req, "timeout_s", t->o.timeout_s) + t->o.grace_s +
+	deadline = ks_linechild_now() + ks_json_num_or(req, "timeout_s", t->o.timeout_s) + t->o.grace_s +
 		   (t->next_id == 1 ? t->o.start_timeout_s : 0);
-	if (write_all(t->in, text, strlen(text)) < 0 || write_all(t->in, "\n", 1) < 0) {
+	if (ks_linechild_send(&t->proc, text, strlen(text)) < 0) {
 		char *tail = log_tail(t->dir, "serve"), *msg;
 		msg = ks_asprintf("the Triton helper is not running%s%s", tail ? ": " : "", tail ? tail : "");
 		fail_trace(out, p, KS_TRACE_UNAVAILABLE, msg);
@@ -437,7 +246,7 @@ static int trace_impl(ks_tracer *t, ks_trace *out, const ks_problem *p, const cJ
 		stop_server(t);
 		goto done;
 	}
-	if ((e = read_line(t, &line, deadline)) < 0) {
+	if ((e = ks_linechild_recv(&t->proc, &line, deadline, "the Triton helper")) < 0) {
 		char *tail = e == KS_ECHILD ? log_tail(t->dir, "serve") : NULL, *msg;
 		msg = ks_asprintf("%s%s%s", ks_error_msg(), tail ? ": " : "", tail ? tail : "");
 		fail_trace(out, p, e == KS_ETIMEOUT ? KS_TRACE_TIMEOUT : e == KS_ECHILD ? KS_TRACE_UNAVAILABLE
@@ -567,7 +376,7 @@ int ks_tracer_check(int *ok, char **reason, int *line, const ks_tracer_options *
 	cJSON_AddNumberToObject(rj, "id", 1);
 	ks_json_add_str(rj, "source", source);
 	req = cJSON_PrintUnformatted(rj);
-	env = helper_env(dir, NULL);
+	env = ks_linechild_env(dir, NULL);
 	argv[0] = python;
 	argv[1] = "-I";
 	argv[2] = "-B";
@@ -620,7 +429,7 @@ done:
 	cJSON_Delete(rj);
 	cJSON_Delete(resp);
 	free(req);
-	free_strv0(env);
+	ks_linechild_env_free(env);
 	if (dir) {
 		ks_fs_rm_rf(dir);
 		ks_free(dir);
