@@ -341,10 +341,17 @@ def tampering_runner(mode, arg):
         with open(arg, "rb") as f:
             cubin = f.read()
         real = trace.kernel_info
+        first = []
 
         def forged(kernel):  # what an answer with full Python in its child can do to the record
+            # only the first kernel (specialization) the answer launches, so that the rest of the
+            # reply stays consistent (the other specializations of sin_kernel take other
+            # arguments and blocks, and a forgery of them all is refused by the reply's own
+            # checks before provenance: the first GPU run showed it)
             info = real(kernel)
-            if not info.get("_forged"):
+            if not first:
+                first.append(id(kernel))
+            if id(kernel) == first[0] and not info.get("_forged"):
                 info.update(cubin=cubin, sha256=hashlib.sha256(cubin).hexdigest(), _forged=True)
             return info
         trace.kernel_info = forged
