@@ -574,14 +574,19 @@ static int score_references(ks_pipeline *p, const char *const *only, size_t nonl
 	int rc;
 
 	memset(&sc, 0, sizeof(sc));
+	/* once a session; a caller that comes while another scores them waits for the times (batch
+	 * submits from several threads), so that no answer is judged before its baseline is in */
 	pthread_mutex_lock(&p->mu);
-	rc = p->refbase_begun;
-	p->refbase_begun = 1;
+	rc = p->refbase_state;
+	if (rc == 0)
+		p->refbase_state = 1;
+	while (p->refbase_state == 1 && rc != 0)
+		pthread_cond_wait(&p->cv, &p->mu);
 	pthread_mutex_unlock(&p->mu);
 	if (rc)
-		return 0; /* once a session */
+		return 0;
 	if ((rc = ks_refbase_submission(&sub, &missing, p->problems, p->opts.reference_dir, only, nonly)) < 0)
-		return rc;
+		goto done;
 	if (!p->timing) {
 		fprintf(stderr, "score: warning: --baseline reference: nothing is timed in this run (%s): the "
 			"references are not scored\n", p->first ? "--no-timing" : "no GPU");
@@ -596,6 +601,10 @@ static int score_references(ks_pipeline *p, const char *const *only, size_t nonl
 	p->refbase_json = ks_refbase_json(p->refbase);
 	fprintf(stderr, "score: baseline: %s\n", ks_refbase_describe(p->refbase));
 done:
+	pthread_mutex_lock(&p->mu);
+	p->refbase_state = 2;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
 	ks_scored_clear(&sc);
 	ks_submission_free(sub);
 	ks_free(missing);

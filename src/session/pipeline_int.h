@@ -87,7 +87,7 @@ struct ks_pipeline {
 	size_t calibrating;             /* GPUs whose ceilings are still being taken */
 	cJSON *start_json;              /* score.json's "start", once ready */
 	ks_refbase *refbase;            /* --baseline reference: the references' times, once scored */
-	int refbase_begun;              /* their scoring has started (once a session) */
+	int refbase_state;              /* 0: not scored, 1: being scored, 2: done (once a session) */
 	cJSON *refbase_json;            /* its "baseline" record */
 	/* the run's queue */
 	int timing;                     /* kernels that pass are timed */
