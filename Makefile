@@ -63,7 +63,10 @@ QCC =
 QLD =
 endif
 
-all: build/score build/kscore-compile build/kscore-worker build/kscore-triton build/libkscore-cupti.so build/kscore-oracle lib
+# the injection library needs CUPTI's headers (CUDA's extras); a toolkit without them builds the
+# rest, and the tests that load the library skip by name
+CUPTI_LIB   := $(if $(wildcard $(CUDA_HOME)/include/cupti.h),build/libkscore-cupti.so)
+all: build/score build/kscore-compile build/kscore-worker build/kscore-triton $(CUPTI_LIB) build/kscore-oracle lib
 
 # The library's objects are position-independent, so the same objects make libkscore.a and
 # libkscore.so (the public API, include/kscore.h).
