@@ -43,6 +43,28 @@ static void test_default_plan_resolves(void)
 	ks_problem_set_free(s);
 }
 
+/* An imported set's input (its values in the oracle's file) never becomes a random fill: the plan
+ * is refused until a stage fills buffers from those files. */
+static void test_an_oracle_input_is_not_filled_at_random(void)
+{
+	ks_problem_set *s = load();
+	ks_problem *p = (ks_problem *)ks_problem_set_find(s, "vadd");
+	ks_env env = KS_ENV_INIT;
+	ks_plan plan;
+	ks_dist saved = p->args[0].dist;
+	ks_case *c = &p->correctness[1];
+	KT_EQ_INT(ks_problem_env(&env, p, c), 0);
+	p->args[0].dist.kind = KS_DIST_DATA;
+	if (c->dist)
+		c->dist[0].kind = KS_DIST_DEFAULT;
+	KT_EQ_INT(ks_plan_build(&plan, p, &p->launch, c, &env, 42, 1, NULL), KS_EUNSUPPORTED);
+	KT_CONTAINS(ks_error_msg(), "oracle's file");
+	ks_error_clear();
+	p->args[0].dist = saved;
+	ks_env_free(&env);
+	ks_problem_set_free(s);
+}
+
 static void test_multi_kernel_plan_with_scratch_and_json_roundtrip(void)
 {
 	ks_problem_set *s = load();
@@ -458,7 +480,7 @@ static void test_steps_and_views_roundtrip_and_are_checked(void)
 }
 
 static const kt_test tests[] = {
-	KT(test_default_plan_resolves), KT(test_multi_kernel_plan_with_scratch_and_json_roundtrip),
+	KT(test_default_plan_resolves), KT(test_an_oracle_input_is_not_filled_at_random), KT(test_multi_kernel_plan_with_scratch_and_json_roundtrip),
 	KT(test_bad_geometry_and_values_are_named), KT(test_launch_parse_errors),
 	KT(test_plan_expressions_are_bounded), KT(test_scratch_limit),
 	KT(test_tensor_sizes_are_checked_at_build_time), KT(test_numbers_out_of_range),

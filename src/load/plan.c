@@ -197,6 +197,14 @@ int ks_plan_build(ks_plan *out, const ks_problem *p, const ks_launch *l, const k
 		}
 		b->fill = KS_FILL_RANDOM;
 		d = (c && c->dist && c->dist[i].kind != KS_DIST_DEFAULT) ? &c->dist[i] : &a->dist;
+		/* an imported set's input holds the oracle's values: no stage fills a buffer from its
+		 * file yet, and a random fill in its place would check an answer against other inputs
+		 * than the expected outputs were made from */
+		if (d->kind == KS_DIST_DATA) {
+			rc = ks_error_set(KS_EUNSUPPORTED, "%s holds the values of the oracle's file (an imported "
+					  "set's case): no stage fills a buffer from it yet", a->name);
+			goto done;
+		}
 		b->dist = d->kind;
 		b->a = d->a;
 		b->b = d->b;
