@@ -1,6 +1,7 @@
 /* KernelBench's answer layout read as a submission (load/kbruns.h, ks_submission_load). */
 #include "ktest.h"
 #include "load/kbruns.h"
+#include "load/sets/set.h"
 #include "load/submission.h"
 #include "util/errors.h"
 #include "util/fsutil.h"
@@ -128,6 +129,28 @@ static void test_runs_folder_one_level_down(void)
 	/* the same answers by either path are the same submission */
 	s = load(fixture_dir("/demo_run"), NULL);
 	KT_EQ_STR(s->sha256, sha);
+}
+
+/* The entries' keys are those a KernelBench problem set maps to its problems. */
+static void test_keys_find_the_kernelbench_problems(void)
+{
+	const char *root = getenv("KSCORE_ROOT");
+	ks_problem_source *set = NULL;
+	const ks_set_problem *q;
+	ks_submission *s = load(fixture_dir("/demo_run"), NULL);
+	char dir[4200];
+
+	snprintf(dir, sizeof(dir), "%s/tests/fixtures/sets/kernelbench", root ? root : ".");
+	if (ks_set_read(&set, dir, NULL) < 0)
+		KT_FAIL("%s", ks_error_msg());
+	q = ks_set_find(set, s->passes[0].entries[0].file);
+	KT_ASSERT(q != NULL);
+	KT_EQ_STR(q->name, "1_Scale");
+	q = ks_set_find(set, s->passes[1].entries[0].problem);
+	KT_ASSERT(q != NULL);
+	KT_EQ_STR(q->name, "1_Scale");
+	KT_ASSERT(ks_set_find(set, s->passes[1].entries[1].file) == NULL); /* level 2: not in the set */
+	ks_set_free(set);
 }
 
 static void test_mix_is_refused(void)
@@ -334,7 +357,8 @@ static void test_name_parser_hostile_names(void)
 }
 
 static const kt_test tests[] = {
-	KT(test_fixture_run_folder), KT(test_runs_folder_one_level_down), KT(test_mix_is_refused),
+	KT(test_fixture_run_folder), KT(test_runs_folder_one_level_down),
+	KT(test_keys_find_the_kernelbench_problems), KT(test_mix_is_refused),
 	KT(test_geak_folder_loads_as_before), KT(test_several_runs_are_refused),
 	KT(test_caps_and_bad_text), KT(test_fingerprint_follows_the_answers),
 	KT(test_name_parser_hostile_names), { 0 }
