@@ -196,7 +196,8 @@ static void test_several_runs_are_refused(void)
 	dir = tmp_folder("deep");
 	mkdirs("deep/runs/a");
 	kt_write("deep/runs/a/" A1, MODEL, strlen(MODEL));
-	load_fails(dir, NULL, KS_EINVALID, "folder holds no .json");
+	load_fails(dir, NULL, KS_EINVALID, "folder holds no .json, .jsonl, .json.gz or .jsonl.gz file, nor "
+		   "KernelBench answers (level_<L>_problem_<P>_sample_<S>_kernel.py) in it or in one subfolder");
 }
 
 static void test_caps_and_bad_text(void)

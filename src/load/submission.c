@@ -598,7 +598,9 @@ int ks_submission_load(ks_submission **out, const char *path, const ks_submissio
 		nnames = kept;
 		if (!nnames) {
 			rc = ks_error_set(KS_EINVALID, "%s: folder holds no .json, .jsonl, "
-					  ".json.gz or .jsonl.gz file", path);
+					  ".json.gz or .jsonl.gz file, nor KernelBench answers "
+					  "(level_<L>_problem_<P>_sample_<S>_kernel.py) in it or in one "
+					  "subfolder", path);
 			goto done;
 		}
 		if (nnames > limits->max_passes) {
