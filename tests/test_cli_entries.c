@@ -264,12 +264,46 @@ static void test_compile_errors_in_kscores_headers_name_no_host_path(void)
 	ks_free(cp);
 }
 
+/* `score runs/` on KernelBench's answer layout: a pass per sample, entries keyed by problem, the
+ * misnamed file named in an error and in the record, the rest scored. */
+static void test_kernelbench_runs_folder_is_a_submission(void)
+{
+	const char *root = getenv("KSCORE_ROOT");
+	char args[16384], *t;
+	const cJSON *p, *k;
+	cJSON *j = NULL;
+
+	snprintf(args, sizeof(args), "--compile-only --refs tests/fixtures/problems --out '%s/res' "
+		 "'%s/tests/fixtures/submission/kernelbench-runs'", kt_tmpdir(), root ? root : ".");
+	KT_EQ_INT(score(args), 65); /* a file of the input could not be used */
+	KT_CONTAINS(g_err, "score: error: ");
+	KT_CONTAINS(g_err, "demo_run/level_x_problem_3_sample_0_kernel.py: not a name of KernelBench's "
+			   "answer layout (level_<L>_problem_<P>_sample_<S>_kernel.py): the level is not a "
+			   "number; skipped");
+	KT_CONTAINS(g_err, "pass 1, entry 1: \"level_2_problem_10.py\" names no problem");
+	t = slurp("res/score.json");
+	KT_EQ_INT(ks_json_parse(&j, t, strlen(t), 64, "score.json"), 0);
+	ks_free(t);
+	p = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "submission"), "passes");
+	KT_EQ_INT(cJSON_GetArraySize(p), 3);
+	KT_EQ_STR(kernel_str(p, 0, "file"), "sample_0");
+	KT_EQ_STR(kernel_str(p, 1, "file"), "sample_1");
+	KT_CONTAINS(kernel_str(p, 2, "error"), "level_x_problem_3_sample_0_kernel.py");
+	k = cJSON_GetObjectItem(j, "kernels");
+	KT_EQ_INT(cJSON_GetArraySize(k), 4);
+	KT_EQ_STR(kernel_str(k, 0, "file"), "level_1_problem_1.py");
+	KT_EQ_STR(kernel_str(k, 3, "file"), "level_2_problem_10.py");
+	KT_EQ_INT(cJSON_GetObjectItem(cJSON_GetArrayItem(k, 3), "pass")->valuedouble, 1);
+	cJSON_Delete(j);
+}
+
 static const kt_test tests[] = {
 	KT(test_duplicates_are_reported_and_not_counted),
 	KT(test_compile_errors_in_kscores_headers_name_no_host_path),
 	KT(test_bytes_the_code_cannot_hold_leave_every_output_valid),
 	KT(test_triton_and_python_answers_are_told_apart),
 	KT(test_triton_answers_name_the_missing_python),
+	KT(test_kernelbench_runs_folder_is_a_submission),
 	{ 0 }
 };
 KT_MAIN("cli_entries", tests)

@@ -3,6 +3,7 @@
 #include "util/buf.h"
 #include "util/errors.h"
 #include "load/extract.h"
+#include "load/kbruns.h"
 #include "util/fsutil.h"
 #include "util/hash.h"
 #include "util/jscan.h"
@@ -462,6 +463,87 @@ static void load_pass(ks_pass *pass, const char *path, const ks_submission_limit
 	ks_free(data);
 }
 
+/* One answer file of KernelBench's runs layout as an entry: `file` is the problem's key
+ * ("level_1_problem_2.py", which ks_set_find maps), `predict` the file's text, capped and checked
+ * as the predict of any entry. The entry's messages name the file. */
+static void kb_entry(ks_entry *e, ks_sha256 *pass_hash, const ks_kbruns_file *f, size_t index,
+		     const ks_submission_limits *lim)
+{
+	size_t cap = lim->max_code_bytes < lim->max_file_bytes ? lim->max_code_bytes : lim->max_file_bytes;
+	char *data = NULL, hex[65] = "";
+	size_t len = 0;
+	ks_sha256 *h;
+
+	memset(e, 0, sizeof(*e));
+	e->index = index;
+	e->difficulty = -1;
+	e->file = ks_asprintf("level_%d_problem_%d.py", f->level, f->problem);
+	e->problem = ks_path_stem(e->file);
+	if (ks_fs_read(&data, &len, f->path, cap) < 0) {
+		e->error = ks_asprintf("%s: %s", f->path, ks_error_msg());
+		e->fault = KS_ENTRY_MALFORMED;
+	} else if (ks_extract_check_text(data, len) < 0) {
+		e->error = ks_asprintf("%s: %s; answers must be UTF-8 text without NUL characters",
+				       f->path, ks_error_msg());
+		e->fault = KS_ENTRY_BAD_ENCODING;
+	} else {
+		ks_sha256_hex(hex, data, len);
+		e->predict = data;
+		data = NULL;
+		extract_any(e);
+	}
+	if (!e->predict)
+		e->predict = ks_strdup("");
+	ks_free(data);
+	ks_sha256_update_str(pass_hash, f->name);
+	ks_sha256_update_str(pass_hash, hex);
+	h = ks_sha256_new();
+	ks_sha256_update_str(h, e->predict);
+	ks_sha256_update_str(h, e->launch_json);
+	ks_sha256_final(h, e->sha256);
+}
+
+/* The passes of a KernelBench runs folder: one per sample, holding that sample's files in problem
+ * order, then one failed pass per file whose name does not parse. */
+static int load_kbruns(ks_submission *s, const ks_kbruns *r, const ks_submission_limits *lim)
+{
+	size_t nbad = 0, i = 0, j, n;
+
+	while (nbad < r->nfiles && r->files[r->nfiles - 1 - nbad].error)
+		nbad++;
+	if (r->nsamples + nbad > lim->max_passes)
+		return ks_error_set(KS_ELIMIT, "%s: %zu samples and %zu misnamed files, over the limit of "
+				    "%zu passes", r->dir, r->nsamples, nbad, lim->max_passes);
+	s->passes = ks_calloc(r->nsamples + nbad + 1, sizeof(*s->passes));
+	while (i < r->nfiles && !r->files[i].error) {
+		ks_pass *p = &s->passes[s->npasses++];
+		ks_sha256 *h = ks_sha256_new();
+		for (n = 0; i + n < r->nfiles && !r->files[i + n].error &&
+			    r->files[i + n].sample == r->files[i].sample; n++)
+			;
+		p->path = ks_strdup(r->dir);
+		p->name = ks_asprintf("sample_%d", r->files[i].sample);
+		if (n > lim->max_entries) {
+			p->error = ks_asprintf("%s: sample %d has %zu answer files, over the limit of %zu "
+					       "entries", r->dir, r->files[i].sample, n, lim->max_entries);
+		} else {
+			p->entries = ks_calloc(n + 1, sizeof(*p->entries));
+			for (j = 0; j < n; j++)
+				kb_entry(&p->entries[j], h, &r->files[i + j], j, lim);
+			p->nentries = n;
+		}
+		ks_sha256_final(h, p->sha256);
+		i += n;
+	}
+	for (; i < r->nfiles; i++) {
+		ks_pass *p = &s->passes[s->npasses++];
+		p->path = ks_strdup(r->files[i].path);
+		p->name = ks_strdup(r->files[i].name);
+		p->error = ks_strdup(r->files[i].error);
+	}
+	return 0;
+}
+
 static int is_pass_file(const char *dir, const char *name)
 {
 	struct stat st;
@@ -483,6 +565,7 @@ static int is_pass_file(const char *dir, const char *name)
 int ks_submission_load(ks_submission **out, const char *path, const ks_submission_limits *limits)
 {
 	ks_submission *s = NULL;
+	ks_kbruns runs = { 0 };
 	ks_sha256 *h;
 	char **names = NULL, *file;
 	size_t nnames = 0, kept = 0, i;
@@ -500,6 +583,9 @@ int ks_submission_load(ks_submission **out, const char *path, const ks_submissio
 		s->passes = ks_calloc(1, sizeof(*s->passes));
 		s->npasses = 1;
 		load_pass(&s->passes[0], path, limits);
+	} else if ((rc = ks_kbruns_scan(&runs, path)) != 0) {
+		if (rc < 0 || (rc = load_kbruns(s, &runs, limits)) < 0)
+			goto done;
 	} else {
 		if ((rc = ks_fs_list(&names, &nnames, path, 0)) < 0)
 			goto done;
@@ -512,7 +598,9 @@ int ks_submission_load(ks_submission **out, const char *path, const ks_submissio
 		nnames = kept;
 		if (!nnames) {
 			rc = ks_error_set(KS_EINVALID, "%s: folder holds no .json, .jsonl, "
-					  ".json.gz or .jsonl.gz file", path);
+					  ".json.gz or .jsonl.gz file, nor KernelBench answers "
+					  "(level_<L>_problem_<P>_sample_<S>_kernel.py) in it or in one "
+					  "subfolder", path);
 			goto done;
 		}
 		if (nnames > limits->max_passes) {
@@ -534,6 +622,7 @@ int ks_submission_load(ks_submission **out, const char *path, const ks_submissio
 	*out = s;
 	s = NULL;
 done:
+	ks_kbruns_clear(&runs);
 	ks_free_strv(names, nnames);
 	ks_submission_free(s);
 	return rc;

@@ -101,7 +101,13 @@ typedef struct {
  * submission (caller frees with ks_submission_free) even when some passes or entries are bad;
  * KS_ENOTFOUND / KS_EINVALID (message set) when the path does not exist or a folder holds no
  * submission files; KS_ELIMIT when a folder holds more than max_passes of them. `limits` may be
- * NULL for KS_SUBMISSION_LIMITS_INIT. */
+ * NULL for KS_SUBMISSION_LIMITS_INIT.
+ * A folder in KernelBench's answer layout (load/kbruns.h: level_<L>_problem_<P>_sample_<S>_kernel.py
+ * files, in it or in its one run subfolder) is read instead as one pass per sample S, named
+ * "sample_<S>" with path the folder of the files, each entry one file: `file`
+ * "level_<L>_problem_<P>.py", `predict` the file's text (over max_code_bytes, unreadable or not
+ * text: the entry's error). A file whose name does not parse is a pass of its own with its error
+ * and no entries; a folder mixing the layout with other .py or GEAK files is KS_EINVALID. */
 int ks_submission_load(ks_submission **out, const char *path, const ks_submission_limits *limits);
 
 /* Parses one file's bytes (already read) into a pass; used by batch scoring, which reads files
