@@ -155,6 +155,31 @@ static void test_a_struct_parameter_with_embedded_pointers_is_relocated(void)
 	ks_drvtrace_clear(&t);
 }
 
+static void test_a_copy_between_buffers_during_the_forward_is_a_step(void)
+{
+	const ks_drvplan_tensor out = { KS_DRVBUF_OUTPUT, 0x7f0000400000ull, 1024 };
+	ks_drvtrace t;
+	ks_drvplan p;
+	const ks_drvplan_step *s;
+	load(&t, "dtod");
+	KT_ASSERT_MSG(ks_drvplan_build(&p, &t, &out, 1, NULL) == 0, "%s", ks_error_msg());
+	KT_ASSERT_MSG(p.refused == NULL, "%s", p.refused);
+	KT_EQ_INT(p.nbufs, 2);
+	KT_EQ_INT(p.bufs[1].role, KS_DRVBUF_SCRATCH);
+	KT_EQ_INT(p.nsteps, 2);
+	KT_EQ_INT(p.steps[0].relocs[2].buf, 0);
+	KT_EQ_INT(p.steps[0].relocs[2].off, 0x10);
+	s = &p.steps[1];
+	KT_EQ_INT(s->kind, KS_DRVSTEP_COPY);
+	KT_EQ_INT(s->buf, 0);
+	KT_EQ_INT(s->off, 0);
+	KT_EQ_INT(s->src, 1);
+	KT_EQ_INT(s->src_off, 4096);
+	KT_EQ_INT(s->bytes, 64);
+	ks_drvplan_clear(&p);
+	ks_drvtrace_clear(&t);
+}
+
 static void refused_with(const char *fixture, const ks_drvplan_tensor *ts, size_t n, const char *why)
 {
 	ks_drvtrace t;
@@ -171,6 +196,7 @@ static void test_what_the_replay_cannot_express_is_refused_with_its_reason(void)
 {
 	const ks_drvplan_tensor across = { KS_DRVBUF_INPUT, 0x7f0000100100ull, 256 };
 	const ks_drvplan_tensor outside = { KS_DRVBUF_INPUT, 0x7f00001fff00ull, 512 };
+	const ks_drvplan_tensor reused = { KS_DRVBUF_INPUT, 0x7f0000600000ull, 4096 };
 	/* a pointer into an allocation freed before the launch */
 	refused_with("dangling", NULL, 0,
 		     "launch 0 (k_struct), parameter byte 0: 0x7f0000600040 lies in a recorded allocation that was not live");
@@ -179,6 +205,8 @@ static void test_what_the_replay_cannot_express_is_refused_with_its_reason(void)
 	/* the forward clears 1 KiB from the allocation's start, across the tensor's range */
 	refused_with("forward", &across, 1, "set 1 (cuMemsetD32Async): 1024 bytes at 0x7f0000100000 cross tensor 0's range");
 	/* a tensor the trace child reports that its allocation does not hold */
+	refused_with("two-forwards", NULL, 0, "the trace records more than one forward (copy 0 lies between two)");
+	refused_with("reuse", &reused, 1, "tensor 0 lies in two recorded allocations (its address was reused)");
 	refused_with("struct", &outside, 1, "tensor 0 (512 bytes at 0x7f00001fff00) is not inside its allocation");
 }
 
@@ -215,6 +243,7 @@ static void test_tensors_that_are_no_ranges_are_errors(void)
 static const kt_test tests[] = {
 	KT(test_a_forward_becomes_buffers_steps_and_modules),
 	KT(test_a_struct_parameter_with_embedded_pointers_is_relocated),
+	KT(test_a_copy_between_buffers_during_the_forward_is_a_step),
 	KT(test_what_the_replay_cannot_express_is_refused_with_its_reason),
 	KT(test_tensors_that_are_no_ranges_are_errors),
 	{ 0 }
