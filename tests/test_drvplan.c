@@ -180,6 +180,26 @@ static void test_a_copy_between_buffers_during_the_forward_is_a_step(void)
 	ks_drvtrace_clear(&t);
 }
 
+static void test_words_across_smaller_parameters_stay_bytes(void)
+{
+	ks_drvtrace t;
+	ks_drvplan p;
+	const ks_drvplan_step *s;
+	load(&t, "packed");
+	/* the reader sees an address in the first word; the layout says it is two 32-bit values */
+	KT_EQ_INT(t.launches[0].words[0].kind, KS_DRVWORD_POINTER);
+	KT_ASSERT_MSG(ks_drvplan_build(&p, &t, NULL, 0, NULL) == 0, "%s", ks_error_msg());
+	KT_ASSERT_MSG(p.refused == NULL, "%s", p.refused);
+	s = &p.steps[0];
+	KT_EQ_INT(s->nrelocs, 1);
+	KT_EQ_INT(s->relocs[0].offset, 16);
+	KT_EQ_INT(s->relocs[0].off, 0x80);
+	KT_EQ_INT(word(s, 0), 0x7f0000200040ull);
+	KT_EQ_INT(word(s, 8), 0x7f0000600040ull);
+	ks_drvplan_clear(&p);
+	ks_drvtrace_clear(&t);
+}
+
 static void refused_with(const char *fixture, const ks_drvplan_tensor *ts, size_t n, const char *why)
 {
 	ks_drvtrace t;
@@ -244,6 +264,7 @@ static const kt_test tests[] = {
 	KT(test_a_forward_becomes_buffers_steps_and_modules),
 	KT(test_a_struct_parameter_with_embedded_pointers_is_relocated),
 	KT(test_a_copy_between_buffers_during_the_forward_is_a_step),
+	KT(test_words_across_smaller_parameters_stay_bytes),
 	KT(test_what_the_replay_cannot_express_is_refused_with_its_reason),
 	KT(test_tensors_that_are_no_ranges_are_errors),
 	{ 0 }

@@ -224,6 +224,17 @@ static int add_reloc(ks_drvplan_step *s, size_t *cap, const ks_drvplan_reloc *r)
 	return 0;
 }
 
+/* whether the 8 bytes at off lie in one parameter of 8 bytes or more (a pointer, or a struct that
+ * may hold one): bytes that span smaller parameters are values, whatever they read as */
+static int in_wide_param(const ks_drvtrace_launch *l, uint32_t off)
+{
+	size_t i;
+	for (i = 0; i < l->nparams; i++)
+		if (l->sizes[i] >= 8 && off >= l->offsets[i] && off - l->offsets[i] <= l->sizes[i] - 8)
+			return 1;
+	return 0;
+}
+
 static int launch_step(bld *b, size_t li)
 {
 	const ks_drvtrace_launch *l = &b->t->launches[li];
@@ -254,6 +265,8 @@ static int launch_step(bld *b, size_t li)
 		const ks_drvtrace_word *w = &l->words[i];
 		ks_drvplan_reloc r = { 0 };
 		snprintf(what, sizeof(what), "launch %zu (%s), parameter byte %u", li, l->name ? l->name : "?", w->offset);
+		if (w->kind != KS_DRVWORD_TMAP && !in_wide_param(l, w->offset))
+			continue;
 		if (w->kind == KS_DRVWORD_POINTER) {
 			uint64_t addr = w->alloc < t->nallocs ? t->allocs[w->alloc].base + w->alloc_off : 0;
 			if ((rc = locate(&r.buf, &r.off, b, w->alloc < t->nallocs ? (int64_t)w->alloc : -1, addr, 0,
