@@ -2,6 +2,7 @@
  * tests/fixtures/drvtrace/: buffers and their roles, relocated parameter blocks (plain, struct and
  * tensor-map words), steps in recorded order, and what is refused with its reason. */
 #include "ktest.h"
+#include "lang/image.h"
 #include "trace/drvplan.h"
 #include "util/errors.h"
 #include "util/mem.h"
@@ -90,6 +91,21 @@ static void test_a_forward_becomes_buffers_steps_and_modules(void)
 	KT_EQ_INT(word(s, 0), 7);
 	for (i = 64; i < 192; i += 8)
 		KT_EQ_INT(word(s, i), 0);
+	/* one module: the image is its CUBIN, naming both kernels */
+	KT_EQ_INT(p.nnames, 2);
+	KT_EQ_STR(p.names[0], "add_kernel");
+	KT_EQ_STR(p.names[1], "other");
+	KT_EQ_INT(p.module_names[0], 2);
+	KT_EQ_INT(p.steps[2].func, 0);
+	KT_EQ_INT(p.steps[3].func, 1);
+	{
+		void *blob;
+		size_t len;
+		KT_ASSERT_MSG(ks_drvplan_image(&blob, &len, &p, &t) == 0, "%s", ks_error_msg());
+		KT_EQ_INT(len, t.modules[0].len);
+		KT_ASSERT(memcmp(blob, t.modules[0].bytes, len) == 0);
+		ks_free(blob);
+	}
 	ks_drvplan_clear(&p);
 
 	/* without tensors, the touched allocation is scratch (whole), and the one filled a constant */
@@ -200,6 +216,44 @@ static void test_words_across_smaller_parameters_stay_bytes(void)
 	ks_drvtrace_clear(&t);
 }
 
+static void test_the_modules_launched_become_the_image(void)
+{
+	ks_image_part parts[KS_IMAGE_MAX_PARTS];
+	ks_drvtrace t;
+	ks_drvplan p;
+	void *blob;
+	size_t len, n;
+	load(&t, "two-modules");
+	KT_ASSERT_MSG(ks_drvplan_build(&p, &t, NULL, 0, NULL) == 0, "%s", ks_error_msg());
+	KT_ASSERT_MSG(p.refused == NULL, "%s", p.refused);
+	/* modules in first use, each one's kernels after the previous one's */
+	KT_EQ_INT(p.nmodules, 2);
+	KT_EQ_INT(p.modules[0], 1);
+	KT_EQ_INT(p.modules[1], 0);
+	KT_EQ_INT(p.nnames, 3);
+	KT_EQ_STR(p.names[0], "k_a");
+	KT_EQ_STR(p.names[1], "k_c");
+	KT_EQ_STR(p.names[2], "k_b");
+	KT_EQ_INT(p.module_names[0], 2);
+	KT_EQ_INT(p.module_names[1], 1);
+	KT_EQ_INT(p.steps[0].func, 0);
+	KT_EQ_INT(p.steps[1].func, 2);
+	KT_EQ_INT(p.steps[2].func, 0);
+	KT_EQ_INT(p.steps[3].func, 1);
+	KT_EQ_INT(p.steps[1].module, 1);
+	KT_ASSERT_MSG(ks_drvplan_image(&blob, &len, &p, &t) == 0, "%s", ks_error_msg());
+	KT_ASSERT(ks_image_is_bundle(blob, len));
+	KT_ASSERT_MSG(ks_image_parts(parts, &n, blob, len, 3) == 0, "%s", ks_error_msg());
+	KT_EQ_INT(n, 2);
+	KT_EQ_INT(parts[0].len, t.modules[1].len);
+	KT_ASSERT(memcmp(parts[0].data, t.modules[1].bytes, parts[0].len) == 0);
+	KT_EQ_INT(parts[0].nnames, 2);
+	KT_EQ_INT(parts[1].nnames, 1);
+	ks_free(blob);
+	ks_drvplan_clear(&p);
+	ks_drvtrace_clear(&t);
+}
+
 static void refused_with(const char *fixture, const ks_drvplan_tensor *ts, size_t n, const char *why)
 {
 	ks_drvtrace t;
@@ -208,6 +262,12 @@ static void refused_with(const char *fixture, const ks_drvplan_tensor *ts, size_
 	KT_ASSERT_MSG(ks_drvplan_build(&p, &t, ts, n, NULL) == 0, "%s", ks_error_msg());
 	KT_ASSERT_MSG(p.refused != NULL, "%s: not refused", fixture);
 	KT_CONTAINS(p.refused, why);
+	{
+		void *blob;
+		size_t len;
+		KT_EQ_INT(ks_drvplan_image(&blob, &len, &p, &t), KS_EINVALID);
+		KT_ASSERT(blob == NULL);
+	}
 	ks_drvplan_clear(&p);
 	ks_drvtrace_clear(&t);
 }
@@ -265,6 +325,7 @@ static const kt_test tests[] = {
 	KT(test_a_struct_parameter_with_embedded_pointers_is_relocated),
 	KT(test_a_copy_between_buffers_during_the_forward_is_a_step),
 	KT(test_words_across_smaller_parameters_stay_bytes),
+	KT(test_the_modules_launched_become_the_image),
 	KT(test_what_the_replay_cannot_express_is_refused_with_its_reason),
 	KT(test_tensors_that_are_no_ranges_are_errors),
 	{ 0 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lang/image.h"
 #include "util/errors.h"
 #include "util/mem.h"
 
@@ -246,8 +247,9 @@ static int launch_step(bld *b, size_t li)
 	if (!(s = add_step(b, l->seq)))
 		return KS_ELIMIT;
 	s->kind = KS_DRVSTEP_LAUNCH;
-	if (l->module < 0 || (size_t)l->module >= t->nmodules) {
-		refusef(b, "launch %zu (%s): its module is unknown", li, l->name ? l->name : "?");
+	if (l->module < 0 || (size_t)l->module >= t->nmodules || !l->name) {
+		refusef(b, "launch %zu (%s): its %s", li, l->name ? l->name : "?",
+			l->name ? "module is unknown" : "function has no name to find it by in its module");
 		return 0;
 	}
 	module_index(&s->module, b, (size_t)l->module);
@@ -392,6 +394,35 @@ static int check_tensors(bld *b, const ks_drvplan_tensor *ts, size_t n)
 	return 0;
 }
 
+/* the image's names: each module's launched kernels, in first use; every launch step's func */
+static int name_funcs(bld *b)
+{
+	ks_drvplan *p = b->p;
+	size_t m, i, k, cap = 0;
+	p->module_names = ks_calloc(p->nmodules ? p->nmodules : 1, sizeof(*p->module_names));
+	for (m = 0; m < p->nmodules; m++) {
+		size_t first = p->nnames;
+		for (i = 0; i < p->nsteps; i++) {
+			ks_drvplan_step *s = &p->steps[i];
+			if (s->kind != KS_DRVSTEP_LAUNCH || s->module != m)
+				continue;
+			for (k = first; k < p->nnames; k++)
+				if (strcmp(p->names[k], s->name) == 0)
+					break;
+			if (k == p->nnames) {
+				if (p->nnames >= b->lim->max_funcs)
+					return ks_error_set(KS_ELIMIT, "more than %zu distinct kernels, the limit",
+							    b->lim->max_funcs);
+				p->names = ks_grow(p->names, sizeof(*p->names), &cap, p->nnames + 1);
+				p->names[p->nnames++] = s->name;
+				p->module_names[m]++;
+			}
+			s->func = (uint32_t)k;
+		}
+	}
+	return 0;
+}
+
 /* the steps before the forward go first: they fill what the forward found in its memory */
 static void setup_first(ks_drvplan *p, size_t first_setup)
 {
@@ -460,10 +491,40 @@ int ks_drvplan_build(ks_drvplan *out, const ks_drvtrace *t, const ks_drvplan_ten
 		if (!t->copies[ci].recording && (rc = copy_step(&b, ci, 1)) < 0)
 			goto done;
 	setup_first(out, first_setup);
+	if (!out->refused)
+		rc = name_funcs(&b);
 done:
 	ks_free(b.lo);
 	ks_free(b.hi);
 	return rc;
+}
+
+int ks_drvplan_image(void **blob, size_t *len, const ks_drvplan *p, const ks_drvtrace *t)
+{
+	ks_image_part parts[KS_IMAGE_MAX_PARTS];
+	const ks_drvtrace_module *m;
+	size_t i;
+	*blob = NULL;
+	*len = 0;
+	if (p->refused || p->nmodules == 0)
+		return ks_error_set(KS_EINVALID, "no image: the plan %s", p->refused ? "was refused" : "holds no module");
+	if (p->nmodules > KS_IMAGE_MAX_PARTS)
+		return ks_error_set(KS_ELIMIT, "the forward launches kernels of %zu modules, more than the %d an "
+					       "image holds", p->nmodules, KS_IMAGE_MAX_PARTS);
+	for (i = 0; i < p->nmodules; i++) {
+		if (p->modules[i] >= t->nmodules)
+			return ks_error_set(KS_EINVALID, "module %zu is not the plan's trace's", p->modules[i]);
+		m = &t->modules[p->modules[i]];
+		parts[i].data = m->bytes;
+		parts[i].len = m->len;
+		parts[i].nnames = p->module_names[i];
+	}
+	if (p->nmodules > 1)
+		return ks_image_bundle(blob, len, parts, p->nmodules);
+	*blob = ks_malloc(parts[0].len ? parts[0].len : 1);
+	memcpy(*blob, parts[0].data, parts[0].len);
+	*len = parts[0].len;
+	return 0;
 }
 
 void ks_drvplan_clear(ks_drvplan *p)
@@ -476,6 +537,8 @@ void ks_drvplan_clear(ks_drvplan *p)
 	ks_free(p->steps);
 	ks_free(p->bufs);
 	ks_free(p->modules);
+	ks_free(p->names);
+	ks_free(p->module_names);
 	ks_free(p->refused);
 	memset(p, 0, sizeof(*p));
 }

@@ -56,6 +56,7 @@ typedef struct {
 	int setup;            /* before the forward: fills what the forward found there (constants) */
 	/* LAUNCH */
 	uint32_t module;      /* index into the plan's modules */
+	uint32_t func;        /* index into the plan's names: the image's kernel (ks_drvplan_image) */
 	const char *name;     /* borrowed from the trace */
 	uint32_t grid[3], block[3], smem;
 	const ks_drvtrace_attr *attrs; /* borrowed */
@@ -74,10 +75,12 @@ typedef struct {
 
 typedef struct {
 	size_t max_bufs, max_steps;
+	size_t max_funcs;   /* distinct kernels (module and name) */
 	uint64_t max_bytes; /* all buffers together */
 } ks_drvplan_limits;
 
-#define KS_DRVPLAN_LIMITS_INIT { .max_bufs = 4096, .max_steps = 200000, .max_bytes = 64ull << 30 }
+#define KS_DRVPLAN_LIMITS_INIT                                                                      \
+	{ .max_bufs = 4096, .max_steps = 200000, .max_funcs = 256, .max_bytes = 64ull << 30 }
 
 typedef struct {
 	ks_drvplan_buf *bufs; /* the tensors first, in the given order, then the others in first use */
@@ -86,6 +89,10 @@ typedef struct {
 	size_t nsteps;
 	size_t *modules;      /* indices into the trace's modules, in first use */
 	size_t nmodules;
+	const char **names;   /* the kernels launched, grouped by module in the modules' order, each
+			       * module's in first use (borrowed from the trace) */
+	size_t nnames;
+	uint32_t *module_names; /* per module: how many of names are its */
 	char *refused;        /* NULL, or why the forward cannot be replayed (then the rest is partial) */
 } ks_drvplan;
 
@@ -98,6 +105,13 @@ typedef struct {
  * borrowed). Caller clears *out whatever the result. */
 int ks_drvplan_build(ks_drvplan *out, const ks_drvtrace *t, const ks_drvplan_tensor *tensors, size_t ntensors,
 		     const ks_drvplan_limits *lim);
+
+/* The image of a plan that was not refused: its modules' CUBINs as a bundle (lang/image.h; one
+ * CUBIN stays a CUBIN), whose names are p->names (each part resolving module_names of them), so
+ * that a launch step's func indexes the image's kernels. t is the plan's trace. Caller frees
+ * *blob with ks_free. KS_EINVALID for a refused plan or one without modules, KS_ELIMIT past
+ * KS_IMAGE_MAX_PARTS modules. */
+int ks_drvplan_image(void **blob, size_t *len, const ks_drvplan *p, const ks_drvtrace *t);
 
 void ks_drvplan_clear(ks_drvplan *p);
 
