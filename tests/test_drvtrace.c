@@ -34,6 +34,13 @@ static void test_a_recorded_forward_is_read_and_classified(void)
 	KT_EQ_INT(strlen(t.copies[0].data), 64);
 	KT_EQ_STR(t.copies[1].kind, "set");
 	KT_EQ_INT(t.copies[1].bytes, 1024);
+	/* where copies and tensor maps land is resolved against the allocations live at the time */
+	KT_EQ_INT(t.copies[0].dst_alloc, 0);
+	KT_EQ_INT(t.copies[0].src_alloc, -1);
+	KT_ASSERT(!t.copies[0].recording && t.copies[1].recording);
+	KT_EQ_INT(t.copies[1].dst_alloc, 1);
+	KT_EQ_INT(t.ntmaps, 1);
+	KT_EQ_INT(t.tmaps[0].alloc, 1);
 	l = &t.launches[0];
 	KT_EQ_STR(l->name, "add_kernel");
 	KT_EQ_STR(l->runtime, "cudaLaunchKernel");

@@ -237,6 +237,13 @@ static int tmap_match(const unsigned char *b, const ks_drvtrace_tmap *m)
 	return 1;
 }
 
+/* the index of the live allocation that holds address a, or -1 */
+static int64_t live_alloc(const rd *r, uint64_t a)
+{
+	const ks_drvmap_range *rg = a ? ks_drvmap_find(&r->live, a) : NULL;
+	return rg ? (int64_t)rg->id : -1;
+}
+
 static void refuse(ks_drvtrace_launch *l, const char *why)
 {
 	if (!l->refused)
@@ -435,6 +442,9 @@ static int rec_copy(rd *r, const cJSON *o, uint64_t seq, int set)
 	if ((rc = hexnum(&c.stream, o, "stream")) < 0)
 		return rc;
 	c.api = str_or_null(o, "api");
+	c.dst_alloc = strcmp(c.kind, "dtoh") && strcmp(c.kind, "htoh") ? live_alloc(r, c.dst) : -1;
+	c.src_alloc = !strcmp(c.kind, "dtoh") || !strcmp(c.kind, "dtod") ? live_alloc(r, c.src) : -1;
+	c.recording = r->recording;
 	t->copies = ks_grow(t->copies, sizeof(*t->copies), &r->capc, t->ncopies + 1);
 	t->copies[t->ncopies++] = c;
 	return 0;
@@ -455,6 +465,7 @@ static int rec_tmap(rd *r, const cJSON *o, uint64_t seq)
 		return ks_error_set(KS_EINVALID, "\"bytes\" holds %zu bytes, not 128", n);
 	m.rank = (uint32_t)v;
 	m.api = str_or_null(o, "api");
+	m.alloc = live_alloc(r, m.addr);
 	t->tmaps = ks_grow(t->tmaps, sizeof(*t->tmaps), &r->capt, t->ntmaps + 1);
 	t->tmaps[t->ntmaps++] = m;
 	return 0;

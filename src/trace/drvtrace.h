@@ -89,6 +89,9 @@ typedef struct {
 	char data[65]; /* htod: the sha of the kept source bytes, "" when not kept */
 	int cut;
 	uint64_t stream;
+	int64_t dst_alloc, src_alloc; /* the live allocations holding dst and src when it was recorded:
+				       * indices into allocs, -1 none */
+	int recording;                /* it happened while launches were recorded */
 } ks_drvtrace_copy;
 
 typedef struct {
@@ -97,6 +100,7 @@ typedef struct {
 	uint64_t addr;
 	uint32_t rank;
 	unsigned char bytes[128];
+	int64_t alloc; /* the live allocation holding addr when it was encoded, -1 none */
 } ks_drvtrace_tmap;
 
 typedef struct {
