@@ -2,8 +2,12 @@
  * that ran an answer's code, so it is untrusted input. The files beside it come from a table of two
  * fake CUBINs (any other name is missing). Contract: a failure has a message; an accepted trace's
  * words lie inside their launch's block and point into recorded allocations, and its verdict on
- * replay comes with a reason exactly when it is negative. */
+ * replay comes with a reason exactly when it is negative. The accepted trace then becomes a replay
+ * plan (trace/drvplan.c), with the first allocation's first half as the case's input: a plan that
+ * is not refused names only its own buffers, modules and kernels, keeps every relocation inside
+ * its parameter block, and bundles into an image. */
 #include "fuzz.h"
+#include "trace/drvplan.h"
 #include "trace/drvtrace.h"
 #include "util/hash.h"
 
@@ -27,6 +31,49 @@ static int from_table(void *ctx, char **data, size_t *len, const char *sha, cons
 		}
 	}
 	return ks_error_set(KS_ENOTFOUND, "%s.%s: no such file", sha, ext);
+}
+
+static void check_plan(const ks_drvtrace *t)
+{
+	ks_drvplan_tensor in;
+	ks_drvplan p;
+	size_t i, k, n = 0;
+	int rc;
+	void *blob = NULL;
+	size_t len = 0;
+	if (t->nallocs && t->allocs[0].size >= 2) {
+		in.role = KS_DRVBUF_INPUT;
+		in.ptr = t->allocs[0].base;
+		in.bytes = t->allocs[0].size / 2;
+		n = 1;
+	}
+	memset(&p, 0, sizeof(p));
+	rc = ks_drvplan_build(&p, t, n ? &in : NULL, n, NULL);
+	fz_check_error(rc);
+	if (rc == 0 && !p.refused) {
+		for (i = 0; i < p.nsteps; i++) {
+			const ks_drvplan_step *s = &p.steps[i];
+			if (s->kind != KS_DRVSTEP_LAUNCH) {
+				FZ_CHECK(s->buf < p.nbufs, "step %zu: buffer %u of %zu", i, s->buf, p.nbufs);
+				FZ_CHECK(s->kind != KS_DRVSTEP_COPY || s->src < p.nbufs, "step %zu: source %u", i, s->src);
+				continue;
+			}
+			FZ_CHECK(s->module < p.nmodules && s->func < p.nnames, "step %zu: module %u, kernel %u", i,
+				 s->module, s->func);
+			for (k = 0; k < s->nrelocs; k++)
+				FZ_CHECK(s->relocs[k].buf < p.nbufs && (uint64_t)s->relocs[k].offset + 8 <= s->nparams,
+					 "step %zu reloc %zu: buffer %u at %u of %zu", i, k, s->relocs[k].buf,
+					 s->relocs[k].offset, s->nparams);
+		}
+		if (p.nmodules) {
+			rc = ks_drvplan_image(&blob, &len, &p, t);
+			fz_check_error(rc);
+			FZ_CHECK(rc != 0 || (blob && len), "an image of %zu bytes", len);
+			ks_free(blob);
+		}
+	}
+	ks_drvplan_clear(&p);
+	ks_error_clear();
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -72,6 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ok = ks_drvtrace_replayable(&t, &why);
 		FZ_CHECK(ok == (why == NULL), "a verdict %d with reason %s", ok, why ? why : "(none)");
 		ks_free(why);
+		check_plan(&t);
 	}
 	ks_drvtrace_clear(&t);
 	ks_error_clear();
